@@ -1,0 +1,12 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    testTimeout: 60_000,
+    hookTimeout: 120_000,
+    // End-to-end suites start real servers and databases; two cores run two files at once.
+    maxWorkers: 2,
+    minWorkers: 1,
+  },
+});
