@@ -1,0 +1,67 @@
+// The sync decision (contract section 2): what the directory holds for a host + the host's catalogue → a plan.
+
+import type { ExistingProduct, NormalizedProduct, PlannedProduct, SyncPlan } from './types.js';
+
+/**
+ * Pure and O(n) apart from sorting the deactivated products. `existing` is keyed by external_id and holds the
+ * host's products of both statuses; `payload` must come from validateCatalogue (external_ids unique).
+ */
+export function planSync(
+  existing: ReadonlyMap<string, ExistingProduct>,
+  payload: readonly NormalizedProduct[],
+  newProductId: () => string,
+): SyncPlan {
+  const products = new Array<PlannedProduct>(payload.length);
+  const inPayload = new Set<string>();
+  let created = 0;
+  let updated = 0;
+  let unchanged = 0;
+  let reactivated = 0;
+
+  for (let i = 0; i < payload.length; i++) {
+    const product = payload[i]!;
+    const externalId = product.external_id;
+    if (inPayload.has(externalId)) {
+      // Two entries would get two ids for one product; validation refuses this, so reaching it is a bug.
+      throw new Error(`planSync: external_id ${JSON.stringify(externalId)} appears twice in the payload`);
+    }
+    inPayload.add(externalId);
+
+    const before = existing.get(externalId);
+    if (before === undefined) {
+      created++;
+      products[i] = { external_id: externalId, id: newProductId(), action: 'created', product };
+    } else if (before.status === 'inactive') {
+      reactivated++;
+      products[i] = { external_id: externalId, id: before.id, action: 'reactivated', product };
+    } else if (before.fingerprint !== product.fingerprint) {
+      updated++;
+      products[i] = { external_id: externalId, id: before.id, action: 'updated', product };
+    } else {
+      unchanged++;
+      products[i] = { external_id: externalId, id: before.id, action: 'unchanged', product };
+    }
+  }
+
+  const deactivated: { external_id: string; id: string }[] = [];
+  for (const before of existing.values()) {
+    if (before.status === 'active' && !inPayload.has(before.external_id)) {
+      deactivated.push({ external_id: before.external_id, id: before.id });
+    }
+  }
+  // Code-unit order, not locale order: the same plan on every machine.
+  deactivated.sort((a, b) => (a.external_id < b.external_id ? -1 : a.external_id > b.external_id ? 1 : 0));
+
+  return {
+    products,
+    deactivated,
+    summary: {
+      received: payload.length,
+      created,
+      updated,
+      unchanged,
+      reactivated,
+      deactivated: deactivated.length,
+    },
+  };
+}

@@ -1,0 +1,84 @@
+// The domain's vocabulary: what a host sends, what the directory keeps, and what a sync decides.
+
+export const BILLING_PERIODS = [
+  'hourly',
+  'monthly',
+  'quarterly',
+  'semiannually',
+  'annually',
+  'biennially',
+  'triennially',
+  'one_time',
+] as const;
+export type BillingPeriod = (typeof BILLING_PERIODS)[number];
+
+export interface PricingTier {
+  period: BillingPeriod;
+  price: number;
+}
+
+/** One product after validation and normalization: the complete state the directory stores. */
+export interface NormalizedProduct {
+  external_id: string;
+  /** trimmed */
+  name: string;
+  category: string;
+  /** finite, 0 ≤ price ≤ 1e9; -0 becomes 0 */
+  price: number;
+  /** upper case ISO 4217; the host's default currency when the payload had none */
+  currency: string;
+  description: string | null;
+  /** every value as a string; key order as given; a null-prototype object so that "__proto__" is plain data */
+  specs: Record<string, string> | null;
+  pricing_tiers: PricingTier[] | null;
+  setup_fee: number | null;
+  /** ISO 8601 duration of one unit (P12M) or "none" */
+  contract_duration: string | null;
+  features: string[] | null;
+  datacenter_locations: string[] | null;
+  /** digest of the canonical serialization of every field above except external_id */
+  fingerprint: string;
+}
+
+export type ProductStatus = 'active' | 'inactive';
+
+/** What the planner needs to know about a product the directory already holds. */
+export interface ExistingProduct {
+  external_id: string;
+  id: string;
+  status: ProductStatus;
+  fingerprint: string;
+}
+
+export type ProductAction = 'created' | 'updated' | 'unchanged' | 'reactivated';
+
+export interface PlannedProduct {
+  external_id: string;
+  id: string;
+  action: ProductAction;
+  product: NormalizedProduct;
+}
+
+export interface SyncSummary {
+  received: number;
+  created: number;
+  updated: number;
+  unchanged: number;
+  reactivated: number;
+  deactivated: number;
+}
+
+export interface SyncPlan {
+  /** one entry per payload product, in payload order */
+  products: PlannedProduct[];
+  /** active products absent from the payload */
+  deactivated: { external_id: string; id: string }[];
+  summary: SyncSummary;
+}
+
+/** One problem found in a request body; pointer is an RFC 6901 JSON Pointer into the request. */
+export interface ValidationIssue {
+  pointer: string;
+  code: string;
+  detail: string;
+}

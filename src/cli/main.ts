@@ -1,0 +1,296 @@
+#!/usr/bin/env node
+// The hostdir command: `serve` runs the server; every other command is a client of its admin API.
+import { readFileSync, realpathSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import type { Config as ServerConfig } from '../config.js';
+import type { RunningServer } from '../main.js';
+import {
+  AdminApiError,
+  AdminClient,
+  ConfigError,
+  type Product,
+  type ProductStatusFilter,
+  resolveConnection,
+  UnreachableError,
+} from './admin-client.js';
+import {
+  categoriesTable,
+  hostDetails,
+  hostsTable,
+  issuedKeyNotice,
+  keysTable,
+  productsTable,
+  syncsTable,
+} from './format.js';
+
+export const EXIT = { ok: 0, refused: 1, usage: 2, unreachable: 3 } as const;
+
+/** Everything the command line touches outside itself, so that tests can stand in for it. */
+export interface CliContext {
+  env: Readonly<Record<string, string | undefined>>;
+  readFile: (path: string) => string | undefined;
+  fetch: typeof fetch;
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+}
+
+export function buildProgram(ctx: CliContext = processContext()): Command {
+  const program = new Command('hostdir')
+    .description('Operate a hostdir directory of hosting providers through its admin API.')
+    .option('--url <url>', 'the server to talk to (default: $HOSTDIR_URL, else http://127.0.0.1:3000)')
+    .configureOutput({ writeOut: ctx.stdout, writeErr: ctx.stderr })
+    // Subcommands inherit these settings only if they are set before the subcommands are added.
+    .exitOverride();
+
+  const client = (cmd: Command) =>
+    new AdminClient(resolveConnection(ctx.env, ctx.readFile, cmd.optsWithGlobals<{ url?: string }>().url), ctx.fetch);
+
+  /** `--json` prints the API's answer untouched; otherwise the text form. */
+  const print = (cmd: Command, body: unknown, text: () => string) => {
+    ctx.stdout(`${cmd.opts<{ json?: boolean }>().json ? JSON.stringify(body, null, 2) : text()}\n`);
+  };
+
+  const withJson = (cmd: Command) => cmd.option('--json', "print the API's JSON answer");
+
+  program
+    .command('serve')
+    .description('run the server in this process (configured by HOST, PORT, DATA_DIR, DATABASE_URL, ADMIN_TOKEN, …)')
+    .action(async () => {
+      // Loaded on demand so that client commands do not pay for Fastify and the database drivers.
+      const [{ startServer }, serverConfig] = await Promise.all([import('../main.js'), import('../config.js')]);
+      let config: ServerConfig;
+      try {
+        config = serverConfig.loadConfig(ctx.env);
+      } catch (error) {
+        if (error instanceof serverConfig.ConfigError) throw new ConfigError(error.message);
+        throw error;
+      }
+      stopOnSignal(await startServer(config));
+    });
+
+  const hosts = program.command('hosts').description('hosting providers listed in the directory');
+
+  withJson(hosts.command('create'))
+    .description('add a host and issue its first API key')
+    .argument('<name>', 'display name, e.g. "Acme Hosting"')
+    .option('--slug <slug>', 'URL name (default: derived from the name)')
+    .option('--currency <code>', 'ISO 4217 currency for prices sent without one')
+    .action(async (name: string, options: { slug?: string; currency?: string }, cmd: Command) => {
+      const body = await client(cmd).createHost({ name, slug: options.slug, default_currency: options.currency });
+      print(cmd, body, () => `Created host ${body.host.slug}.\n\n${hostDetails(body.host)}\n${issuedKeyNotice(body.api_key)}`);
+    });
+
+  withJson(hosts.command('list'))
+    .description('list every host')
+    .action(async (_options: unknown, cmd: Command) => {
+      const body = await client(cmd).listHosts();
+      print(cmd, body, () => hostsTable(body.hosts));
+    });
+
+  withJson(hosts.command('show'))
+    .description("show a host with its product counts and last sync")
+    .argument('<slug>')
+    .action(async (slug: string, _options: unknown, cmd: Command) => {
+      const body = await client(cmd).showHost(slug);
+      print(cmd, body, () => hostDetails(body.host));
+    });
+
+  withJson(hosts.command('suspend'))
+    .description('suspend a host')
+    .argument('<slug>')
+    .action(async (slug: string, _options: unknown, cmd: Command) => {
+      const body = await client(cmd).suspendHost(slug);
+      print(cmd, body, () => `Host ${body.host.slug} is ${body.host.status}.`);
+    });
+
+  withJson(hosts.command('activate'))
+    .description('activate a suspended host')
+    .argument('<slug>')
+    .action(async (slug: string, _options: unknown, cmd: Command) => {
+      const body = await client(cmd).activateHost(slug);
+      print(cmd, body, () => `Host ${body.host.slug} is ${body.host.status}.`);
+    });
+
+  const keys = program.command('keys').description("hosts' API keys");
+
+  withJson(keys.command('create'))
+    .description('issue another API key for a host')
+    .argument('<slug>')
+    .action(async (slug: string, _options: unknown, cmd: Command) => {
+      const body = await client(cmd).createKey(slug);
+      print(cmd, body, () => `Issued a key for ${slug}.\n${issuedKeyNotice(body.api_key)}`);
+    });
+
+  withJson(keys.command('list'))
+    .description("list a host's API keys")
+    .argument('<slug>')
+    .action(async (slug: string, _options: unknown, cmd: Command) => {
+      const body = await client(cmd).listKeys(slug);
+      print(cmd, body, () => keysTable(body.keys));
+    });
+
+  withJson(keys.command('revoke'))
+    .description('revoke an API key')
+    .argument('<key-id>', 'key_…, as shown by keys list')
+    .action(async (keyId: string, _options: unknown, cmd: Command) => {
+      const body = await client(cmd).revokeKey(keyId);
+      print(cmd, body, () => `Key ${body.api_key.id} (${body.api_key.prefix}…) is ${body.api_key.status}.`);
+    });
+
+  const products = program.command('products').description("hosts' products as the directory holds them");
+
+  withJson(products.command('list'))
+    .description("list a host's products")
+    .argument('<slug>')
+    .addOption(new Option('--status <status>', 'active (the default), inactive or all').choices(['active', 'inactive', 'all']))
+    .option('--limit <n>', 'products per page', positiveInteger)
+    .option('--all-pages', 'follow next_cursor to the end')
+    .action(
+      async (
+        slug: string,
+        options: { status?: ProductStatusFilter; limit?: number; allPages?: boolean },
+        cmd: Command,
+      ) => {
+        const api = client(cmd);
+        const query = { status: options.status, limit: options.limit };
+        let body = await api.listProducts(slug, query);
+        if (options.allPages) {
+          const all: Product[] = [...body.products];
+          while (body.next_cursor !== null) {
+            body = await api.listProducts(slug, { ...query, cursor: body.next_cursor });
+            all.push(...body.products);
+          }
+          body = { products: all, next_cursor: null };
+        }
+        const page = body;
+        print(cmd, page, () => withMoreHint(productsTable(page.products), page.next_cursor, 'pass --all-pages for the rest'));
+      },
+    );
+
+  const syncs = program.command('syncs').description("hosts' sync history");
+
+  withJson(syncs.command('list'))
+    .description("list a host's most recent syncs, newest first")
+    .argument('<slug>')
+    .option('--limit <n>', 'how many runs', positiveInteger)
+    .action(async (slug: string, options: { limit?: number }, cmd: Command) => {
+      const body = await client(cmd).listSyncs(slug, { limit: options.limit });
+      print(cmd, body, () => withMoreHint(syncsTable(body.runs), body.next_cursor, 'raise --limit to see more'));
+    });
+
+  const categories = program.command('categories').description('the product categories hosts may use');
+
+  withJson(categories.command('list'))
+    .description('list every category')
+    .action(async (_options: unknown, cmd: Command) => {
+      const body = await client(cmd).listCategories();
+      print(cmd, body, () => categoriesTable(body.categories));
+    });
+
+  withJson(categories.command('add'))
+    .description('add a category')
+    .argument('<slug>', 'e.g. game_factorio')
+    .argument('<label>', 'e.g. "Factorio servers"')
+    .action(async (slug: string, label: string, _options: unknown, cmd: Command) => {
+      const body = await client(cmd).addCategory({ slug, label });
+      print(cmd, body, () => `Added category ${body.category.slug} (${body.category.label}).`);
+    });
+
+  return program;
+}
+
+/** A stop signal lets requests in flight finish and closes the database before the process ends. */
+function stopOnSignal(server: RunningServer): void {
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    process.once(signal, () => {
+      server.stop().then(
+        () => process.exit(EXIT.ok),
+        (error: unknown) => {
+          process.stderr.write(`error: stopping the server failed: ${error instanceof Error ? error.message : String(error)}\n`);
+          process.exit(EXIT.refused);
+        },
+      );
+    });
+  }
+}
+
+function positiveInteger(raw: string): number {
+  const value = Number(raw);
+  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(value) || value < 1) {
+    throw new InvalidArgumentError('expected a whole number of at least 1.');
+  }
+  return value;
+}
+
+function withMoreHint(text: string, nextCursor: string | null, hint: string): string {
+  return nextCursor === null ? text : `${text}\n(more exist: ${hint})`;
+}
+
+/** Runs the command line and answers its exit code; it never exits the process itself. */
+export async function run(args: readonly string[], ctx: CliContext = processContext()): Promise<number> {
+  try {
+    await buildProgram(ctx).parseAsync([...args], { from: 'user' });
+    return EXIT.ok;
+  } catch (error) {
+    return report(error, ctx);
+  }
+}
+
+function report(error: unknown, ctx: CliContext): number {
+  if (error instanceof CommanderError) {
+    // Commander has already printed the message or the help it stands for.
+    return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
+  }
+  if (error instanceof ConfigError) {
+    ctx.stderr(`error: ${error.message}\n`);
+    return EXIT.usage;
+  }
+  if (error instanceof UnreachableError) {
+    ctx.stderr(`error: ${error.message}\n`);
+    return EXIT.unreachable;
+  }
+  if (error instanceof AdminApiError) {
+    const lines = [`error: ${error.message}`, ...error.errors.map((e) => `  ${e.location} ${e.code} ${e.detail}`)];
+    ctx.stderr(`${lines.join('\n')}\n`);
+    return EXIT.refused;
+  }
+  // Not the server's answer but a failure here (a bug, or `serve` unable to start).
+  ctx.stderr(`error: ${error instanceof Error ? error.message : String(error)}\n`);
+  return EXIT.refused;
+}
+
+function processContext(): CliContext {
+  return {
+    env: process.env,
+    readFile: readFileIfPresent,
+    fetch: globalThis.fetch,
+    stdout: (text) => process.stdout.write(text),
+    stderr: (text) => process.stderr.write(text),
+  };
+}
+
+function readFileIfPresent(path: string): string | undefined {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+}
+
+// npm's bin link is a symlink, so compare real paths.
+function invokedDirectly(): boolean {
+  const script = process.argv[1];
+  if (script === undefined) return false;
+  try {
+    return realpathSync(script) === fileURLToPath(import.meta.url);
+  } catch {
+    return false;
+  }
+}
+
+if (invokedDirectly()) {
+  // exitCode rather than exit(): piped output gets flushed, and `serve` keeps running.
+  process.exitCode = await run(process.argv.slice(2));
+}

@@ -1,0 +1,67 @@
+// Every setting hostdir reads from its environment, parsed and checked once at start.
+import path from 'node:path';
+
+export interface Config {
+  host: string;
+  port: number;
+  dataDir: string;
+  databaseUrl: string | null;
+  adminToken: string | null;
+  logLevel: string;
+  maxBodyBytes: number;
+  maxProducts: number;
+  syncMaxPerWindow: number;
+  dryRunMaxPerWindow: number;
+  syncWindowSeconds: number;
+  dbPoolSize: number;
+  /** how long a stopping server lets running requests finish */
+  shutdownTimeoutMs: number;
+  /** PostgreSQL statement_timeout for request queries */
+  statementTimeoutMs: number;
+}
+
+export class ConfigError extends Error {}
+
+type Env = Record<string, string | undefined>;
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
+  }
+  return value;
+}
+
+function text(env: Env, name: string): string | null {
+  const raw = env[name]?.trim();
+  return raw ? raw : null;
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const databaseUrl = text(env, 'DATABASE_URL');
+  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    throw new ConfigError('DATABASE_URL must start with postgres:// or postgresql://');
+  }
+  const adminToken = text(env, 'ADMIN_TOKEN');
+  if (adminToken !== null && adminToken.length < 16) {
+    throw new ConfigError('ADMIN_TOKEN must be at least 16 characters long');
+  }
+  return {
+    host: text(env, 'HOST') ?? '127.0.0.1',
+    port: integer(env, 'PORT', 3000, 0, 65535),
+    dataDir: path.resolve(text(env, 'DATA_DIR') ?? './data'),
+    databaseUrl,
+    adminToken,
+    logLevel: text(env, 'LOG_LEVEL') ?? 'info',
+    maxBodyBytes: integer(env, 'MAX_BODY_BYTES', 32 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+    maxProducts: integer(env, 'MAX_PRODUCTS', 50_000, 1, 1_000_000),
+    syncMaxPerWindow: integer(env, 'SYNC_MAX_PER_WINDOW', 1, 1, 1_000_000),
+    dryRunMaxPerWindow: integer(env, 'DRY_RUN_MAX_PER_WINDOW', 10, 1, 1_000_000),
+    syncWindowSeconds: integer(env, 'SYNC_WINDOW_SECONDS', 300, 1, 86_400 * 30),
+    dbPoolSize: integer(env, 'DB_POOL_SIZE', 10, 1, 1000),
+    shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 25_000, 0, 600_000),
+    statementTimeoutMs: integer(env, 'STATEMENT_TIMEOUT_MS', 30_000, 100, 3_600_000),
+  };
+}

@@ -1,0 +1,134 @@
+// Builds the Fastify application: hooks shared by every route, problem+json errors, 404/405, route groups.
+import Fastify, { type FastifyError, type HTTPMethods, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import FindMyWay from 'find-my-way';
+import { isUnavailable } from '../store/db.js';
+import type { AppContext } from './context.js';
+import { Problem, sendProblem } from './problems.js';
+import { requestIdOf } from './request-id.js';
+import { adminRoutes } from './routes/admin.js';
+import { categoryRoutes } from './routes/categories.js';
+import { healthRoutes } from './routes/health.js';
+import { problemPageRoutes } from './routes/problem-pages.js';
+import { productRoutes } from './routes/products.js';
+import { syncRoutes } from './routes/sync.js';
+
+export interface AppOptions extends AppContext {
+  logger?: FastifyServerOptions['logger'];
+}
+
+/** Seconds a client is asked to wait when the database is out of reach or the server is stopping. */
+const RETRY_UNAVAILABLE_SECONDS = 5;
+
+export function loggerOptions(level: string): FastifyServerOptions['logger'] {
+  return {
+    level,
+    // Credentials never reach the log, whatever a future serializer decides to include.
+    redact: {
+      paths: ['req.headers.authorization', 'req.headers["x-admin-token"]', 'headers.authorization'],
+      censor: '[redacted]',
+    },
+  };
+}
+
+export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
+  const { logger = false, ...context } = options;
+  const app = Fastify({
+    logger,
+    genReqId: requestIdOf,
+    return503OnClosing: false,
+    bodyLimit: 1024 * 1024,
+    // Slow-loris protection: a client must send its headers, and each request, in bounded time.
+    requestTimeout: 120_000,
+    connectionTimeout: 0,
+    keepAliveTimeout: 5_000,
+    forceCloseConnections: 'idle',
+    routerOptions: { ignoreTrailingSlash: true },
+  });
+
+  // Every method each path answers, kept apart to tell "wrong method" (405) from "no such path" (404).
+  const known = FindMyWay({ ignoreTrailingSlash: true });
+  app.addHook('onRoute', (route) => {
+    const methods: HTTPMethods[] = Array.isArray(route.method) ? route.method : [route.method];
+    for (const method of methods) {
+      const upper = method.toUpperCase() as FindMyWay.HTTPMethod;
+      if (!known.hasRoute(upper, route.url)) known.on(upper, route.url, () => {});
+    }
+  });
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+    if (context.lifecycle.closing) {
+      throw new Problem('SERVICE_UNAVAILABLE', 'the server is shutting down', {
+        headers: { 'retry-after': String(RETRY_UNAVAILABLE_SECONDS), connection: 'close' },
+      });
+    }
+  });
+
+  app.setErrorHandler((error: FastifyError | Problem, request, reply) => {
+    if (error instanceof Problem) return sendProblem(reply, error);
+    if (isUnavailable(error)) {
+      request.log.warn({ err: error }, 'database unavailable');
+      return sendProblem(
+        reply,
+        new Problem('SERVICE_UNAVAILABLE', 'the database is unreachable; nothing was changed', {
+          headers: { 'retry-after': String(RETRY_UNAVAILABLE_SECONDS) },
+        }),
+      );
+    }
+    if (error.validation) {
+      const errors = error.validation.map((issue) => ({
+        parameter:
+          issue.instancePath.replace(/^\//, '').replaceAll('/', '.') ||
+          String((issue.params as { missingProperty?: string }).missingProperty ?? ''),
+        code: issue.keyword,
+        detail: issue.message ?? 'is invalid',
+      }));
+      const where = error.validationContext === 'body' ? 'body' : 'request';
+      const entries = where === 'body'
+        ? errors.map(({ parameter, ...rest }) => ({ pointer: parameter ? `/${parameter.replaceAll('.', '/')}` : '', ...rest }))
+        : errors;
+      return sendProblem(reply, new Problem('VALIDATION_FAILED', `${errors.length} problem(s) in the ${where}`, { errors: entries }));
+    }
+    switch (error.code) {
+      case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+        return sendProblem(reply, new Problem('UNSUPPORTED_MEDIA_TYPE', 'Content-Type must be application/json'));
+      case 'FST_ERR_CTP_BODY_TOO_LARGE':
+        return sendProblem(reply, new Problem('PAYLOAD_TOO_LARGE', 'the body is too large', { headers: { connection: 'close' } }));
+      case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      case 'FST_ERR_CTP_INVALID_JSON_BODY':
+        return sendProblem(reply, new Problem('VALIDATION_FAILED', 'the body is not valid JSON', {
+          errors: [{ pointer: '', code: 'invalid_json', detail: error.message }],
+        }));
+      case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+        return sendProblem(reply, new Problem('BAD_REQUEST', 'Content-Length does not match the body', { headers: { connection: 'close' } }));
+    }
+    if (error instanceof SyntaxError && error.statusCode === 400) {
+      return sendProblem(reply, new Problem('VALIDATION_FAILED', 'the body is not valid JSON', {
+        errors: [{ pointer: '', code: 'invalid_json', detail: error.message }],
+      }));
+    }
+    request.log.error({ err: error }, 'request failed');
+    return sendProblem(reply, new Problem('INTERNAL_ERROR', 'an unexpected error occurred; nothing was half-applied'));
+  });
+
+  app.setNotFoundHandler(async (request, reply) => {
+    const path = request.url.split('?')[0] ?? '/';
+    const allowed = (['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const).filter((method) =>
+      known.find(method, path),
+    );
+    if (allowed.length > 0) {
+      return sendProblem(reply, new Problem('METHOD_NOT_ALLOWED', `${request.method} is not allowed on ${path}`, {
+        headers: { allow: allowed.join(', ') },
+      }));
+    }
+    return sendProblem(reply, new Problem('NOT_FOUND', `no resource at ${path}`));
+  });
+
+  await app.register(healthRoutes, context);
+  await app.register(problemPageRoutes, context);
+  await app.register(categoryRoutes, context);
+  await app.register(syncRoutes, context);
+  await app.register(productRoutes, context);
+  await app.register(adminRoutes, context);
+  return app;
+}

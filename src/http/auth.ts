@@ -1,0 +1,45 @@
+// Authentication: providers by API key (digest lookup), the operator by the admin token.
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { FastifyRequest } from 'fastify';
+import { hashApiKey, isWellFormedApiKey } from '../catalog/api-keys.js';
+import { findKeyOwner, type KeyOwner } from '../store/api-keys.js';
+import type { Database } from '../store/db.js';
+import { Problem } from './problems.js';
+
+const CHALLENGE = { 'www-authenticate': 'Bearer realm="hostdir"' };
+
+export function bearerToken(request: FastifyRequest): string | null {
+  const header = request.headers.authorization;
+  if (typeof header !== 'string') return null;
+  const match = /^bearer[ ]+([^\s]+)[ ]*$/i.exec(header);
+  return match ? match[1]! : null;
+}
+
+function unauthorized(detail: string): Problem {
+  return new Problem('UNAUTHORIZED', detail, { headers: CHALLENGE });
+}
+
+/**
+ * Resolves the key's owner before the body is read. Malformed and unknown keys take the same path (a digest
+ * lookup) so that their answers cannot be told apart by timing.
+ */
+export async function authenticateProvider(db: Database, request: FastifyRequest): Promise<KeyOwner> {
+  const token = bearerToken(request);
+  if (token === null) throw unauthorized('send an API key as "Authorization: Bearer rk_…"');
+  const owner = await findKeyOwner(db, hashApiKey(token));
+  if (!owner || !isWellFormedApiKey(token)) throw unauthorized('the API key is malformed or unknown');
+  if (owner.keyStatus !== 'active') throw new Problem('KEY_REVOKED', 'this API key has been revoked');
+  if (owner.hostStatus !== 'active') throw new Problem('KEY_REVOKED', 'the provider of this API key is suspended');
+  return owner;
+}
+
+function digest(value: string): Buffer {
+  return createHash('sha256').update(value, 'utf8').digest();
+}
+
+export function checkAdminToken(expected: string, request: FastifyRequest): void {
+  const token = bearerToken(request);
+  if (token === null || !timingSafeEqual(digest(token), digest(expected))) {
+    throw unauthorized('send the admin token as "Authorization: Bearer <token>"');
+  }
+}

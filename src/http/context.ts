@@ -1,0 +1,19 @@
+// What every route plugin receives: settings, the database, and the server's lifecycle state.
+import type { Config } from '../config.js';
+import type { KeyOwner } from '../store/api-keys.js';
+import type { Database } from '../store/db.js';
+
+export interface AppContext {
+  config: Config;
+  db: Database;
+  adminToken: string;
+  /** set when the server begins to stop: new requests get 503 */
+  lifecycle: { closing: boolean };
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** the provider authenticated by its API key, on provider routes */
+    provider?: KeyOwner;
+  }
+}

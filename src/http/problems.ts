@@ -1,0 +1,151 @@
+// RFC 9457 problem details: every error hostdir answers, with its status, title and a page about it.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+
+export interface ProblemType {
+  status: number;
+  slug: string;
+  title: string;
+  /** what the problem page says: what it means and what to do */
+  about: string;
+}
+
+export const PROBLEM_TYPES = {
+  BAD_REQUEST: {
+    status: 400,
+    slug: 'bad-request',
+    title: 'Bad request',
+    about: 'The HTTP request itself was malformed (for example a Content-Length that does not match the body). Fix the client and send it again.',
+  },
+  UNAUTHORIZED: {
+    status: 401,
+    slug: 'unauthorized',
+    title: 'Unauthorized',
+    about: 'Send your API key as "Authorization: Bearer rk_…". The key is missing, malformed or unknown. Ask the directory operator for a new key if you lost yours.',
+  },
+  KEY_REVOKED: {
+    status: 403,
+    slug: 'key-revoked',
+    title: 'API key revoked',
+    about: 'The key was revoked, or the provider it belongs to is suspended. Use another active key, or contact the directory operator.',
+  },
+  NOT_FOUND: {
+    status: 404,
+    slug: 'not-found',
+    title: 'Not found',
+    about: 'No such resource, or it belongs to someone else. Check the path and the id.',
+  },
+  METHOD_NOT_ALLOWED: {
+    status: 405,
+    slug: 'method-not-allowed',
+    title: 'Method not allowed',
+    about: 'The path exists but does not accept this method. The Allow header lists the methods it does accept.',
+  },
+  CONFLICT: {
+    status: 409,
+    slug: 'conflict',
+    title: 'Conflict',
+    about: 'The resource already exists (for example a host slug or a category slug that is taken). Choose another identifier.',
+  },
+  IDEMPOTENCY_KEY_IN_USE: {
+    status: 409,
+    slug: 'idempotency-key-in-use',
+    title: 'Idempotency key in use',
+    about: 'A request with the same Idempotency-Key is still being processed. Wait a moment and send the same request again to receive its answer.',
+  },
+  PAYLOAD_TOO_LARGE: {
+    status: 413,
+    slug: 'payload-too-large',
+    title: 'Payload too large',
+    about: 'The request body (after decompression) is larger than the server accepts. Send fewer products or contact the operator about the limit.',
+  },
+  UNSUPPORTED_MEDIA_TYPE: {
+    status: 415,
+    slug: 'unsupported-media-type',
+    title: 'Unsupported media type',
+    about: 'Send the catalogue as "Content-Type: application/json" (UTF-8), optionally with "Content-Encoding: gzip".',
+  },
+  VALIDATION_FAILED: {
+    status: 422,
+    slug: 'validation-failed',
+    title: 'Validation failed',
+    about: 'The body or a query parameter broke a rule. Each entry of "errors" names the place (a JSON Pointer into the body, or the query parameter), a code and a detail. Nothing was changed.',
+  },
+  IDEMPOTENCY_KEY_REUSED: {
+    status: 422,
+    slug: 'idempotency-key-reused',
+    title: 'Idempotency key reused',
+    about: 'This Idempotency-Key was already used with a different body. Use a fresh key for every new catalogue, and the same key only to retry the same body.',
+  },
+  RATE_LIMITED: {
+    status: 429,
+    slug: 'rate-limited',
+    title: 'Rate limited',
+    about: 'The provider already used its syncs for the current window. Wait the number of seconds in Retry-After; the RateLimit header tells how many remain and when a slot frees.',
+  },
+  INTERNAL_ERROR: {
+    status: 500,
+    slug: 'internal-error',
+    title: 'Internal error',
+    about: 'Something failed on the server. Nothing was half-applied: a sync is all or nothing. Retry later and quote the request_id to the operator.',
+  },
+  SERVICE_UNAVAILABLE: {
+    status: 503,
+    slug: 'service-unavailable',
+    title: 'Service unavailable',
+    about: 'The database is unreachable or the server is shutting down. Nothing was changed. Retry after the number of seconds in Retry-After.',
+  },
+} as const satisfies Record<string, ProblemType>;
+
+export type ProblemCode = keyof typeof PROBLEM_TYPES;
+
+export const PROBLEM_BASE = '/api/v1/problems';
+
+export interface ProblemEntry {
+  pointer?: string;
+  parameter?: string;
+  code: string;
+  detail: string;
+}
+
+export class Problem extends Error {
+  constructor(
+    readonly code: ProblemCode,
+    readonly detail: string,
+    readonly extra: {
+      errors?: ProblemEntry[];
+      truncated?: boolean;
+      headers?: Record<string, string>;
+      [field: string]: unknown;
+    } = {},
+  ) {
+    super(detail);
+    this.name = 'Problem';
+  }
+
+  get status(): number {
+    return PROBLEM_TYPES[this.code].status;
+  }
+}
+
+export function problemBody(problem: Problem, request: FastifyRequest): Record<string, unknown> {
+  const type = PROBLEM_TYPES[problem.code];
+  const { headers: _headers, ...extra } = problem.extra;
+  return {
+    type: `${PROBLEM_BASE}/${type.slug}`,
+    title: type.title,
+    status: type.status,
+    code: problem.code,
+    detail: problem.detail,
+    instance: request.url.split('?')[0],
+    request_id: request.id,
+    ...extra,
+  };
+}
+
+export function sendProblem(reply: FastifyReply, problem: Problem): FastifyReply {
+  for (const [name, value] of Object.entries(problem.extra.headers ?? {})) reply.header(name, value);
+  return reply
+    .status(problem.status)
+    .type('application/problem+json; charset=utf-8')
+    .send(JSON.stringify(problemBody(problem, reply.request)));
+}

@@ -1,0 +1,169 @@
+// The operator's API under /admin/v1, protected by the admin token; the hostdir CLI is its client.
+import { Type, type Static } from '@sinclair/typebox';
+import type { FastifyPluginAsync } from 'fastify';
+import { isKnownCurrency } from '../../catalog/currency.js';
+import { issueApiKey, listApiKeys, revokeApiKey } from '../../store/api-keys.js';
+import { addCategory, CategoryExistsError, listCategories } from '../../store/categories.js';
+import { findHostBySlug, hostDetails, insertHost, listHosts, setHostStatus, SlugTakenError, type Host } from '../../store/hosts.js';
+import { listProducts } from '../../store/products.js';
+import { listSyncRuns } from '../../store/sync-runs.js';
+import { checkAdminToken } from '../auth.js';
+import type { AppContext } from '../context.js';
+import { decodeCursor, encodeCursor } from '../paging.js';
+import { Problem } from '../problems.js';
+
+const HOST_SLUG = '^[a-z0-9][a-z0-9-]{0,62}$';
+const CATEGORY_SLUG = '^[a-z0-9][a-z0-9_-]{0,62}$';
+
+const CreateHostBody = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 200 }),
+    slug: Type.Optional(Type.String({ pattern: HOST_SLUG })),
+    default_currency: Type.Optional(Type.String({ pattern: '^[A-Za-z]{3}$' })),
+  },
+  { additionalProperties: false },
+);
+const CreateCategoryBody = Type.Object(
+  {
+    slug: Type.String({ pattern: CATEGORY_SLUG }),
+    label: Type.String({ minLength: 1, maxLength: 200 }),
+  },
+  { additionalProperties: false },
+);
+const SlugParams = Type.Object({ slug: Type.String({ maxLength: 100 }) });
+const KeyParams = Type.Object({ key_id: Type.String({ maxLength: 100 }) });
+const PageQuery = Type.Object({
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
+  cursor: Type.Optional(Type.String({ maxLength: 200 })),
+});
+const ProductsQuery = Type.Composite([
+  PageQuery,
+  Type.Object({
+    status: Type.Optional(Type.Union([Type.Literal('active'), Type.Literal('inactive'), Type.Literal('all')], { default: 'active' })),
+  }),
+]);
+
+/** "Acme Hosting, Inc." → "acme-hosting-inc" */
+export function slugFromName(name: string): string {
+  return name
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 63)
+    .replace(/-+$/, '');
+}
+
+function publicHost({ id: _id, ...host }: Host): Omit<Host, 'id'> {
+  return host;
+}
+
+export const adminRoutes: FastifyPluginAsync<AppContext> = async (app, context) => {
+  const { db } = context;
+
+  async function hostOr404(slug: string): Promise<Host> {
+    const host = await findHostBySlug(db, slug);
+    if (!host) throw new Problem('NOT_FOUND', `no host with slug "${slug}"`);
+    return host;
+  }
+
+  await app.register(async (admin) => {
+    admin.addHook('onRequest', async (request) => checkAdminToken(context.adminToken, request));
+
+    admin.post<{ Body: Static<typeof CreateHostBody> }>('/hosts', { schema: { body: CreateHostBody } }, async (request, reply) => {
+      const name = request.body.name.trim();
+      const slug = request.body.slug ?? slugFromName(name);
+      const currency = (request.body.default_currency ?? 'USD').toUpperCase();
+      const errors = [];
+      if (!name) errors.push({ pointer: '/name', code: 'min_length', detail: 'must not be blank' });
+      if (!new RegExp(HOST_SLUG).test(slug)) {
+        errors.push({ pointer: request.body.slug ? '/slug' : '/name', code: 'pattern', detail: `no valid slug can be made from "${name}"; pass one` });
+      }
+      if (!isKnownCurrency(currency)) errors.push({ pointer: '/default_currency', code: 'currency', detail: `"${currency}" is not an ISO 4217 code` });
+      if (errors.length > 0) throw new Problem('VALIDATION_FAILED', `${errors.length} problem(s) in the body`, { errors });
+      try {
+        const result = await db.transaction(async (tx) => {
+          const host = await insertHost(tx, { slug, name, default_currency: currency });
+          const apiKey = await issueApiKey(tx, host.id);
+          return { host: publicHost(host), api_key: apiKey };
+        });
+        return reply.status(201).send(result);
+      } catch (error) {
+        if (error instanceof SlugTakenError) throw new Problem('CONFLICT', error.message);
+        throw error;
+      }
+    });
+
+    admin.get('/hosts', async () => ({ hosts: (await listHosts(db)).map(publicHost) }));
+
+    admin.get<{ Params: Static<typeof SlugParams> }>('/hosts/:slug', { schema: { params: SlugParams } }, async (request) => {
+      const host = await hostOr404(request.params.slug);
+      const { id: _id, ...details } = await hostDetails(db, host);
+      return { host: details };
+    });
+
+    for (const [action, status] of [['suspend', 'suspended'], ['activate', 'active']] as const) {
+      admin.post<{ Params: Static<typeof SlugParams> }>(`/hosts/:slug/${action}`, { schema: { params: SlugParams } }, async (request) => {
+        const host = await setHostStatus(db, request.params.slug, status);
+        if (!host) throw new Problem('NOT_FOUND', `no host with slug "${request.params.slug}"`);
+        return { host: publicHost(host) };
+      });
+    }
+
+    admin.post<{ Params: Static<typeof SlugParams> }>('/hosts/:slug/keys', { schema: { params: SlugParams } }, async (request, reply) => {
+      const host = await hostOr404(request.params.slug);
+      return reply.status(201).send({ api_key: await issueApiKey(db, host.id) });
+    });
+
+    admin.get<{ Params: Static<typeof SlugParams> }>('/hosts/:slug/keys', { schema: { params: SlugParams } }, async (request) => {
+      const host = await hostOr404(request.params.slug);
+      return { keys: await listApiKeys(db, host.id) };
+    });
+
+    admin.post<{ Params: Static<typeof KeyParams> }>('/keys/:key_id/revoke', { schema: { params: KeyParams } }, async (request) => {
+      const key = await revokeApiKey(db, request.params.key_id);
+      if (!key) throw new Problem('NOT_FOUND', `no API key with id "${request.params.key_id}"`);
+      return { api_key: key };
+    });
+
+    admin.get<{ Params: Static<typeof SlugParams>; Querystring: Static<typeof ProductsQuery> }>(
+      '/hosts/:slug/products',
+      { schema: { params: SlugParams, querystring: ProductsQuery } },
+      async (request) => {
+        const host = await hostOr404(request.params.slug);
+        const page = await listProducts(db, host.id, {
+          status: request.query.status ?? 'active',
+          limit: request.query.limit ?? 100,
+          afterId: decodeCursor(request.query.cursor),
+        });
+        return { products: page.products, next_cursor: encodeCursor(page.lastId, page.more) };
+      },
+    );
+
+    admin.get<{ Params: Static<typeof SlugParams>; Querystring: Static<typeof PageQuery> }>(
+      '/hosts/:slug/syncs',
+      { schema: { params: SlugParams, querystring: PageQuery } },
+      async (request) => {
+        const host = await hostOr404(request.params.slug);
+        const page = await listSyncRuns(db, host.id, {
+          limit: Math.min(request.query.limit ?? 100, 100),
+          beforeId: decodeCursor(request.query.cursor),
+        });
+        return { runs: page.runs, next_cursor: encodeCursor(page.lastId, page.more) };
+      },
+    );
+
+    admin.get('/categories', async () => ({ categories: await listCategories(db) }));
+
+    admin.post<{ Body: Static<typeof CreateCategoryBody> }>('/categories', { schema: { body: CreateCategoryBody } }, async (request, reply) => {
+      try {
+        const category = await addCategory(db, { slug: request.body.slug, label: request.body.label.trim() });
+        return reply.status(201).send({ category });
+      } catch (error) {
+        if (error instanceof CategoryExistsError) throw new Problem('CONFLICT', error.message);
+        throw error;
+      }
+    });
+  }, { prefix: '/admin/v1' });
+};

@@ -1,0 +1,33 @@
+// A provider's own listing as the directory holds it.
+import { Type, type Static } from '@sinclair/typebox';
+import type { FastifyPluginAsync } from 'fastify';
+import { listProducts } from '../../store/products.js';
+import { authenticateProvider } from '../auth.js';
+import type { AppContext } from '../context.js';
+import { decodeCursor, encodeCursor } from '../paging.js';
+
+const ProductsQuery = Type.Object({
+  status: Type.Optional(Type.Union([Type.Literal('active'), Type.Literal('inactive'), Type.Literal('all')], { default: 'active' })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
+  cursor: Type.Optional(Type.String({ maxLength: 200 })),
+});
+
+export const productRoutes: FastifyPluginAsync<AppContext> = async (app, context) => {
+  app.get<{ Querystring: Static<typeof ProductsQuery> }>(
+    '/api/v1/products',
+    {
+      schema: { querystring: ProductsQuery },
+      onRequest: async (request) => {
+        request.provider = await authenticateProvider(context.db, request);
+      },
+    },
+    async (request) => {
+      const page = await listProducts(context.db, request.provider!.hostId, {
+        status: request.query.status ?? 'active',
+        limit: request.query.limit ?? 100,
+        afterId: decodeCursor(request.query.cursor),
+      });
+      return { products: page.products, next_cursor: encodeCursor(page.lastId, page.more) };
+    },
+  );
+};

@@ -1,0 +1,53 @@
+// The one small port every store module talks to; adapters for pg and PGlite implement it.
+
+export type Row = Record<string, unknown>;
+
+export interface QueryResult<R> {
+  rows: R[];
+  rowCount: number;
+}
+
+export interface Queryable {
+  query<R = Row>(sql: string, params?: readonly unknown[]): Promise<QueryResult<R>>;
+}
+
+export interface Session extends Queryable {
+  /** runs a script of several statements (migrations) */
+  exec(sql: string): Promise<void>;
+}
+
+export interface Database extends Queryable {
+  readonly kind: 'postgres' | 'embedded';
+  /** BEGIN … COMMIT around fn; ROLLBACK if it throws */
+  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  /** fn on one dedicated connection, e.g. to hold a session-level advisory lock */
+  session<T>(fn: (session: Session) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+/** Thrown by adapters when the database cannot be reached; the HTTP layer answers 503. */
+export class DatabaseUnavailableError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'DatabaseUnavailableError';
+  }
+}
+
+const UNAVAILABLE_NODE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'EAI_AGAIN']);
+
+/**
+ * Whether an error means "the database is not reachable right now" rather than "this query is wrong":
+ * connection failures, SQLSTATE class 08 (connection exception), 57P01–57P03 (shutdown, cannot connect now),
+ * 53300 (too many connections), 57014 (statement timeout: a stuck database).
+ */
+export function isUnavailable(error: unknown): boolean {
+  if (error instanceof DatabaseUnavailableError) return true;
+  if (typeof error !== 'object' || error === null) return false;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string') {
+    if (UNAVAILABLE_NODE_CODES.has(code)) return true;
+    if (code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03' || code === '53300' || code === '57014') return true;
+  }
+  const message = String((error as { message?: unknown }).message ?? '');
+  return /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|not queryable/i.test(message);
+}

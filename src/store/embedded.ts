@@ -1,0 +1,78 @@
+// The PGlite adapter: PostgreSQL compiled to WebAssembly, in-process, persisted under DATA_DIR.
+import { mkdir } from 'node:fs/promises';
+import { PGlite } from '@electric-sql/pglite';
+import type { Database, Queryable, QueryResult, Session } from './db.js';
+
+/**
+ * PGlite has a single connection: statements of concurrent callers would interleave inside one another's
+ * transactions. Every use therefore takes this lock first, which also gives the per-host serialization
+ * that row locks give on a server.
+ */
+class Lock {
+  #tail: Promise<void> = Promise.resolve();
+
+  run<T>(fn: () => Promise<T>): Promise<T> {
+    const result = this.#tail.then(fn);
+    this.#tail = result.then(
+      () => {},
+      () => {},
+    );
+    return result;
+  }
+}
+
+export class EmbeddedDatabase implements Database {
+  readonly kind = 'embedded' as const;
+  readonly #db: PGlite;
+  readonly #lock = new Lock();
+
+  private constructor(db: PGlite) {
+    this.#db = db;
+  }
+
+  static async open(dataDir: string | null): Promise<EmbeddedDatabase> {
+    if (dataDir) await mkdir(dataDir, { recursive: true });
+    const db = dataDir ? await PGlite.create({ dataDir }) : await PGlite.create();
+    return new EmbeddedDatabase(db);
+  }
+
+  #direct(): Session {
+    const db = this.#db;
+    return {
+      async query<R>(sql: string, params?: readonly unknown[]): Promise<QueryResult<R>> {
+        const result = await db.query<R>(sql, params as unknown[] | undefined);
+        return { rows: result.rows, rowCount: result.affectedRows ?? result.rows.length };
+      },
+      async exec(sql: string): Promise<void> {
+        await db.exec(sql);
+      },
+    };
+  }
+
+  query<R>(sql: string, params?: readonly unknown[]): Promise<QueryResult<R>> {
+    return this.#lock.run(() => this.#direct().query<R>(sql, params));
+  }
+
+  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
+    return this.#lock.run(async () => {
+      const session = this.#direct();
+      await session.exec('BEGIN');
+      try {
+        const result = await fn(session);
+        await session.exec('COMMIT');
+        return result;
+      } catch (error) {
+        await session.exec('ROLLBACK').catch(() => {});
+        throw error;
+      }
+    });
+  }
+
+  session<T>(fn: (session: Session) => Promise<T>): Promise<T> {
+    return this.#lock.run(() => fn(this.#direct()));
+  }
+
+  async close(): Promise<void> {
+    await this.#lock.run(() => this.#db.close());
+  }
+}

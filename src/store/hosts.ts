@@ -1,0 +1,94 @@
+// The hosts aggregate: onboarding, lookup, suspension.
+import type { Queryable } from './db.js';
+import { iso, isoOrNull } from './rows.js';
+
+export type HostStatus = 'active' | 'suspended';
+
+export interface Host {
+  id: number;
+  slug: string;
+  name: string;
+  default_currency: string;
+  status: HostStatus;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface HostDetails extends Host {
+  product_counts: { active: number; inactive: number };
+  last_sync_at: string | null;
+}
+
+const COLUMNS = 'id, slug, name, default_currency, status, created_at, updated_at';
+
+function toHost(row: Record<string, unknown>): Host {
+  return {
+    id: Number(row.id),
+    slug: String(row.slug),
+    name: String(row.name),
+    default_currency: String(row.default_currency),
+    status: row.status as HostStatus,
+    created_at: iso(row.created_at),
+    updated_at: iso(row.updated_at),
+  };
+}
+
+export class SlugTakenError extends Error {
+  constructor(readonly slug: string) {
+    super(`a host with slug "${slug}" already exists`);
+  }
+}
+
+export async function insertHost(
+  db: Queryable,
+  host: { slug: string; name: string; default_currency: string },
+): Promise<Host> {
+  const { rows } = await db.query(
+    `INSERT INTO hosts (slug, name, default_currency) VALUES ($1, $2, $3)
+     ON CONFLICT (slug) DO NOTHING
+     RETURNING ${COLUMNS}`,
+    [host.slug, host.name, host.default_currency],
+  );
+  if (rows.length === 0) throw new SlugTakenError(host.slug);
+  return toHost(rows[0]!);
+}
+
+export async function findHostBySlug(db: Queryable, slug: string): Promise<Host | null> {
+  const { rows } = await db.query(`SELECT ${COLUMNS} FROM hosts WHERE slug = $1`, [slug]);
+  return rows[0] ? toHost(rows[0]) : null;
+}
+
+export async function listHosts(db: Queryable): Promise<Host[]> {
+  const { rows } = await db.query(`SELECT ${COLUMNS} FROM hosts ORDER BY slug`);
+  return rows.map(toHost);
+}
+
+export async function hostDetails(db: Queryable, host: Host): Promise<HostDetails> {
+  const { rows } = await db.query<{ active: number; inactive: number; last_sync_at: unknown }>(
+    `SELECT
+       (SELECT count(*) FROM products WHERE host_id = $1 AND status = 'active')::int AS active,
+       (SELECT count(*) FROM products WHERE host_id = $1 AND status = 'inactive')::int AS inactive,
+       (SELECT max(applied_at) FROM sync_runs WHERE host_id = $1 AND NOT dry_run) AS last_sync_at`,
+    [host.id],
+  );
+  const row = rows[0]!;
+  return {
+    ...host,
+    product_counts: { active: Number(row.active), inactive: Number(row.inactive) },
+    last_sync_at: isoOrNull(row.last_sync_at),
+  };
+}
+
+export async function setHostStatus(db: Queryable, slug: string, status: HostStatus): Promise<Host | null> {
+  const { rows } = await db.query(
+    `UPDATE hosts SET status = $2, updated_at = now() WHERE slug = $1 RETURNING ${COLUMNS}`,
+    [slug, status],
+  );
+  return rows[0] ? toHost(rows[0]) : null;
+}
+
+/** Locks the host row for the rest of the transaction: syncs of one host run one after another. */
+export async function lockHost(tx: Queryable, hostId: number): Promise<Host | null> {
+  const { rows } = await tx.query(`SELECT ${COLUMNS} FROM hosts WHERE id = $1 FOR UPDATE`, [hostId]);
+  return rows[0] ? toHost(rows[0]) : null;
+}
