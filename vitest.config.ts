@@ -8,5 +8,6 @@ export default defineConfig({
     // End-to-end suites start real servers and databases; two cores run two files at once.
     maxWorkers: 2,
     minWorkers: 1,
+    reporters: ['default', './test/support/no-skips.ts'],
   },
 });

@@ -50,19 +50,23 @@ export async function startServer(config: Config = loadConfig()): Promise<Runnin
   return { url, stop };
 }
 
-async function main(): Promise<void> {
-  const server = await startServer();
+/** A stop signal lets requests in flight finish and closes the database before the process ends. */
+export function stopOnSignal(server: RunningServer): void {
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     process.once(signal, () => {
       server.stop().then(
         () => process.exit(0),
-        (error) => {
-          console.error(error);
+        (error: unknown) => {
+          console.error(`hostdir: stopping failed: ${error instanceof Error ? error.message : String(error)}`);
           process.exit(1);
         },
       );
     });
   }
+}
+
+async function main(): Promise<void> {
+  stopOnSignal(await startServer());
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {

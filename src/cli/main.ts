@@ -4,7 +4,6 @@ import { readFileSync, realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import type { Config as ServerConfig } from '../config.js';
-import type { RunningServer } from '../main.js';
 import {
   AdminApiError,
   AdminClient,
@@ -58,7 +57,7 @@ export function buildProgram(ctx: CliContext = processContext()): Command {
     .description('run the server in this process (configured by HOST, PORT, DATA_DIR, DATABASE_URL, ADMIN_TOKEN, …)')
     .action(async () => {
       // Loaded on demand so that client commands do not pay for Fastify and the database drivers.
-      const [{ startServer }, serverConfig] = await Promise.all([import('../main.js'), import('../config.js')]);
+      const [{ startServer, stopOnSignal }, serverConfig] = await Promise.all([import('../main.js'), import('../config.js')]);
       let config: ServerConfig;
       try {
         config = serverConfig.loadConfig(ctx.env);
@@ -198,21 +197,6 @@ export function buildProgram(ctx: CliContext = processContext()): Command {
     });
 
   return program;
-}
-
-/** A stop signal lets requests in flight finish and closes the database before the process ends. */
-function stopOnSignal(server: RunningServer): void {
-  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-    process.once(signal, () => {
-      server.stop().then(
-        () => process.exit(EXIT.ok),
-        (error: unknown) => {
-          process.stderr.write(`error: stopping the server failed: ${error instanceof Error ? error.message : String(error)}\n`);
-          process.exit(EXIT.refused);
-        },
-      );
-    });
-  }
 }
 
 function positiveInteger(raw: string): number {

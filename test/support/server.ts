@@ -1,0 +1,174 @@
+// Starts the real hostdir server (node dist/main.js) on a fresh store, for end-to-end tests over HTTP.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+
+export type StoreKind = 'embedded' | 'postgres';
+export const STORES: StoreKind[] = ['embedded', 'postgres'];
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const MAIN = path.join(ROOT, 'dist/main.js');
+export const CLI = path.join(ROOT, 'dist/cli/main.js');
+
+/** The PostgreSQL server the tests use; tests fail (never skip) when it cannot be reached. */
+export const ADMIN_DATABASE_URL =
+  process.env.TEST_DATABASE_URL ?? process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+function databaseUrlFor(name: string): string {
+  const url = new URL(ADMIN_DATABASE_URL);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+/** A fresh, empty database on the test PostgreSQL server; drop() removes it. */
+export async function createTestDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `hostdir_test_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: ADMIN_DATABASE_URL });
+  await admin.connect().catch((error: Error) => {
+    throw new Error(`PostgreSQL at ${ADMIN_DATABASE_URL} is not reachable (${error.message}); start it, tests need it`);
+  });
+  try {
+    await admin.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await admin.end();
+  }
+  return {
+    url: databaseUrlFor(name),
+    async drop() {
+      const client = new pg.Client({ connectionString: ADMIN_DATABASE_URL });
+      await client.connect();
+      try {
+        await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      } finally {
+        await client.end();
+      }
+    },
+  };
+}
+
+export interface TestServer {
+  store: StoreKind;
+  url: string;
+  port: number;
+  adminToken: string;
+  dataDir: string;
+  databaseUrl: string | null;
+  /** everything the process wrote to stdout and stderr so far */
+  output(): string;
+  process(): ChildProcess;
+  /** stops the process (SIGTERM) and starts it again on the same store and port */
+  restart(): Promise<void>;
+  /** stops the process; keeps the store */
+  kill(signal?: NodeJS.Signals): Promise<number | null>;
+  /** stops the process and removes the store */
+  stop(): Promise<void>;
+  /** a pg client on the server's database (postgres store only) */
+  sql<R = Record<string, unknown>>(text: string, params?: unknown[]): Promise<R[]>;
+}
+
+export interface StartOptions {
+  env?: Record<string, string>;
+  /** reuse a database (postgres) instead of creating one */
+  databaseUrl?: string;
+  dataDir?: string;
+}
+
+async function waitForHealth(url: string, child: ChildProcess, output: () => string): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}:\n${output()}`);
+    try {
+      const response = await fetch(`${url}/healthz`);
+      if (response.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`server did not become healthy within 30 s:\n${output()}`);
+}
+
+export async function startServer(store: StoreKind, options: StartOptions = {}): Promise<TestServer> {
+  const port = await freePort();
+  const dataDir = options.dataDir ?? (await mkdtemp(path.join(tmpdir(), 'hostdir-test-')));
+  const database = store === 'postgres' && !options.databaseUrl ? await createTestDatabase() : null;
+  const databaseUrl = store === 'postgres' ? (options.databaseUrl ?? database!.url) : null;
+  const adminToken = `test-admin-${randomBytes(12).toString('hex')}`;
+  const url = `http://127.0.0.1:${port}`;
+  let log = '';
+  let child!: ChildProcess;
+
+  const launch = async () => {
+    const env: Record<string, string> = {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '',
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      DATA_DIR: dataDir,
+      ADMIN_TOKEN: adminToken,
+      LOG_LEVEL: 'info',
+      ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+      ...options.env,
+    };
+    child = spawn(process.execPath, [MAIN], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout!.on('data', (chunk: Buffer) => (log += chunk.toString()));
+    child.stderr!.on('data', (chunk: Buffer) => (log += chunk.toString()));
+    await waitForHealth(url, child, () => log);
+  };
+
+  const kill = async (signal: NodeJS.Signals = 'SIGTERM'): Promise<number | null> => {
+    if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    child.kill(signal);
+    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+    const code = await exited;
+    clearTimeout(timer);
+    return code;
+  };
+
+  await launch();
+  let pool: pg.Pool | null = null;
+  return {
+    store,
+    url,
+    port,
+    adminToken,
+    dataDir,
+    databaseUrl,
+    output: () => log,
+    process: () => child,
+    restart: async () => {
+      await kill();
+      await launch();
+    },
+    kill,
+    stop: async () => {
+      await kill();
+      await pool?.end();
+      await database?.drop();
+      if (!options.dataDir) await rm(dataDir, { recursive: true, force: true });
+    },
+    sql: async <R>(text: string, params?: unknown[]) => {
+      if (!databaseUrl) throw new Error('sql() needs the postgres store');
+      pool ??= new pg.Pool({ connectionString: databaseUrl, max: 2 });
+      return (await pool.query(text, params)).rows as R[];
+    },
+  };
+}
