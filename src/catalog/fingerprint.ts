@@ -19,7 +19,7 @@ export function canonicalProduct(p: Omit<NormalizedProduct, 'fingerprint'>): str
   if (p.specs === null) {
     out += '~';
   } else {
-    const keys = Object.keys(p.specs).sort();
+    const keys = sortKeys(Object.keys(p.specs));
     out += '#' + keys.length + ';';
     for (let i = 0; i < keys.length; i++) {
       const key = keys[i]!;
@@ -42,6 +42,21 @@ export function canonicalProduct(p: Omit<NormalizedProduct, 'fingerprint'>): str
   out += p.contract_duration === null ? '~' : p.contract_duration.length + ':' + p.contract_duration;
   out += canonicalList(p.features) + canonicalList(p.datacenter_locations);
   return out;
+}
+
+/** Code-unit order, like Array#sort; insertion sort because specs are small and sort()'s setup dominates there. */
+function sortKeys(keys: string[]): string[] {
+  if (keys.length > 16) return keys.sort();
+  for (let i = 1; i < keys.length; i++) {
+    const key = keys[i]!;
+    let j = i - 1;
+    while (j >= 0 && keys[j]! > key) {
+      keys[j + 1] = keys[j]!;
+      j--;
+    }
+    keys[j + 1] = key;
+  }
+  return keys;
 }
 
 function canonicalList(list: readonly string[] | null): string {

@@ -11,6 +11,8 @@ const pool = new Uint8Array(RANDOM_DIGITS * 256);
 let poolOffset = pool.length;
 
 let lastTime = -1;
+/** the encoded lastTime: many ids share a millisecond */
+let lastTimeText = '';
 const lastRandom = new Uint8Array(RANDOM_DIGITS);
 
 function drawRandom(): void {
@@ -51,12 +53,14 @@ function encodeTime(ms: number): string {
 export function newUlid(now: number = Date.now()): string {
   if (now > lastTime) {
     lastTime = now;
+    lastTimeText = encodeTime(now);
     drawRandom();
   } else if (!incrementRandom()) {
     lastTime++;
+    lastTimeText = encodeTime(lastTime);
     drawRandom();
   }
-  let out = encodeTime(lastTime);
+  let out = lastTimeText;
   for (let i = 0; i < RANDOM_DIGITS; i++) out += CROCKFORD[lastRandom[i]!]!;
   return out;
 }

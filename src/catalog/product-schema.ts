@@ -18,7 +18,7 @@ import {
   SPEC_VALUE_MAX_LENGTH,
   SPECS_MAX_KEYS,
 } from './limits.js';
-import { BILLING_PERIODS, type BillingPeriod } from './types.js';
+import { BILLING_PERIODS } from './types.js';
 
 /** JSON Schema patterns have no flags, so case-insensitive words are spelled as character classes. */
 function anyCase(word: string): string {
@@ -46,7 +46,7 @@ export const PRODUCT_ID_PATTERN = '^prd_[0-9A-HJKMNP-TV-Z]{26}$';
 const nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 const optionalNullable = <T extends TSchema>(schema: T) => Type.Optional(nullable(schema));
 
-const BillingPeriod = Type.Unsafe<BillingPeriod>({ type: 'string', enum: [...BILLING_PERIODS] });
+const BillingPeriod = Type.Union(BILLING_PERIODS.map((period) => Type.Literal(period)));
 
 const Price = Type.Number({ minimum: 0, maximum: PRICE_MAX });
 

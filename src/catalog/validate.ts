@@ -2,8 +2,11 @@
 // Hand-written rather than compiled from the schema: 50 000 products must pass in tens of milliseconds, the errors
 // need the contract's codes and pointers, and normalization (trim, currency, specs, durations) happens on the way.
 
+import { isKnownCurrency } from './currency.js';
 import { canonicalProduct, fingerprintOf } from './fingerprint.js';
 import {
+  CONTRACT_DURATION_MAX_N,
+  CONTRACT_DURATION_MIN_N,
   DESCRIPTION_MAX_LENGTH,
   EXTERNAL_ID_MAX_LENGTH,
   LIST_ITEM_MAX_LENGTH,
@@ -17,7 +20,13 @@ import {
   SPECS_MAX_KEYS,
 } from './limits.js';
 import { CONTRACT_DURATION_PATTERN } from './product-schema.js';
-import { BILLING_PERIODS, type BillingPeriod, type NormalizedProduct, type PricingTier, type ValidationIssue } from './types.js';
+import {
+  BILLING_PERIODS,
+  type BillingPeriod,
+  type NormalizedProduct,
+  type PricingTier,
+  type ValidationIssue,
+} from './types.js';
 
 export interface ValidateOptions {
   /** the category registry's slugs */
@@ -28,12 +37,34 @@ export interface ValidateOptions {
   maxProducts: number;
 }
 
+/** Every `code` a ValidationIssue from validateCatalogue can carry. */
+export const VALIDATION_CODES = [
+  'type',
+  'required',
+  'unknown_field',
+  'min_items',
+  'max_items',
+  'min_length',
+  'max_length',
+  'minimum',
+  'maximum',
+  'not_finite',
+  'enum',
+  'duplicate',
+  'control_characters',
+  'currency',
+  'format',
+  'max_properties',
+] as const;
+export type ValidationCode = (typeof VALIDATION_CODES)[number];
+
 export type ValidationResult =
   | { ok: true; products: NormalizedProduct[] }
   | { ok: false; errors: ValidationIssue[]; truncated: boolean };
 
-const CURRENCIES: ReadonlySet<string> = new Set(Intl.supportedValuesOf('currency'));
-const PERIODS: ReadonlySet<string> = new Set(BILLING_PERIODS);
+const PERIOD_DETAIL = `must be one of: ${BILLING_PERIODS.join(', ')}`;
+/** period → bit, so that one product's periods fit in one integer */
+const PERIOD_BITS: ReadonlyMap<string, number> = new Map(BILLING_PERIODS.map((period, k) => [period, 1 << k]));
 const PRODUCT_FIELDS: ReadonlySet<string> = new Set([
   'external_id',
   'name',
@@ -48,13 +79,14 @@ const PRODUCT_FIELDS: ReadonlySet<string> = new Set([
   'features',
   'datacenter_locations',
 ]);
-// The `i` flag makes the schema's spelled-out any-case classes redundant but harmless; n out of 1..120 does not
-// match, so it is reported as `format` like any other unreadable duration.
-const CONTRACT_DURATION = new RegExp(CONTRACT_DURATION_PATTERN, 'i');
+// The schema's own pattern, compiled as a JSON Schema validator would, so the two cannot drift apart. An n out of
+// range does not match: it is reported as `format` like any other unreadable duration, rather than
+// minimum/maximum, which would suggest that the field is a number.
+const CONTRACT_DURATION = new RegExp(CONTRACT_DURATION_PATTERN);
 const DURATION_UNITS: Readonly<Record<string, string>> = { d: 'D', w: 'W', m: 'M', y: 'Y' };
 const DURATION_DETAIL =
   'must be an ISO 8601 duration of one unit (P7D, P2W, P12M, P1Y), "<n> days|weeks|months|years" or "none", ' +
-  'with n from 1 to 120';
+  `with n from ${CONTRACT_DURATION_MIN_N} to ${CONTRACT_DURATION_MAX_N} without leading zeros`;
 
 /** Mutable state of one validation run, passed to plain functions instead of closing over it. */
 interface Run {
@@ -122,7 +154,7 @@ function failed(run: Run): ValidationResult {
   return { ok: false, errors: run.errors, truncated: run.count > MAX_ERRORS_LISTED };
 }
 
-function report(run: Run, pointer: string, code: string, detail: string): void {
+function report(run: Run, pointer: string, code: ValidationCode, detail: string): void {
   run.count++;
   if (run.errors.length < MAX_ERRORS_LISTED) run.errors.push({ pointer, code, detail });
 }
@@ -135,7 +167,8 @@ function validateProduct(run: Run, raw: unknown, i: number): NormalizedProduct |
   }
   const before = run.count;
 
-  for (const key of Object.keys(raw)) {
+  // for-in walks a JSON object's own keys without allocating an array (JSON objects inherit no enumerable keys).
+  for (const key in raw) {
     if (!PRODUCT_FIELDS.has(key)) {
       report(run, `/products/${i}/${escapeToken(key)}`, 'unknown_field', 'unknown field');
     }
@@ -181,7 +214,7 @@ function validateProduct(run: Run, raw: unknown, i: number): NormalizedProduct |
       report(run, `/products/${i}/currency`, 'type', mustBe('a string', rawCurrency));
     } else {
       currency = rawCurrency.toUpperCase();
-      if (currency.length !== 3 || !CURRENCIES.has(currency)) {
+      if (!isKnownCurrency(currency)) {
         report(run, `/products/${i}/currency`, 'currency', 'must be an ISO 4217 currency code known to the server');
       }
     }
@@ -202,7 +235,8 @@ function validateProduct(run: Run, raw: unknown, i: number): NormalizedProduct |
   const pricingTiers =
     raw.pricing_tiers === undefined || raw.pricing_tiers === null ? null : checkTiers(run, raw.pricing_tiers, i);
 
-  const setupFee = raw.setup_fee === undefined || raw.setup_fee === null ? null : checkPrice(run, raw.setup_fee, i, 'setup_fee', -1);
+  const setupFee =
+    raw.setup_fee === undefined || raw.setup_fee === null ? null : checkPrice(run, raw.setup_fee, i, 'setup_fee', -1);
 
   let contractDuration: string | null = null;
   const rawDuration = raw.contract_duration;
@@ -273,7 +307,7 @@ function checkExternalId(run: Run, value: unknown, i: number): string | null {
 
 /** price, setup_fee and tier prices (tier >= 0): a finite number in 0..PRICE_MAX; -0 becomes 0. */
 function checkPrice(run: Run, value: unknown, i: number, field: string, tier: number): number | null {
-  let code: string;
+  let code: ValidationCode;
   let detail: string;
   if (typeof value !== 'number') {
     code = 'type';
@@ -311,14 +345,16 @@ function checkSpecs(run: Run, value: unknown, i: number): Record<string, string>
   for (const key of keys) {
     const lengthError = lengthIssue(key, 1, SPEC_KEY_MAX_LENGTH);
     if (lengthError !== null) {
-      report(run, `/products/${i}/specs/${escapeToken(key)}`, lengthError, 'key ' + lengthDetail(lengthError, 1, SPEC_KEY_MAX_LENGTH, ''));
+      const detail = 'key ' + lengthDetail(lengthError, 1, SPEC_KEY_MAX_LENGTH, '');
+      report(run, `/products/${i}/specs/${escapeToken(key)}`, lengthError, detail);
       continue;
     }
     const v = value[key];
     if (typeof v === 'string') {
       const valueError = lengthIssue(v, 0, SPEC_VALUE_MAX_LENGTH);
       if (valueError !== null) {
-        report(run, `/products/${i}/specs/${escapeToken(key)}`, valueError, lengthDetail(valueError, 0, SPEC_VALUE_MAX_LENGTH, ''));
+        const detail = lengthDetail(valueError, 0, SPEC_VALUE_MAX_LENGTH, '');
+        report(run, `/products/${i}/specs/${escapeToken(key)}`, valueError, detail);
       } else {
         specs[key] = v;
       }
@@ -345,15 +381,14 @@ function checkTiers(run: Run, value: unknown, i: number): PricingTier[] | null {
   }
   const before = run.count;
   const tiers = new Array<PricingTier>(value.length);
-  // At most 20 tiers: a linear search beats allocating a Map per product.
-  const periods: string[] = [];
+  let seenPeriods = 0;
   for (let t = 0; t < value.length; t++) {
     const tier: unknown = value[t];
     if (!isObject(tier)) {
       report(run, `/products/${i}/pricing_tiers/${t}`, 'type', mustBe('an object', tier));
       continue;
     }
-    for (const key of Object.keys(tier)) {
+    for (const key in tier) {
       if (key !== 'period' && key !== 'price') {
         report(run, `/products/${i}/pricing_tiers/${t}/${escapeToken(key)}`, 'unknown_field', 'unknown field');
       }
@@ -364,23 +399,22 @@ function checkTiers(run: Run, value: unknown, i: number): PricingTier[] | null {
       report(run, `/products/${i}/pricing_tiers/${t}/period`, 'required', 'is required');
     } else if (typeof period !== 'string') {
       report(run, `/products/${i}/pricing_tiers/${t}/period`, 'type', mustBe('a string', period));
-    } else if (!PERIODS.has(period)) {
-      report(run, `/products/${i}/pricing_tiers/${t}/period`, 'enum', `must be one of: ${BILLING_PERIODS.join(', ')}`);
     } else {
-      const first = periods.indexOf(period);
-      if (first !== -1) {
+      const bit = PERIOD_BITS.get(period);
+      if (bit === undefined) {
+        report(run, `/products/${i}/pricing_tiers/${t}/period`, 'enum', PERIOD_DETAIL);
+      } else if ((seenPeriods & bit) !== 0) {
         report(
           run,
           `/products/${i}/pricing_tiers/${t}/period`,
           'duplicate',
-          `duplicate of /products/${i}/pricing_tiers/${first}/period`,
+          `duplicate of /products/${i}/pricing_tiers/${firstTierWithPeriod(value, period)}/period`,
         );
       } else {
+        seenPeriods |= bit;
         periodOk = true;
       }
     }
-    // Keep the index aligned with t so a later duplicate names the right tier.
-    periods.push(periodOk ? (period as string) : '');
     let price: number | null = null;
     if (tier.price === undefined || tier.price === null) {
       report(run, `/products/${i}/pricing_tiers/${t}/price`, 'required', 'is required');
@@ -390,6 +424,14 @@ function checkTiers(run: Run, value: unknown, i: number): PricingTier[] | null {
     if (periodOk && price !== null) tiers[t] = { period: period as BillingPeriod, price };
   }
   return run.count === before ? tiers : null;
+}
+
+function firstTierWithPeriod(tiers: readonly unknown[], period: string): number {
+  for (let t = 0; t < tiers.length; t++) {
+    const tier = tiers[t];
+    if (isObject(tier) && tier.period === period) return t;
+  }
+  return -1;
 }
 
 function checkStringList(run: Run, value: unknown, i: number, field: string): string[] | null {
@@ -417,8 +459,8 @@ function checkStringList(run: Run, value: unknown, i: number, field: string): st
   return run.count === before ? (value.slice() as string[]) : null;
 }
 
-/** The ISO form ("P12M") or "none"; null when unreadable or n is outside 1..120. */
-export function normalizeDuration(value: string): string | null {
+/** The ISO form ("P12M") or "none"; null when unreadable or n is out of range. */
+function normalizeDuration(value: string): string | null {
   const m = CONTRACT_DURATION.exec(value);
   if (m === null) return null;
   if (m[1] !== undefined) return `P${m[1]}${m[2]!.toUpperCase()}`;
