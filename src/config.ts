@@ -13,6 +13,8 @@ export interface Config {
   syncMaxPerWindow: number;
   dryRunMaxPerWindow: number;
   syncWindowSeconds: number;
+  /** how long an Idempotency-Key and its answer are kept */
+  idempotencyKeyTtlSeconds: number;
   dbPoolSize: number;
   /** how long a stopping server lets running requests finish */
   shutdownTimeoutMs: number;
@@ -60,6 +62,7 @@ export function loadConfig(env: Env = process.env): Config {
     syncMaxPerWindow: integer(env, 'SYNC_MAX_PER_WINDOW', 1, 1, 1_000_000),
     dryRunMaxPerWindow: integer(env, 'DRY_RUN_MAX_PER_WINDOW', 10, 1, 1_000_000),
     syncWindowSeconds: integer(env, 'SYNC_WINDOW_SECONDS', 300, 1, 86_400 * 30),
+    idempotencyKeyTtlSeconds: integer(env, 'IDEMPOTENCY_KEY_TTL_SECONDS', 86_400, 1, 86_400 * 30),
     dbPoolSize: integer(env, 'DB_POOL_SIZE', 10, 1, 1000),
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 25_000, 0, 600_000),
     statementTimeoutMs: integer(env, 'STATEMENT_TIMEOUT_MS', 30_000, 100, 3_600_000),

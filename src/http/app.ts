@@ -1,8 +1,10 @@
 // Builds the Fastify application: hooks shared by every route, problem+json errors, 404/405, route groups.
+import { readFileSync } from 'node:fs';
 import Fastify, { type FastifyError, type HTTPMethods, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import FindMyWay from 'find-my-way';
 import { isUnavailable } from '../store/db.js';
 import type { AppContext } from './context.js';
+import { openApiRoute, registerOpenApi } from './openapi.js';
 import { Problem, sendProblem } from './problems.js';
 import { requestIdOf } from './request-id.js';
 import { adminRoutes } from './routes/admin.js';
@@ -11,6 +13,9 @@ import { healthRoutes } from './routes/health.js';
 import { problemPageRoutes } from './routes/problem-pages.js';
 import { productRoutes } from './routes/products.js';
 import { syncRoutes } from './routes/sync.js';
+import { syncRunRoutes } from './routes/sync-runs.js';
+
+const PACKAGE_VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
 export interface AppOptions extends AppContext {
   logger?: FastifyServerOptions['logger'];
@@ -124,10 +129,14 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     return sendProblem(reply, new Problem('NOT_FOUND', `no resource at ${path}`));
   });
 
+  // Before the routes: the document is collected from them as they are added.
+  await registerOpenApi(app, PACKAGE_VERSION);
+  openApiRoute(app);
   await app.register(healthRoutes, context);
   await app.register(problemPageRoutes, context);
   await app.register(categoryRoutes, context);
   await app.register(syncRoutes, context);
+  await app.register(syncRunRoutes, context);
   await app.register(productRoutes, context);
   await app.register(adminRoutes, context);
   return app;

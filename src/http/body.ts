@@ -1,5 +1,6 @@
 // Reads a JSON request body from the stream: media type first, then a size limit enforced while reading
 // (on decoded bytes when gzip-encoded), then strict UTF-8 and JSON.
+import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
@@ -43,7 +44,24 @@ function tooLarge(limit: number): Problem {
   });
 }
 
-export function readJsonBody(request: IncomingMessage, payload: Readable, limits: BodyLimits): Promise<unknown> {
+/**
+ * A body read whole: the SHA-256 of its decoded bytes (what an Idempotency-Key's fingerprint is made of), and
+ * either the parsed JSON or the 422 problem saying why it is not JSON. Parse failures are values here so that an
+ * idempotent request can still store them as its answer.
+ */
+export interface ReceivedBody {
+  digest: string;
+  parsed: { ok: true; value: unknown } | { ok: false; problem: Problem };
+}
+
+/** Refuses (throws) bodies of the wrong media type, too large, or not gzip-decodable; see readJsonBodyWithDigest. */
+export async function readJsonBody(request: IncomingMessage, payload: Readable, limits: BodyLimits): Promise<unknown> {
+  const body = await readJsonBodyWithDigest(request, payload, limits);
+  if (!body.parsed.ok) throw body.parsed.problem;
+  return body.parsed.value;
+}
+
+export function readJsonBodyWithDigest(request: IncomingMessage, payload: Readable, limits: BodyLimits): Promise<ReceivedBody> {
   checkJsonMediaType(request.headers['content-type']);
   const declared = Number(request.headers['content-length']);
   const encoded = String(request.headers['content-encoding'] ?? '').length > 0;
@@ -53,14 +71,15 @@ export function readJsonBody(request: IncomingMessage, payload: Readable, limits
   const stream = decodingStream(request, payload);
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
+    const hash = createHash('sha256');
     let received = 0;
     let settled = false;
-    const finish = (error: unknown, value?: unknown) => {
+    const finish = (error: unknown, value?: ReceivedBody) => {
       if (settled) return;
       settled = true;
       stream.removeAllListeners('data');
       if (error) reject(error);
-      else resolve(value);
+      else resolve(value!);
     };
     stream.on('data', (chunk: Buffer) => {
       received += chunk.length;
@@ -72,6 +91,7 @@ export function readJsonBody(request: IncomingMessage, payload: Readable, limits
         return;
       }
       chunks.push(chunk);
+      hash.update(chunk);
     });
     stream.on('error', (error: NodeJS.ErrnoException) => {
       if (stream !== payload && error.code?.startsWith('Z_')) {
@@ -84,18 +104,20 @@ export function readJsonBody(request: IncomingMessage, payload: Readable, limits
     });
     stream.on('end', () => {
       if (settled) return;
+      const digest = hash.digest('hex');
+      const refused = (problem: Problem): ReceivedBody => ({ digest, parsed: { ok: false, problem } });
       let text: string;
       try {
         text = strictUtf8.decode(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, received));
       } catch {
-        finish(invalidJson('the body is not valid UTF-8'));
+        finish(null, refused(invalidJson('the body is not valid UTF-8')));
         return;
       }
       chunks.length = 0;
       try {
-        finish(null, JSON.parse(text));
+        finish(null, { digest, parsed: { ok: true, value: JSON.parse(text) } } satisfies ReceivedBody);
       } catch (error) {
-        finish(invalidJson(error instanceof SyntaxError ? error.message : 'the body is not valid JSON'));
+        finish(null, refused(invalidJson(error instanceof SyntaxError ? error.message : 'the body is not valid JSON')));
       }
     });
   });

@@ -5,6 +5,7 @@ import type { NormalizedProduct, SyncPlan } from '../catalog/types.js';
 import { touchApiKey } from './api-keys.js';
 import type { Database } from './db.js';
 import { lockHost } from './hosts.js';
+import { completeIdempotencyKey, type StoredAnswer } from './idempotency.js';
 import { applyPlan, loadExistingProducts } from './products.js';
 import { insertSyncRun, windowUsage, type WindowUsage } from './sync-runs.js';
 
@@ -16,10 +17,31 @@ export interface SyncRequest {
   products: NormalizedProduct[];
   window: { seconds: number; max: number };
   startedAt: Date;
+  /**
+   * The request's Idempotency-Key claim: the answer, built from the applied run by `answerOf`, is stored in the
+   * sync's own transaction, so that no crash or lost connection can separate the changes from their answer.
+   */
+  idempotency?: { key: string; claim: string; fingerprint: string; answerOf: (applied: AppliedSync) => StoredAnswer };
+}
+
+export interface AppliedSync {
+  syncId: string;
+  plan: SyncPlan;
+  appliedAt: string;
+  durationMs: number;
+  usage: WindowUsage;
+}
+
+/** The request's Idempotency-Key was taken over by another request (its lease lapsed); nothing was applied. */
+export class IdempotencyClaimLostError extends Error {
+  constructor() {
+    super('the Idempotency-Key claim lapsed while the sync ran');
+    this.name = 'IdempotencyClaimLostError';
+  }
 }
 
 export type SyncOutcome =
-  | { kind: 'applied'; syncId: string; plan: SyncPlan; appliedAt: string; durationMs: number; usage: WindowUsage }
+  | ({ kind: 'applied' } & AppliedSync)
   | { kind: 'rate_limited'; usage: WindowUsage }
   /** the host was suspended or the key revoked after authentication */
   | { kind: 'refused' };
@@ -49,10 +71,18 @@ export async function runSync(db: Database, request: SyncRequest): Promise<SyncO
       dryRun: request.dryRun,
       requestId: request.requestId,
       summary: plan.summary,
+      plan,
       startedAt: request.startedAt,
       durationMs: Date.now() - request.startedAt.getTime(),
     });
     const after = await windowUsage(tx, request.hostId, window);
-    return { kind: 'applied', syncId, plan, ...recorded, usage: after };
+    const applied: AppliedSync = { syncId, plan, ...recorded, usage: after };
+    const idempotency = request.idempotency;
+    if (idempotency) {
+      const answer = idempotency.answerOf(applied);
+      const stored = await completeIdempotencyKey(tx, request.hostId, idempotency.key, { ...idempotency, answer });
+      if (!stored) throw new IdempotencyClaimLostError();
+    }
+    return { kind: 'applied', ...applied };
   });
 }

@@ -2,11 +2,23 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { AppContext } from '../context.js';
 import { Problem } from '../problems.js';
+import { ALWAYS, json, Liveness, problem, Readiness } from '../schemas.js';
 
 export const healthRoutes: FastifyPluginAsync<AppContext> = async (app, context) => {
-  app.get('/healthz', async () => ({ status: 'ok' }));
+  const probe = { tags: ['public'], security: [] };
+  app.get(
+    '/healthz',
+    { schema: { ...probe, operationId: 'liveness', summary: 'Liveness: the process runs', response: { 200: json('alive', Liveness), ...ALWAYS } } },
+    async () => ({ status: 'ok' }),
+  );
 
-  app.get('/readyz', async () => {
+  const readiness = {
+    ...probe,
+    operationId: 'readiness',
+    summary: 'Readiness: the database is reachable and the server is not stopping',
+    response: { 200: json('ready', Readiness), 500: ALWAYS[500], 503: problem(['SERVICE_UNAVAILABLE'], ['retry-after']) },
+  };
+  app.get('/readyz', { schema: readiness }, async () => {
     if (context.lifecycle.closing) {
       throw new Problem('SERVICE_UNAVAILABLE', 'the server is shutting down', { headers: { 'retry-after': '5' } });
     }

@@ -1,14 +1,39 @@
 // Each problem type URI answers GET with a short page on what the error means and what to do.
 import type { FastifyPluginAsync } from 'fastify';
 import type { AppContext } from '../context.js';
+import { Type } from '@sinclair/typebox';
 import { PROBLEM_BASE, PROBLEM_TYPES, Problem } from '../problems.js';
+import { ALWAYS, HEADERS, problem, ProblemPage } from '../schemas.js';
+
+const PageParams = Type.Object({ slug: Type.String({ maxLength: 100, description: "the last segment of a problem's type" }) });
+
+const schema = {
+  operationId: 'getProblemPage',
+  summary: 'A page about one problem type',
+  description: 'What the problem means and what to do: HTML, or JSON when Accept names application/json.',
+  tags: ['public'],
+  security: [],
+  params: PageParams,
+  response: {
+    200: {
+      description: 'the page',
+      headers: { 'x-request-id': HEADERS['x-request-id'] },
+      content: {
+        'application/json': { schema: ProblemPage },
+        'text/html': { schema: Type.String() },
+      },
+    },
+    404: problem(['NOT_FOUND']),
+    ...ALWAYS,
+  },
+};
 
 function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
 export const problemPageRoutes: FastifyPluginAsync<AppContext> = async (app) => {
-  app.get<{ Params: { slug: string } }>(`${PROBLEM_BASE}/:slug`, async (request, reply) => {
+  app.get<{ Params: { slug: string } }>(`${PROBLEM_BASE}/:slug`, { schema }, async (request, reply) => {
     const entry = Object.entries(PROBLEM_TYPES).find(([, type]) => type.slug === request.params.slug);
     if (!entry) throw new Problem('NOT_FOUND', `no problem type "${request.params.slug}"`);
     const [code, type] = entry;

@@ -1,24 +1,57 @@
-// POST /api/v1/sync/products: authenticate, peek at the rate limit, read, validate, plan and apply, answer.
+// POST /api/v1/sync/products: authenticate, peek at the rate limit, claim the Idempotency-Key, read, validate,
+// plan and apply, answer (and keep the answer for the key's retries).
+import { createHash } from 'node:crypto';
 import { Type, type Static } from '@sinclair/typebox';
-import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { syncRequestBodySchema } from '../../catalog/product-schema.js';
 import { validateCatalogue } from '../../catalog/validate.js';
 import { categorySlugs } from '../../store/categories.js';
-import { runSync } from '../../store/sync.js';
+import {
+  claimIdempotencyKey,
+  completeIdempotencyKey,
+  releaseIdempotencyKey,
+  type IdempotencyPolicy,
+  type StoredAnswer,
+} from '../../store/idempotency.js';
+import { IdempotencyClaimLostError, runSync, type AppliedSync } from '../../store/sync.js';
 import { windowUsage, type WindowUsage } from '../../store/sync-runs.js';
 import { authenticateProvider } from '../auth.js';
-import { readJsonBody } from '../body.js';
+import { readJsonBodyWithDigest, type ReceivedBody } from '../body.js';
 import type { AppContext } from '../context.js';
-import { Problem } from '../problems.js';
+import { Problem, problemBody } from '../problems.js';
+import { ALWAYS, IDEMPOTENCY_KEY_PATTERN, json, problem, PROVIDER_AUTH, PROVIDER_SECURITY, SyncAnswer } from '../schemas.js';
 
 const SyncQuery = Type.Object({
-  dry_run: Type.Optional(Type.Boolean()),
+  dry_run: Type.Optional(
+    Type.Boolean({ description: 'validate and answer with the plan, changing nothing; dry runs have their own window' }),
+  ),
 });
+
+const SyncHeaders = Type.Object({
+  'idempotency-key': Type.Optional(
+    Type.String({
+      pattern: IDEMPOTENCY_KEY_PATTERN,
+      description:
+        'optional; 1–255 visible ASCII characters, e.g. a UUID. Kept 24 hours per provider with a fingerprint of the ' +
+        'request: a retry with the same key and body gets the first answer (200 or 422) again with ' +
+        'Idempotent-Replayed: true, is not rate limited and applies nothing twice',
+    }),
+  ),
+});
+
+/**
+ * A running claim blocks its key this long: longer than a request may take (120 s to send its body, then
+ * validation and the transaction), so that only a claim left by a process that died is ever taken over.
+ */
+const IDEMPOTENCY_LEASE_SECONDS = 300;
 
 interface WindowPolicy {
   name: 'sync' | 'dry-run';
   max: number;
   seconds: number;
 }
+
+const RATE_LIMIT_HEADERS = ['ratelimit', 'ratelimit-policy'] as const;
 
 function rateLimitHeaders(reply: FastifyReply, policy: WindowPolicy, usage: WindowUsage): void {
   reply.header('ratelimit-policy', `"${policy.name}";q=${policy.max};w=${policy.seconds}`);
@@ -37,8 +70,48 @@ function rateLimited(policy: WindowPolicy, usage: WindowUsage): Problem {
 declare module 'fastify' {
   interface FastifyRequest {
     syncStartedAt?: Date;
+    idempotency?: IdempotencyState;
   }
 }
+
+type IdempotencyState =
+  /** this request holds the key; until `settled`, the claim is released when the answer goes out */
+  | { key: string; claim: string; settled: boolean }
+  /** a request with the key finished: its answer is replayed if the body is the same */
+  | { key: string; finished: { fingerprint: string; answer: StoredAnswer } };
+
+function idempotencyKeyOf(request: FastifyRequest): string | null {
+  const value = request.headers['idempotency-key'];
+  // A malformed key is refused by the header schema once the body is read; it never claims anything.
+  return typeof value === 'string' && new RegExp(IDEMPOTENCY_KEY_PATTERN).test(value) ? value : null;
+}
+
+/** What a key remembers of a request: whether it was a dry run, and its decoded body bytes. */
+function requestFingerprint(dryRun: boolean, body: ReceivedBody): string {
+  return createHash('sha256').update(`${dryRun ? 'dry-run' : 'sync'}\n${body.digest}`).digest('hex');
+}
+
+function replay(reply: FastifyReply, answer: StoredAnswer): FastifyReply {
+  for (const [name, value] of Object.entries(answer.headers)) reply.header(name, value);
+  return reply.status(answer.status).header('idempotent-replayed', 'true').send(answer.body);
+}
+
+function answerBody(hostSlug: string, dryRun: boolean, applied: AppliedSync) {
+  const { plan } = applied;
+  return {
+    sync_id: applied.syncId,
+    dry_run: dryRun,
+    host: hostSlug,
+    summary: plan.summary,
+    products: plan.products.map((p) => ({ external_id: p.external_id, id: p.id, action: p.action })),
+    deactivated: plan.deactivated,
+    applied_at: applied.appliedAt,
+    duration_ms: applied.durationMs,
+  };
+}
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+const PROBLEM_TYPE = 'application/problem+json; charset=utf-8';
 
 export const syncRoutes: FastifyPluginAsync<AppContext> = async (app, context) => {
   const { config, db } = context;
@@ -47,18 +120,44 @@ export const syncRoutes: FastifyPluginAsync<AppContext> = async (app, context) =
       ? { name: 'dry-run', max: config.dryRunMaxPerWindow, seconds: config.syncWindowSeconds }
       : { name: 'sync', max: config.syncMaxPerWindow, seconds: config.syncWindowSeconds };
   const isDryRun = (query: unknown) => (query as { dry_run?: unknown }).dry_run === 'true' || (query as { dry_run?: unknown }).dry_run === true;
+  const idempotencyPolicy: IdempotencyPolicy = {
+    ttlSeconds: config.idempotencyKeyTtlSeconds,
+    leaseSeconds: IDEMPOTENCY_LEASE_SECONDS,
+  };
 
   // This scope reads its own bodies: media type, streaming size limit, gzip and strict UTF-8 (body.ts).
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', async (request: { raw: import('node:http').IncomingMessage }, payload: import('node:stream').Readable) =>
-    readJsonBody(request.raw, payload, { maxBytes: config.maxBodyBytes }),
+    readJsonBodyWithDigest(request.raw, payload, { maxBytes: config.maxBodyBytes }),
   );
 
-  app.post<{ Querystring: Static<typeof SyncQuery> }>(
+  app.post<{ Querystring: Static<typeof SyncQuery>; Headers: Static<typeof SyncHeaders> }>(
     '/api/v1/sync/products',
     {
-      schema: { querystring: SyncQuery },
-      // Steps 1 and 2 of the contract, before a byte of the body is read.
+      schema: {
+        operationId: 'syncProducts',
+        summary: "Replace the provider's catalogue",
+        description:
+          'The body is the complete catalogue: products are created, updated, reactivated, and active products left ' +
+          'out are deactivated, in one transaction. At most SYNC_MAX_PER_WINDOW applied syncs per SYNC_WINDOW_SECONDS. ' +
+          'The body may be sent with Content-Encoding: gzip; MAX_BODY_BYTES applies to the decoded size.',
+        tags: ['sync'],
+        security: PROVIDER_SECURITY,
+        querystring: SyncQuery,
+        headers: SyncHeaders,
+        documentedBody: syncRequestBodySchema(config.maxProducts),
+        response: {
+          200: json('the plan, applied (or, for a dry run, not)', SyncAnswer, [...RATE_LIMIT_HEADERS, 'idempotent-replayed']),
+          ...PROVIDER_AUTH,
+          409: problem(['IDEMPOTENCY_KEY_IN_USE'], RATE_LIMIT_HEADERS),
+          413: problem(['PAYLOAD_TOO_LARGE'], RATE_LIMIT_HEADERS),
+          415: problem(['UNSUPPORTED_MEDIA_TYPE'], RATE_LIMIT_HEADERS),
+          422: problem(['VALIDATION_FAILED', 'IDEMPOTENCY_KEY_REUSED'], [...RATE_LIMIT_HEADERS, 'idempotent-replayed']),
+          429: problem(['RATE_LIMITED'], [...RATE_LIMIT_HEADERS, 'retry-after']),
+          ...ALWAYS,
+        },
+      },
+      // Steps 1 and 2 of the contract, and the key's claim, before a byte of the body is read.
       onRequest: async (request, reply) => {
         request.syncStartedAt = new Date();
         const provider = await authenticateProvider(db, request);
@@ -66,52 +165,116 @@ export const syncRoutes: FastifyPluginAsync<AppContext> = async (app, context) =
         const policy = policyFor(isDryRun(request.query));
         const usage = await windowUsage(db, provider.hostId, { dryRun: policy.name === 'dry-run', seconds: policy.seconds, max: policy.max });
         rateLimitHeaders(reply, policy, usage);
+        const key = idempotencyKeyOf(request);
+        if (key !== null) {
+          const claim = await claimIdempotencyKey(db, provider.hostId, key, idempotencyPolicy);
+          if (claim.kind === 'in_use') {
+            throw new Problem('IDEMPOTENCY_KEY_IN_USE', 'a request with this Idempotency-Key is still being processed; retry shortly for its answer');
+          }
+          if (claim.kind === 'finished') {
+            // A retry of a finished request is answered from the record once its body is known to be the same:
+            // never rate limited, since it applies nothing.
+            request.idempotency = { key, finished: claim };
+            return;
+          }
+          request.idempotency = { key, claim: claim.claim, settled: false };
+        }
         if (usage.used >= policy.max) throw rateLimited(policy, usage);
+      },
+      // Any answer that is not kept for the key (401…, 413, 415, 429, 5xx) frees it before it goes out.
+      onSend: async (request, _reply, payload) => {
+        const state = request.idempotency;
+        if (state && 'claim' in state && !state.settled) {
+          state.settled = true;
+          await releaseIdempotencyKey(db, request.provider!.hostId, state.key, state.claim).catch((error: unknown) =>
+            request.log.warn({ err: error }, 'could not release an Idempotency-Key; its lease will'),
+          );
+        }
+        return payload;
       },
     },
     async (request, reply) => {
       const provider = request.provider!;
-      if (request.body === undefined) throw new Problem('UNSUPPORTED_MEDIA_TYPE', 'send the catalogue as an application/json body');
+      const body = request.body as ReceivedBody | undefined;
+      if (body === undefined) throw new Problem('UNSUPPORTED_MEDIA_TYPE', 'send the catalogue as an application/json body');
       const dryRun = request.query.dry_run === true;
       const policy = policyFor(dryRun);
+      const fingerprint = requestFingerprint(dryRun, body);
+      const state = request.idempotency;
 
-      const validation = validateCatalogue(request.body, {
+      if (state && 'finished' in state) {
+        if (state.finished.fingerprint !== fingerprint) {
+          throw new Problem('IDEMPOTENCY_KEY_REUSED', 'this Idempotency-Key was used for another request; use a new key for a new catalogue');
+        }
+        return replay(reply, state.finished.answer);
+      }
+      const claimed = state && 'claim' in state ? state : null;
+
+      /** A refused body is an answer too: kept for the key, so that its retry is refused the same way. */
+      const refuse = async (refusal: Problem) => {
+        if (!claimed) throw refusal;
+        const answer: StoredAnswer = {
+          status: refusal.status,
+          headers: { 'content-type': PROBLEM_TYPE },
+          body: JSON.stringify(problemBody(refusal, request)),
+        };
+        await completeIdempotencyKey(db, provider.hostId, claimed.key, { claim: claimed.claim, fingerprint, answer });
+        claimed.settled = true;
+        return reply.status(answer.status).type(PROBLEM_TYPE).send(answer.body);
+      };
+
+      if (!body.parsed.ok) return refuse(body.parsed.problem);
+      const validation = validateCatalogue(body.parsed.value, {
         categories: await categorySlugs(db),
         defaultCurrency: provider.defaultCurrency,
         maxProducts: config.maxProducts,
       });
       if (!validation.ok) {
         const count = validation.truncated ? `more than ${validation.errors.length}` : String(validation.errors.length);
-        throw new Problem('VALIDATION_FAILED', `${count} problem(s) in the payload; nothing was changed`, {
-          errors: validation.errors,
-          ...(validation.truncated ? { truncated: true } : {}),
-        });
+        return refuse(
+          new Problem('VALIDATION_FAILED', `${count} problem(s) in the payload; nothing was changed`, {
+            errors: validation.errors,
+            ...(validation.truncated ? { truncated: true } : {}),
+          }),
+        );
       }
 
-      const outcome = await runSync(db, {
-        hostId: provider.hostId,
-        keyId: provider.keyId,
-        requestId: request.id,
-        dryRun,
-        products: validation.products,
-        window: { seconds: policy.seconds, max: policy.max },
-        startedAt: request.syncStartedAt ?? new Date(),
-      });
+      const serialize = reply.getSerializationFunction('200', 'application/json') as (answer: unknown) => string;
+      // Serialized once: the text stored for the key is the text sent.
+      let text: string | undefined;
+      const toText = (applied: AppliedSync) => (text ??= serialize(answerBody(provider.hostSlug, dryRun, applied)));
+      let outcome;
+      try {
+        outcome = await runSync(db, {
+          hostId: provider.hostId,
+          keyId: provider.keyId,
+          requestId: request.id,
+          dryRun,
+          products: validation.products,
+          window: { seconds: policy.seconds, max: policy.max },
+          startedAt: request.syncStartedAt ?? new Date(),
+          ...(claimed
+            ? {
+                idempotency: {
+                  key: claimed.key,
+                  claim: claimed.claim,
+                  fingerprint,
+                  answerOf: (applied: AppliedSync) => ({ status: 200, headers: { 'content-type': JSON_TYPE }, body: toText(applied) }),
+                },
+              }
+            : {}),
+        });
+      } catch (error) {
+        if (error instanceof IdempotencyClaimLostError) {
+          throw new Problem('IDEMPOTENCY_KEY_IN_USE', 'another request took over this Idempotency-Key; nothing was changed');
+        }
+        throw error;
+      }
       if (outcome.kind === 'refused') throw new Problem('KEY_REVOKED', 'the API key was revoked or its provider suspended');
       rateLimitHeaders(reply, policy, outcome.usage);
       if (outcome.kind === 'rate_limited') throw rateLimited(policy, outcome.usage);
-
-      const { plan } = outcome;
-      return {
-        sync_id: outcome.syncId,
-        dry_run: dryRun,
-        host: provider.hostSlug,
-        summary: plan.summary,
-        products: plan.products.map((p) => ({ external_id: p.external_id, id: p.id, action: p.action })),
-        deactivated: plan.deactivated,
-        applied_at: outcome.appliedAt,
-        duration_ms: outcome.durationMs,
-      };
+      if (claimed) claimed.settled = true;
+      return reply.status(200).type(JSON_TYPE).send(toText(outcome));
     },
   );
 };

@@ -1,0 +1,111 @@
+// Idempotency-Key claims: at most one request per (host, key) runs at a time, and a finished one's answer is kept
+// for the key's lifetime so that a retry gets it back instead of applying the sync again.
+import { randomBytes } from 'node:crypto';
+import type { Queryable } from './db.js';
+
+export interface StoredAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+export interface IdempotencyPolicy {
+  /** how long a finished key's answer is kept */
+  ttlSeconds: number;
+  /** how long a running claim blocks the key before another request may take it over */
+  leaseSeconds: number;
+}
+
+export type ClaimResult =
+  /** this request holds the key now; `claim` proves it when completing or releasing */
+  | { kind: 'claimed'; claim: string }
+  /** another request holds the key and has not finished */
+  | { kind: 'in_use' }
+  /** a request with this key finished; its answer is replayed if the fingerprint matches */
+  | { kind: 'finished'; fingerprint: string; answer: StoredAnswer };
+
+/** Expired keys are purged a batch at a time by whoever claims a key, so no separate job is needed. */
+const PURGE_BATCH = 100;
+
+export async function claimIdempotencyKey(
+  db: Queryable,
+  hostId: number,
+  key: string,
+  policy: IdempotencyPolicy,
+): Promise<ClaimResult> {
+  await db.query(
+    `DELETE FROM idempotency_keys
+     WHERE (host_id, key) IN (SELECT host_id, key FROM idempotency_keys WHERE expires_at <= clock_timestamp() LIMIT $1)`,
+    [PURGE_BATCH],
+  );
+  const claim = randomBytes(16).toString('hex');
+  // A key that is free, expired, or held by a dead process's lapsed lease becomes this request's.
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const { rows: taken } = await db.query<{ claim: string }>(
+      `INSERT INTO idempotency_keys (host_id, key, status, claim, lease_until, created_at, expires_at)
+       VALUES ($1, $2, 'running', $3, clock_timestamp() + make_interval(secs => $4), clock_timestamp(),
+               clock_timestamp() + make_interval(secs => $5))
+       ON CONFLICT (host_id, key) DO UPDATE
+         SET status = 'running', claim = EXCLUDED.claim, lease_until = EXCLUDED.lease_until, fingerprint = NULL,
+             response_status = NULL, response_headers = NULL, response_body = NULL,
+             created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at
+         WHERE idempotency_keys.expires_at <= clock_timestamp()
+            OR (idempotency_keys.status = 'running' AND idempotency_keys.lease_until <= clock_timestamp())
+       RETURNING claim`,
+      [hostId, key, claim, policy.leaseSeconds, policy.ttlSeconds],
+    );
+    if (taken[0]?.claim === claim) return { kind: 'claimed', claim };
+
+    const { rows } = await db.query<{
+      status: string;
+      fingerprint: string | null;
+      response_status: number | null;
+      response_headers: unknown;
+      response_body: string | null;
+    }>(
+      `SELECT status, fingerprint, response_status, response_headers, response_body
+       FROM idempotency_keys WHERE host_id = $1 AND key = $2`,
+      [hostId, key],
+    );
+    const row = rows[0];
+    // Released between the two statements: try to take it again.
+    if (!row) continue;
+    if (row.status === 'running') return { kind: 'in_use' };
+    const headers = typeof row.response_headers === 'string' ? JSON.parse(row.response_headers) : row.response_headers;
+    return {
+      kind: 'finished',
+      fingerprint: row.fingerprint ?? '',
+      answer: { status: Number(row.response_status), headers: (headers ?? {}) as Record<string, string>, body: row.response_body ?? '' },
+    };
+  }
+  return { kind: 'in_use' };
+}
+
+/**
+ * Stores the answer of the claim's request. Run inside the transaction that applies a sync, so that the answer
+ * and the changes commit together. False when the claim is no longer this request's (its lease lapsed and
+ * another request took the key): the caller must then not commit.
+ */
+export async function completeIdempotencyKey(
+  tx: Queryable,
+  hostId: number,
+  key: string,
+  done: { claim: string; fingerprint: string; answer: StoredAnswer },
+): Promise<boolean> {
+  const { rowCount } = await tx.query(
+    `UPDATE idempotency_keys
+     SET status = 'done', fingerprint = $4, response_status = $5, response_headers = $6::json, response_body = $7
+     WHERE host_id = $1 AND key = $2 AND claim = $3 AND status = 'running'`,
+    [hostId, key, done.claim, done.fingerprint, done.answer.status, JSON.stringify(done.answer.headers), done.answer.body],
+  );
+  return rowCount === 1;
+}
+
+/** Frees the key after an answer that is not kept (401, 413, 429, 5xx…), so that the request can be retried. */
+export async function releaseIdempotencyKey(db: Queryable, hostId: number, key: string, claim: string): Promise<void> {
+  await db.query(`DELETE FROM idempotency_keys WHERE host_id = $1 AND key = $2 AND claim = $3 AND status = 'running'`, [
+    hostId,
+    key,
+    claim,
+  ]);
+}
