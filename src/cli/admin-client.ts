@@ -124,7 +124,7 @@ export function resolveConnection(
   };
 }
 
-function resolveBaseUrl(raw: string): string {
+export function resolveBaseUrl(raw: string): string {
   let url: URL;
   try {
     url = new URL(raw);

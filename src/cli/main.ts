@@ -8,11 +8,14 @@ import {
   AdminApiError,
   AdminClient,
   ConfigError,
+  DEFAULT_URL,
   type Product,
   type ProductStatusFilter,
+  resolveBaseUrl,
   resolveConnection,
   UnreachableError,
 } from './admin-client.js';
+import { push, PushUsageError } from './push.js';
 import {
   categoriesTable,
   hostDetails,
@@ -23,7 +26,14 @@ import {
   syncsTable,
 } from './format.js';
 
-export const EXIT = { ok: 0, refused: 1, usage: 2, unreachable: 3 } as const;
+export const EXIT = { ok: 0, refused: 1, usage: 2, unreachable: 3, rateLimited: 4 } as const;
+
+/** A command that decided its own exit code (push) and has already said why. */
+class ExitCode extends Error {
+  constructor(readonly code: number) {
+    super(`exit ${code}`);
+  }
+}
 
 /** Everything the command line touches outside itself, so that tests can stand in for it. */
 export interface CliContext {
@@ -32,6 +42,8 @@ export interface CliContext {
   fetch: typeof fetch;
   stdout: (text: string) => void;
   stderr: (text: string) => void;
+  /** whether stderr is a terminal (push shows a progress line there) */
+  stderrIsTTY?: boolean;
 }
 
 export function buildProgram(ctx: CliContext = processContext()): Command {
@@ -196,7 +208,38 @@ export function buildProgram(ctx: CliContext = processContext()): Command {
       print(cmd, body, () => `Added category ${body.category.slug} (${body.category.label}).`);
     });
 
+  program
+    .command('push')
+    .description("send a provider's catalogue: what a billing system runs from cron or a hook (uses the API key, not the admin token)")
+    .argument('<catalogue.json>', 'a file holding {"products": [...]} or a bare array of products')
+    .option('--key <rk_…>', 'the API key (default: $HOSTDIR_API_KEY)')
+    .option('--dry-run', 'validate and show the plan; change nothing')
+    .option('--json', "print the API's JSON answer")
+    .option('--no-wait', `when rate limited, exit with code ${EXIT.rateLimited} instead of waiting for the window`)
+    .action(async (file: string, options: { key?: string; dryRun?: boolean; json?: boolean; wait: boolean }, cmd: Command) => {
+      const apiKey = options.key ?? nonEmptyEnv(ctx.env.HOSTDIR_API_KEY);
+      if (!apiKey) throw new ConfigError('no API key: pass --key rk_… or set HOSTDIR_API_KEY');
+      const catalogue = ctx.readFile(file);
+      if (catalogue === undefined) throw new ConfigError(`no such file: ${file}`);
+      const baseUrl = resolveBaseUrl(cmd.optsWithGlobals<{ url?: string }>().url ?? nonEmptyEnv(ctx.env.HOSTDIR_URL) ?? DEFAULT_URL);
+      let code: number;
+      try {
+        code = await push(
+          { file, catalogue, apiKey, baseUrl, dryRun: options.dryRun === true, json: options.json === true, wait: options.wait },
+          { stdout: ctx.stdout, stderr: ctx.stderr, stderrIsTTY: ctx.stderrIsTTY ?? false, sleep: (ms) => new Promise((r) => setTimeout(r, ms)) },
+        );
+      } catch (error) {
+        if (error instanceof PushUsageError) throw new ConfigError(error.message);
+        throw error;
+      }
+      if (code !== EXIT.ok) throw new ExitCode(code);
+    });
+
   return program;
+}
+
+function nonEmptyEnv(value: string | undefined): string | undefined {
+  return value === undefined || value.trim() === '' ? undefined : value.trim();
 }
 
 function positiveInteger(raw: string): number {
@@ -226,6 +269,7 @@ function report(error: unknown, ctx: CliContext): number {
     // Commander has already printed the message or the help it stands for.
     return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
   }
+  if (error instanceof ExitCode) return error.code;
   if (error instanceof ConfigError) {
     ctx.stderr(`error: ${error.message}\n`);
     return EXIT.usage;
@@ -251,6 +295,7 @@ function processContext(): CliContext {
     fetch: globalThis.fetch,
     stdout: (text) => process.stdout.write(text),
     stderr: (text) => process.stderr.write(text),
+    stderrIsTTY: process.stderr.isTTY === true,
   };
 }
 

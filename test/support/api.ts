@@ -1,4 +1,6 @@
-// Small HTTP helpers the end-to-end tests share: onboarding a host, syncing, realistic products.
+// Small HTTP helpers the end-to-end tests share: onboarding a host, syncing, realistic products. Every answer
+// call() receives is checked against the server's own OpenAPI document (see openapi-check.ts).
+import { checkAgainstDocument } from './openapi-check.js';
 import type { TestServer } from './server.js';
 
 export interface Answer<T = any> {
@@ -29,7 +31,9 @@ export async function call<T = any>(
   } catch {
     parsed = undefined;
   }
-  return { status: response.status, headers: response.headers, body: parsed as T, text };
+  const answer = { status: response.status, headers: response.headers, body: parsed as T, text };
+  await checkAgainstDocument(server.url, method, path, answer);
+  return answer;
 }
 
 export function admin<T = any>(server: TestServer, method: string, path: string, json?: unknown): Promise<Answer<T>> {

@@ -1,0 +1,129 @@
+// Holds every answer an end-to-end test receives to the server's own OpenAPI document: the status must be one the
+// operation documents, and the body must match the schema of its media type. Fetched once per server.
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import formatsPlugin from 'ajv-formats';
+
+// ajv-formats is CommonJS with a `default` export.
+const addFormats = ((formatsPlugin as unknown as { default?: typeof formatsPlugin }).default ?? formatsPlugin) as unknown as (
+  ajv: Ajv2020,
+) => void;
+
+export const OPENAPI_PATH = '/api/v1/openapi.json';
+
+interface MediaType {
+  schema?: Record<string, unknown>;
+}
+interface ResponseObject {
+  content?: Record<string, MediaType>;
+}
+interface Operation {
+  responses: Record<string, ResponseObject>;
+}
+interface Document {
+  paths: Record<string, Record<string, Operation>>;
+}
+
+interface Contract {
+  document: Document;
+  /** documented paths as regular expressions, literal paths first */
+  routes: { template: string; pattern: RegExp }[];
+  validator(schema: Record<string, unknown>): ValidateFunction;
+  anyProblem: ValidateFunction;
+}
+
+const contracts = new Map<string, Promise<Contract>>();
+
+function load(baseUrl: string): Promise<Contract> {
+  let contract = contracts.get(baseUrl);
+  if (!contract) {
+    contract = (async () => {
+      const response = await fetch(`${baseUrl}${OPENAPI_PATH}`);
+      if (response.status !== 200) throw new Error(`GET ${OPENAPI_PATH} answered ${response.status}`);
+      const document = (await response.json()) as Document;
+      const ajv = new Ajv2020({ strict: false, allErrors: true });
+      addFormats(ajv);
+      const cache = new Map<Record<string, unknown>, ValidateFunction>();
+      const validator = (schema: Record<string, unknown>) => {
+        let validate = cache.get(schema);
+        if (!validate) {
+          validate = ajv.compile(schema);
+          cache.set(schema, validate);
+        }
+        return validate;
+      };
+      const routes = Object.keys(document.paths)
+        .sort((a, b) => Number(a.includes('{')) - Number(b.includes('{')))
+        .map((template) => ({
+          template,
+          pattern: new RegExp(
+            `^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}/?$`,
+          ),
+        }));
+      // Unknown paths and methods are answered by the app, not by an operation.
+      const anyProblem = ajv.compile({
+        type: 'object',
+        required: ['type', 'title', 'status', 'code', 'detail', 'instance', 'request_id'],
+        properties: { code: { enum: ['NOT_FOUND', 'METHOD_NOT_ALLOWED', 'SERVICE_UNAVAILABLE'] } },
+      });
+      return { document, routes, validator, anyProblem };
+    })();
+    contracts.set(baseUrl, contract);
+    // A failed fetch is not cached: the next call tries again.
+    contract.catch(() => contracts.delete(baseUrl));
+  }
+  return contract;
+}
+
+export interface ReceivedAnswer {
+  status: number;
+  headers: Headers;
+  body: unknown;
+  text: string;
+}
+
+function mediaTypeOf(headers: Headers): string {
+  return (headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+}
+
+function mismatch(method: string, path: string, answer: ReceivedAnswer, why: string): Error {
+  return new Error(`${method} ${path} → ${answer.status} does not match the OpenAPI document: ${why}\n${answer.text.slice(0, 2000)}`);
+}
+
+/** Throws when the answer is not one the document describes. The admin API is not part of the document. */
+export async function checkAgainstDocument(baseUrl: string, method: string, path: string, answer: ReceivedAnswer): Promise<void> {
+  const pathname = new URL(path, 'http://x').pathname;
+  if (pathname.startsWith('/admin/') || pathname === OPENAPI_PATH) return;
+  const contract = await load(baseUrl);
+  const verb = method.toLowerCase();
+  const route = contract.routes.find(({ pattern }) => pattern.test(pathname));
+  const operation = route ? contract.document.paths[route.template]?.[verb === 'head' ? 'get' : verb] : undefined;
+
+  if (!operation) {
+    if (answer.status !== 404 && answer.status !== 405 && answer.status !== 503) {
+      throw mismatch(method, path, answer, route ? `${method} is not documented on ${route.template}` : 'the path is not documented');
+    }
+    if (verb !== 'head' && !contract.anyProblem(answer.body)) {
+      throw mismatch(method, path, answer, `not a 404/405/503 problem: ${JSON.stringify(contract.anyProblem.errors)}`);
+    }
+    return;
+  }
+
+  const responses = operation.responses;
+  const documented =
+    responses[String(answer.status)] ?? responses[`${String(answer.status)[0]}XX`] ?? responses.default;
+  if (!documented) {
+    throw mismatch(method, path, answer, `status ${answer.status} is not documented (documented: ${Object.keys(responses).join(', ')})`);
+  }
+  if (verb === 'head' || answer.text === '') return;
+  const mediaType = mediaTypeOf(answer.headers);
+  const content = documented.content?.[mediaType];
+  if (!content) {
+    throw mismatch(method, path, answer, `media type "${mediaType}" is not documented for ${answer.status}`);
+  }
+  if (!content.schema) return;
+  const value = mediaType.endsWith('json') ? answer.body : answer.text;
+  const validate = contract.validator(content.schema);
+  if (!validate(value)) {
+    throw mismatch(method, path, answer, JSON.stringify(validate.errors, null, 1).slice(0, 3000));
+  }
+}
