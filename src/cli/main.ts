@@ -222,10 +222,15 @@ export function buildProgram(ctx: CliContext = processContext()): Command {
       const catalogue = ctx.readFile(file);
       if (catalogue === undefined) throw new ConfigError(`no such file: ${file}`);
       const baseUrl = resolveBaseUrl(cmd.optsWithGlobals<{ url?: string }>().url ?? nonEmptyEnv(ctx.env.HOSTDIR_URL) ?? DEFAULT_URL);
+      const attempts = nonEmptyEnv(ctx.env.HOSTDIR_PUSH_MAX_ATTEMPTS);
+      const maxAttempts = attempts === undefined ? undefined : Number(attempts);
+      if (maxAttempts !== undefined && !(Number.isInteger(maxAttempts) && maxAttempts >= 1 && maxAttempts <= 100)) {
+        throw new ConfigError('HOSTDIR_PUSH_MAX_ATTEMPTS must be a whole number from 1 to 100');
+      }
       let code: number;
       try {
         code = await push(
-          { file, catalogue, apiKey, baseUrl, dryRun: options.dryRun === true, json: options.json === true, wait: options.wait },
+          { file, catalogue, apiKey, baseUrl, dryRun: options.dryRun === true, json: options.json === true, wait: options.wait, maxAttempts },
           { stdout: ctx.stdout, stderr: ctx.stderr, stderrIsTTY: ctx.stderrIsTTY ?? false, sleep: (ms) => new Promise((r) => setTimeout(r, ms)) },
         );
       } catch (error) {

@@ -18,6 +18,8 @@ export interface PushOptions {
   json: boolean;
   /** false: a 429 ends the command instead of waiting for Retry-After */
   wait: boolean;
+  /** attempts after network errors, 5xx and 409 (default 7: 1+2+4+8+16+30 s apart) */
+  maxAttempts?: number;
 }
 
 export interface PushIo {
@@ -28,7 +30,7 @@ export interface PushIo {
 }
 
 /** Tries after a network error, a 5xx or a 409 (our own earlier attempt still running): 1+2+4+8+16+30 s apart. */
-const MAX_ATTEMPTS = 7;
+export const DEFAULT_MAX_ATTEMPTS = 7;
 const BACKOFF_BASE_MS = 1_000;
 const BACKOFF_MAX_MS = 30_000;
 /** 429 answers waited out before giving up (each waits Retry-After, up to the window length). */
@@ -149,12 +151,13 @@ export async function push(options: PushOptions, io: PushIo): Promise<number> {
     accept: 'application/json, application/problem+json',
   };
   const showProgress = io.stderrIsTTY || body.length > PROGRESS_ALWAYS_BYTES;
+  const maxAttempts = options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
   let attempts = 0;
   let rateLimitWaits = 0;
   let lastFailure = '';
   let lastWasNetwork = false;
 
-  while (attempts < MAX_ATTEMPTS) {
+  while (attempts < maxAttempts) {
     attempts++;
     let shownTenth = -1;
     const progress = (sent: number) => {
@@ -172,7 +175,7 @@ export async function push(options: PushOptions, io: PushIo): Promise<number> {
     } catch (error) {
       lastFailure = describe(error);
       lastWasNetwork = true;
-      if (attempts < MAX_ATTEMPTS) await retryLater(io, attempts, `no answer (${lastFailure})`);
+      if (attempts < maxAttempts) await retryLater(io, attempts, `no answer (${lastFailure})`);
       continue;
     }
 
@@ -199,12 +202,12 @@ export async function push(options: PushOptions, io: PushIo): Promise<number> {
     if (answer.status >= 500 || answer.status === 409) {
       lastFailure = `${String(problem.code ?? `HTTP ${answer.status}`)}: ${String(problem.detail ?? '')}`;
       lastWasNetwork = false;
-      if (attempts < MAX_ATTEMPTS) await retryLater(io, attempts, lastFailure);
+      if (attempts < maxAttempts) await retryLater(io, attempts, lastFailure);
       continue;
     }
     return refused(answer, problem, options.json, io);
   }
-  io.stderr(`error: gave up after ${MAX_ATTEMPTS} attempts; last: ${lastFailure}\n`);
+  io.stderr(`error: gave up after ${maxAttempts} attempts; last: ${lastFailure}\n`);
   return lastWasNetwork ? PUSH_EXIT.unreachable : PUSH_EXIT.refused;
 }
 

@@ -91,7 +91,8 @@ export interface StartOptions {
 }
 
 async function waitForHealth(url: string, child: ChildProcess, output: () => string): Promise<void> {
-  const deadline = Date.now() + 30_000;
+  // Generous: PGlite takes seconds to start, many more on a loaded two-core machine.
+  const deadline = Date.now() + 90_000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}:\n${output()}`);
     try {
@@ -102,7 +103,7 @@ async function waitForHealth(url: string, child: ChildProcess, output: () => str
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  throw new Error(`server did not become healthy within 30 s:\n${output()}`);
+  throw new Error(`server did not become healthy within 90 s:\n${output()}`);
 }
 
 export async function startServer(store: StoreKind, options: StartOptions = {}): Promise<TestServer> {

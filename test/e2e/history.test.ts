@@ -1,0 +1,131 @@
+// Dry runs and the sync history (contract section 7): a dry run writes nothing but its run; runs page newest first,
+// a run shows what it did to each product, and a provider never sees another's runs.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, onboard, product, sync } from '../support/api.js';
+import { STORES, startServer, type TestServer } from '../support/server.js';
+
+describe.each(STORES)('dry runs and history (%s store)', (store) => {
+  let server: TestServer;
+
+  beforeAll(async () => {
+    server = await startServer(store, { env: { SYNC_MAX_PER_WINDOW: '100', DRY_RUN_MAX_PER_WINDOW: '3' } });
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  async function listing(key: string): Promise<any[]> {
+    const answer = await call(server, 'GET', '/api/v1/products?status=all&limit=1000', { token: key });
+    expect(answer.status).toBe(200);
+    return answer.body.products;
+  }
+
+  it('a dry run answers with the plan and leaves every product row as it was', async () => {
+    const host = await onboard(server, 'Dry Hosting');
+    expect((await sync(server, host.key, [product('keep'), product('change'), product('drop')])).status).toBe(200);
+    await sync(server, host.key, [product('keep'), product('change')]);
+    const before = await listing(host.key);
+    const rowsBefore =
+      store === 'postgres' ? await server.sql('SELECT * FROM products ORDER BY host_id, external_id') : null;
+
+    const dry = await sync(server, host.key, [product('keep'), product('change', { price: 1 }), product('drop'), product('new')], '?dry_run=true');
+    expect(dry.status, dry.text).toBe(200);
+    expect(dry.body.dry_run).toBe(true);
+    expect(dry.body.summary).toEqual({ received: 4, created: 1, updated: 1, unchanged: 1, reactivated: 1, deactivated: 0 });
+    expect(dry.headers.get('ratelimit-policy')).toBe('"dry-run";q=3;w=300');
+
+    expect(await listing(host.key)).toEqual(before);
+    if (rowsBefore) expect(await server.sql('SELECT * FROM products ORDER BY host_id, external_id')).toEqual(rowsBefore);
+
+    // Its run is recorded, as a dry run.
+    const run = await call(server, 'GET', `/api/v1/sync/runs/${dry.body.sync_id}`, { token: host.key });
+    expect(run.status).toBe(200);
+    expect(run.body.dry_run).toBe(true);
+
+    // Dry runs have their own window.
+    await sync(server, host.key, [product('keep')], '?dry_run=true');
+    await sync(server, host.key, [product('keep')], '?dry_run=true');
+    const limited = await sync(server, host.key, [product('keep')], '?dry_run=true');
+    expect(limited.status).toBe(429);
+    expect((await sync(server, host.key, [product('keep'), product('change')])).status).toBe(200);
+  });
+
+  it('lists runs newest first in pages, and shows one run with its per-product actions', async () => {
+    const host = await onboard(server, 'History Hosting');
+    const answers = [];
+    answers.push(await sync(server, host.key, [product('a'), product('b'), product('c')]));
+    answers.push(await sync(server, host.key, [product('a', { price: 2 }), product('b')]));
+    answers.push(await sync(server, host.key, [product('c'), product('b'), product('a', { price: 2 })]));
+    answers.push(await sync(server, host.key, [product('d')], '?dry_run=true'));
+    answers.push(await sync(server, host.key, [product('a', { price: 3 })]));
+    for (const answer of answers) expect(answer.status, answer.text).toBe(200);
+    const newestFirst = answers.map((answer) => answer.body.sync_id).reverse();
+
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    let pages = 0;
+    do {
+      const page: any = await call(server, 'GET', `/api/v1/sync/runs?limit=2${cursor ? `&cursor=${cursor}` : ''}`, { token: host.key });
+      expect(page.status, page.text).toBe(200);
+      expect(page.body.runs.length).toBeLessThanOrEqual(2);
+      seen.push(...page.body.runs.map((run: any) => run.sync_id));
+      cursor = page.body.next_cursor;
+      pages++;
+    } while (cursor !== null);
+    expect(seen).toEqual(newestFirst);
+    expect(pages).toBe(3);
+
+    const all = await call(server, 'GET', '/api/v1/sync/runs', { token: host.key });
+    expect(all.body.runs[0]).toEqual({
+      sync_id: answers[4]!.body.sync_id,
+      dry_run: false,
+      applied_at: answers[4]!.body.applied_at,
+      duration_ms: answers[4]!.body.duration_ms,
+      summary: answers[4]!.body.summary,
+    });
+
+    // A run's detail is the sync's own answer.
+    for (const answer of answers) {
+      const run = await call(server, 'GET', `/api/v1/sync/runs/${answer.body.sync_id}`, { token: host.key });
+      expect(run.status).toBe(200);
+      expect(run.body).toEqual(answer.body);
+    }
+    expect(answers[2]!.body.products.map((p: any) => [p.external_id, p.action])).toEqual([
+      ['c', 'reactivated'],
+      ['b', 'unchanged'],
+      ['a', 'unchanged'],
+    ]);
+    expect(answers[4]!.body.deactivated.map((p: any) => p.external_id).sort()).toEqual(['b', 'c']);
+  });
+
+  it('refuses a limit out of range and a cursor it did not issue', async () => {
+    const host = await onboard(server, 'Paging Hosting');
+    for (const query of ['limit=0', 'limit=101', 'limit=x', 'cursor=bm90LWFuLWlk']) {
+      const answer = await call(server, 'GET', `/api/v1/sync/runs?${query}`, { token: host.key });
+      expect(answer.status, query).toBe(422);
+      expect(answer.body.errors[0].parameter).toBeTruthy();
+    }
+    expect((await call(server, 'GET', '/api/v1/sync/runs?limit=100', { token: host.key })).status).toBe(200);
+  });
+
+  it("keeps hosts apart: another provider's run is 404 and never listed", async () => {
+    const a = await onboard(server, 'Runs Host A');
+    const b = await onboard(server, 'Runs Host B');
+    const runA = await sync(server, a.key, [product('a')]);
+    const runB = await sync(server, b.key, [product('b')]);
+
+    const listB = await call(server, 'GET', '/api/v1/sync/runs', { token: b.key });
+    expect(listB.body.runs.map((run: any) => run.sync_id)).toEqual([runB.body.sync_id]);
+    const stolen = await call(server, 'GET', `/api/v1/sync/runs/${runA.body.sync_id}`, { token: b.key });
+    expect(stolen.status).toBe(404);
+    expect(stolen.body.code).toBe('NOT_FOUND');
+    const unknown = await call(server, 'GET', '/api/v1/sync/runs/syn_01M8000000000000000000000', { token: a.key });
+    expect(unknown.status).toBe(404);
+
+    for (const path of ['/api/v1/sync/runs', `/api/v1/sync/runs/${runA.body.sync_id}`]) {
+      const anonymous = await call(server, 'GET', path);
+      expect(anonymous.status).toBe(401);
+      expect(anonymous.headers.get('www-authenticate')).toBe('Bearer realm="hostdir"');
+    }
+  });
+});

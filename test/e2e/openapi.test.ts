@@ -1,0 +1,120 @@
+// The OpenAPI document (contract section 8): served, valid by `redocly lint`, covering every public and provider
+// route with every answer; and the check that holds every end-to-end answer to it really catches a mismatch.
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call } from '../support/api.js';
+import { checkAgainstDocument } from '../support/openapi-check.js';
+import { startServer, type TestServer } from '../support/server.js';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const REDOCLY = path.join(ROOT, 'node_modules/@redocly/cli/bin/cli.js');
+
+describe('OpenAPI document', () => {
+  let server: TestServer;
+  let document: any;
+
+  beforeAll(async () => {
+    server = await startServer('embedded');
+    const answer = await call(server, 'GET', '/api/v1/openapi.json');
+    expect(answer.status).toBe(200);
+    document = answer.body;
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  it('passes redocly lint (recommended-strict, see redocly.yaml)', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'hostdir-openapi-'));
+    try {
+      const file = path.join(dir, 'openapi.json');
+      await writeFile(file, JSON.stringify(document, null, 2));
+      const { stdout, stderr } = await promisify(execFile)(
+        process.execPath,
+        [REDOCLY, 'lint', '--config', path.join(ROOT, 'redocly.yaml'), file],
+        { env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' }, timeout: 60_000 },
+      ).catch((error: { stdout?: string; stderr?: string }) => {
+        throw new Error(`redocly lint failed:\n${error.stdout ?? ''}\n${error.stderr ?? ''}`);
+      });
+      expect(`${stdout}${stderr}`).toMatch(/valid/i);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('documents every public and provider operation with its answers, and no admin route', () => {
+    const operations = Object.entries(document.paths).flatMap(([route, methods]: [string, any]) =>
+      Object.keys(methods).map((method) => `${method.toUpperCase()} ${route}`),
+    );
+    expect(operations.sort()).toEqual(
+      [
+        'GET /api/v1/categories',
+        'GET /api/v1/problems/{slug}',
+        'GET /api/v1/products',
+        'GET /api/v1/sync/runs',
+        'GET /api/v1/sync/runs/{sync_id}',
+        'GET /healthz',
+        'GET /readyz',
+        'POST /api/v1/sync/products',
+      ].sort(),
+    );
+    const sync = document.paths['/api/v1/sync/products'].post;
+    expect(Object.keys(sync.responses).sort()).toEqual(['200', '400', '401', '403', '409', '413', '415', '422', '429', '500', '503']);
+    expect(sync.security).toEqual([{ apiKey: [] }]);
+    expect(document.components.securitySchemes.apiKey).toMatchObject({ type: 'http', scheme: 'bearer' });
+    expect(sync.requestBody.content['application/json'].schema.properties.products.maxItems).toBe(50_000);
+    expect(sync.parameters.map((p: any) => `${p.in} ${p.name}`).sort()).toEqual(['header idempotency-key', 'query dry_run']);
+    expect(Object.keys(sync.responses['200'].headers).sort()).toEqual(['idempotent-replayed', 'ratelimit', 'ratelimit-policy', 'x-request-id']);
+    expect(Object.keys(sync.responses['429'].headers)).toContain('retry-after');
+    expect(Object.keys(sync.responses['401'].headers)).toContain('www-authenticate');
+    expect(sync.responses['422'].content['application/problem+json'].schema.properties.code.anyOf.map((c: any) => c.enum[0])).toEqual([
+      'VALIDATION_FAILED',
+      'IDEMPOTENCY_KEY_REUSED',
+    ]);
+  });
+
+  it('has a page for every problem type it names, in HTML and in JSON', async () => {
+    const types = new Set<string>();
+    JSON.stringify(document, (key, value) => {
+      if (key === 'enum' && typeof value[0] === 'string' && value[0].startsWith('/api/v1/problems/')) types.add(value[0]);
+      return value;
+    });
+    expect(types.size).toBeGreaterThanOrEqual(12);
+    for (const type of types) {
+      const html = await call(server, 'GET', type);
+      expect(html.status, type).toBe(200);
+      expect(html.headers.get('content-type')).toMatch(/^text\/html/);
+      const json = await call(server, 'GET', type, { headers: { accept: 'application/json' } });
+      expect(json.body.type).toBe(type);
+    }
+    expect((await call(server, 'GET', '/api/v1/problems/no-such-problem')).status).toBe(404);
+  });
+
+  it('the answer check refuses an undocumented status, a body off the schema and an unknown media type', async () => {
+    const headers = new Headers({ 'content-type': 'application/json; charset=utf-8' });
+    const good = { status: 200, headers, body: { categories: [{ slug: 'vps', label: 'VPS' }] }, text: '{}' };
+    await expect(checkAgainstDocument(server.url, 'GET', '/api/v1/categories', good)).resolves.toBeUndefined();
+    await expect(checkAgainstDocument(server.url, 'GET', '/api/v1/categories', { ...good, status: 418 })).rejects.toThrow(/not documented/);
+    await expect(
+      checkAgainstDocument(server.url, 'GET', '/api/v1/categories', { ...good, body: { categories: [{ slug: 1 }] } }),
+    ).rejects.toThrow(/does not match/);
+    await expect(
+      checkAgainstDocument(server.url, 'GET', '/api/v1/categories', { ...good, body: { categories: [], extra: true } }),
+    ).rejects.toThrow(/does not match/);
+    await expect(
+      checkAgainstDocument(server.url, 'GET', '/api/v1/categories', { ...good, headers: new Headers({ 'content-type': 'text/plain' }) }),
+    ).rejects.toThrow(/media type/);
+    await expect(checkAgainstDocument(server.url, 'GET', '/api/v1/nowhere', { ...good })).rejects.toThrow(/not documented/);
+  });
+
+  it('answers 404 and 405 problems for unknown paths and methods', async () => {
+    expect((await call(server, 'GET', '/api/v1/nowhere')).status).toBe(404);
+    const wrong = await call(server, 'DELETE', '/api/v1/sync/runs');
+    expect(wrong.status).toBe(405);
+    expect(wrong.headers.get('allow')).toContain('GET');
+  });
+});
