@@ -1,6 +1,7 @@
 // `hostdir push` against the real server: the answer lost after the server committed is recovered by the retry
 // under the same Idempotency-Key (through a proxy that drops the first answer), refusals, the rate limit, --json.
 import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -128,6 +129,20 @@ describe('hostdir push', () => {
     expect(answer).toMatchObject({ dry_run: true, host: host.slug, summary: { received: 2, created: 2 } });
     const listing = await call(server, 'GET', '/api/v1/products?status=all', { token: host.key });
     expect(listing.body.products).toEqual([]);
+  });
+
+  it('shows upload progress on stderr for a body over 1 MB', async () => {
+    const host = await onboard(server, 'Big Upload Hosting');
+    // Random descriptions keep the gzip body above 1 MB.
+    const products = Array.from({ length: 1_500 }, (_, i) =>
+      product(`big-${i}`, { description: randomBytes(750).toString('base64') }),
+    );
+    const file = await catalogueFile('big.json', products);
+    const run = await hostdir(['push', file, '--key', host.key, '--url', server.url, '--dry-run']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toMatch(/^uploading 0\.\d MB of 1\.\d MB \(gzip\), 0%$/m);
+    expect(run.stderr).toMatch(/^uploading 1\.\d MB of 1\.\d MB \(gzip\), 100%$/m);
+    expect(run.stdout).toMatch(/received\s+1500/);
   });
 
   it('exits 1 with each validation problem on its own line, and applies nothing', async () => {

@@ -56,6 +56,7 @@ function slowSync(server: TestServer, key: string, idempotencyKey: string, body:
   return {
     answer,
     finish: () => request.end(bytes.subarray(half)),
+    abort: () => request.destroy(),
   };
 }
 
@@ -150,6 +151,24 @@ describe.each(STORES)('Idempotency-Key (%s store)', (store) => {
       expect(limited.status, limited.text).toBe(429);
       expect(limited.headers.get('retry-after')).toMatch(/^[1-9][0-9]*$/);
     }
+  });
+
+  it('frees the key of a request whose client went away mid-body, so that its retry is applied', async () => {
+    const host = await onboard(server, 'Cut Off Hosting');
+    const body = JSON.stringify({ products: [product('a'), product('b')] });
+    const cut = slowSync(server, host.key, 'cut-off', body);
+    cut.answer.catch(() => {});
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    cut.abort();
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const retry = await call(server, 'POST', SYNC, {
+      token: host.key,
+      body,
+      headers: { 'content-type': 'application/json', 'idempotency-key': 'cut-off' },
+    });
+    expect(retry.status, retry.text).toBe(200);
+    expect(retry.headers.get('idempotent-replayed')).toBeNull();
+    expect(retry.body.summary.created).toBe(2);
   });
 
   it('refuses a malformed key with 422 naming the header, and applies nothing', async () => {
