@@ -114,7 +114,12 @@ const ProductActionEntry = Type.Object(
   {
     external_id: Type.String(),
     id: Type.String({ pattern: PRODUCT_ID_PATTERN }),
-    action: Type.Union([Type.Literal('created'), Type.Literal('updated'), Type.Literal('unchanged'), Type.Literal('reactivated')]),
+    // A plain string enum, not a union of literals: fast-json-stringify would test every entry of a 50 000-product
+    // answer against each branch of an anyOf.
+    action: Type.Unsafe<'created' | 'updated' | 'unchanged' | 'reactivated'>({
+      type: 'string',
+      enum: ['created', 'updated', 'unchanged', 'reactivated'],
+    }),
   },
   { additionalProperties: false },
 );
@@ -123,6 +128,14 @@ const DeactivatedEntry = Type.Object(
   { external_id: Type.String(), id: Type.String({ pattern: PRODUCT_ID_PATTERN }) },
   { additionalProperties: false },
 );
+
+/**
+ * Serializer of the answers that list every product of a sync (up to MAX_PRODUCTS entries): they are built field
+ * by field from SyncAnswer's own fields, so JSON.stringify gives the same text, several times faster than
+ * fast-json-stringify on 50 000 entries (about 60 ms against 300 ms here). The end-to-end tests hold the text to
+ * the schema.
+ */
+export const nativeJsonSerializer = () => (data: unknown) => JSON.stringify(data);
 
 /** The answer of a sync, and a run of the history with its per-product actions. */
 export const SyncAnswer = Type.Object(

@@ -60,7 +60,7 @@ async function startLocalServer(): Promise<RunningServer> {
     await rm(dataDir, { recursive: true, force: true });
   };
 
-  const deadline = Date.now() + 20_000;
+  const deadline = Date.now() + 90_000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null || child.signalCode !== null) {
       await stop();
@@ -74,7 +74,7 @@ async function startLocalServer(): Promise<RunningServer> {
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   await stop();
-  throw new Error(`server not healthy within 20 s:\n${stderr}`);
+  throw new Error(`server not healthy within 90 s:\n${stderr}`);
 }
 
 interface CliResult {

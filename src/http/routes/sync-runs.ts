@@ -6,7 +6,7 @@ import { authenticateProvider } from '../auth.js';
 import type { AppContext } from '../context.js';
 import { decodeCursor, encodeCursor } from '../paging.js';
 import { Problem } from '../problems.js';
-import { ALWAYS, json, problem, PROVIDER_AUTH, PROVIDER_SECURITY, SyncAnswer, SyncRunsPage } from '../schemas.js';
+import { ALWAYS, json, problem, PROVIDER_AUTH, PROVIDER_SECURITY, SyncAnswer, SyncRunsPage, nativeJsonSerializer } from '../schemas.js';
 
 const RunsQuery = Type.Object({
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'runs per page' })),
@@ -51,6 +51,7 @@ export const syncRunRoutes: FastifyPluginAsync<AppContext> = async (app, context
   app.get<{ Params: Static<typeof RunParams> }>(
     '/api/v1/sync/runs/:sync_id',
     {
+      serializerCompiler: nativeJsonSerializer,
       schema: {
         operationId: 'getSyncRun',
         summary: 'One sync run with what it did to each product',

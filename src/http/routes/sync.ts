@@ -19,7 +19,7 @@ import { authenticateProvider } from '../auth.js';
 import { readJsonBodyWithDigest, type ReceivedBody } from '../body.js';
 import type { AppContext } from '../context.js';
 import { Problem, problemBody } from '../problems.js';
-import { ALWAYS, IDEMPOTENCY_KEY_PATTERN, json, problem, PROVIDER_AUTH, PROVIDER_SECURITY, SyncAnswer } from '../schemas.js';
+import { ALWAYS, IDEMPOTENCY_KEY_PATTERN, json, problem, PROVIDER_AUTH, PROVIDER_SECURITY, SyncAnswer, nativeJsonSerializer } from '../schemas.js';
 
 const SyncQuery = Type.Object({
   dry_run: Type.Optional(
@@ -134,6 +134,7 @@ export const syncRoutes: FastifyPluginAsync<AppContext> = async (app, context) =
   app.post<{ Querystring: Static<typeof SyncQuery>; Headers: Static<typeof SyncHeaders> }>(
     '/api/v1/sync/products',
     {
+      serializerCompiler: nativeJsonSerializer,
       schema: {
         operationId: 'syncProducts',
         summary: "Replace the provider's catalogue",
