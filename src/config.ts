@@ -15,6 +15,8 @@ export interface Config {
   syncWindowSeconds: number;
   /** how long an Idempotency-Key and its answer are kept */
   idempotencyKeyTtlSeconds: number;
+  /** how long a running request's claim on its Idempotency-Key lasts if its process dies */
+  idempotencyLeaseSeconds: number;
   dbPoolSize: number;
   /** how long a stopping server lets running requests finish */
   shutdownTimeoutMs: number;
@@ -63,6 +65,7 @@ export function loadConfig(env: Env = process.env): Config {
     dryRunMaxPerWindow: integer(env, 'DRY_RUN_MAX_PER_WINDOW', 10, 1, 1_000_000),
     syncWindowSeconds: integer(env, 'SYNC_WINDOW_SECONDS', 300, 1, 86_400 * 30),
     idempotencyKeyTtlSeconds: integer(env, 'IDEMPOTENCY_KEY_TTL_SECONDS', 86_400, 1, 86_400 * 30),
+    idempotencyLeaseSeconds: integer(env, 'IDEMPOTENCY_LEASE_SECONDS', 300, 1, 86_400),
     dbPoolSize: integer(env, 'DB_POOL_SIZE', 10, 1, 1000),
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 25_000, 0, 600_000),
     statementTimeoutMs: integer(env, 'STATEMENT_TIMEOUT_MS', 30_000, 100, 3_600_000),

@@ -270,3 +270,47 @@ describe('Idempotency-Key expiry', () => {
     expect(keys.map((row) => row.key)).toEqual(['another']);
   });
 });
+
+describe('Idempotency-Key across server processes sharing one PostgreSQL', () => {
+  let first: TestServer;
+  let second: TestServer;
+
+  beforeAll(async () => {
+    // A short lease on the first process, so that the claim it leaves when killed lapses within the test.
+    first = await startServer('postgres', { env: { IDEMPOTENCY_LEASE_SECONDS: '2' } });
+    second = await startServer('postgres', { databaseUrl: first.databaseUrl! });
+  });
+  afterAll(async () => {
+    await second?.kill();
+    await first?.stop();
+  });
+
+  it('answers 409 on one process while another runs the key, and frees a dead process’s claim after its lease', async () => {
+    const host = await onboard(first, 'Two Process Hosting');
+    const body = JSON.stringify({ products: [product('a'), product('b')] });
+    const headers = { 'content-type': 'application/json', 'idempotency-key': 'shared-claim' };
+
+    const inFlight = slowSync(first, host.key, 'shared-claim', body);
+    inFlight.answer.catch(() => {});
+    const deadline = Date.now() + 10_000;
+    while ((await first.sql(`SELECT 1 FROM idempotency_keys WHERE key = 'shared-claim'`)).length === 0) {
+      if (Date.now() > deadline) throw new Error('the first request never claimed its key');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const elsewhere = await call(second, 'POST', SYNC, { token: host.key, body, headers });
+    expect(elsewhere.status, elsewhere.text).toBe(409);
+    expect(elsewhere.body.code).toBe('IDEMPOTENCY_KEY_IN_USE');
+
+    // The process holding the claim dies with the request half read: its claim stays until the lease lapses.
+    await first.kill('SIGKILL');
+    const blocked = await call(second, 'POST', SYNC, { token: host.key, body, headers });
+    expect(blocked.status).toBe(409);
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    const recovered = await call(second, 'POST', SYNC, { token: host.key, body, headers });
+    expect(recovered.status, recovered.text).toBe(200);
+    expect(recovered.body.summary.created).toBe(2);
+    const replay = await call(second, 'POST', SYNC, { token: host.key, body, headers });
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(replay.text).toBe(recovered.text);
+  });
+});

@@ -39,11 +39,6 @@ const SyncHeaders = Type.Object({
   ),
 });
 
-/**
- * A running claim blocks its key this long: longer than a request may take (120 s to send its body, then
- * validation and the transaction), so that only a claim left by a process that died is ever taken over.
- */
-const IDEMPOTENCY_LEASE_SECONDS = 300;
 
 interface WindowPolicy {
   name: 'sync' | 'dry-run';
@@ -122,7 +117,9 @@ export const syncRoutes: FastifyPluginAsync<AppContext> = async (app, context) =
   const isDryRun = (query: unknown) => (query as { dry_run?: unknown }).dry_run === 'true' || (query as { dry_run?: unknown }).dry_run === true;
   const idempotencyPolicy: IdempotencyPolicy = {
     ttlSeconds: config.idempotencyKeyTtlSeconds,
-    leaseSeconds: IDEMPOTENCY_LEASE_SECONDS,
+    // Longer than a request may take (120 s to send its body, then validation and the transaction), so that only
+    // a claim left by a process that died is taken over; were a live one taken, its transaction would roll back.
+    leaseSeconds: config.idempotencyLeaseSeconds,
   };
 
   // This scope reads its own bodies: media type, streaming size limit, gzip and strict UTF-8 (body.ts).
