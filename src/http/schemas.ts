@@ -82,8 +82,9 @@ export function json(description: string, schema: TSchema, headers: readonly Hea
   return { description, headers: headersOf(headers), content: { 'application/json': { schema } } };
 }
 
-/** The answers every route may give whatever it does: a bug, an unreachable database, a stopping server. */
+/** The answers every route may give whatever it does: malformed HTTP, a bug, an unreachable database, a stopping server. */
 export const ALWAYS = {
+  400: problem(['BAD_REQUEST']),
   500: problem(['INTERNAL_ERROR']),
   503: problem(['SERVICE_UNAVAILABLE'], ['retry-after']),
 } as const;

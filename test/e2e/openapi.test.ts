@@ -64,6 +64,11 @@ describe('OpenAPI document', () => {
     );
     const sync = document.paths['/api/v1/sync/products'].post;
     expect(Object.keys(sync.responses).sort()).toEqual(['200', '400', '401', '403', '409', '413', '415', '422', '429', '500', '503']);
+    for (const [route, methods] of Object.entries<any>(document.paths)) {
+      for (const [method, operation] of Object.entries<any>(methods)) {
+        expect(Object.keys(operation.responses), `${method} ${route}`).toEqual(expect.arrayContaining(['200', '400', '500', '503']));
+      }
+    }
     expect(sync.security).toEqual([{ apiKey: [] }]);
     expect(document.components.securitySchemes.apiKey).toMatchObject({ type: 'http', scheme: 'bearer' });
     expect(sync.requestBody.content['application/json'].schema.properties.products.maxItems).toBe(50_000);

@@ -16,7 +16,7 @@ export const healthRoutes: FastifyPluginAsync<AppContext> = async (app, context)
     ...probe,
     operationId: 'readiness',
     summary: 'Readiness: the database is reachable and the server is not stopping',
-    response: { 200: json('ready', Readiness), 500: ALWAYS[500], 503: problem(['SERVICE_UNAVAILABLE'], ['retry-after']) },
+    response: { 200: json('ready', Readiness), 400: ALWAYS[400], 500: ALWAYS[500], 503: problem(['SERVICE_UNAVAILABLE'], ['retry-after']) },
   };
   app.get('/readyz', { schema: readiness }, async () => {
     if (context.lifecycle.closing) {

@@ -146,7 +146,6 @@ export const syncRoutes: FastifyPluginAsync<AppContext> = async (app, context) =
         documentedBody: syncRequestBodySchema(config.maxProducts),
         response: {
           200: json('the plan, applied (or, for a dry run, not)', SyncAnswer, [...RATE_LIMIT_HEADERS, 'idempotent-replayed']),
-          400: problem(['BAD_REQUEST']),
           ...PROVIDER_AUTH,
           409: problem(['IDEMPOTENCY_KEY_IN_USE'], RATE_LIMIT_HEADERS),
           413: problem(['PAYLOAD_TOO_LARGE'], RATE_LIMIT_HEADERS),
