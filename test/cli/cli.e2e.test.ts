@@ -1,8 +1,11 @@
 // The README's operator flow, run through the built `hostdir` command against a real server.
 // Needs `npm run build` first (npm test does it): both sides run from dist/.
 import { execFile } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI, startServer, type TestServer } from '../support/server.js';
+import { CLI, freePort, startServer, type TestServer } from '../support/server.js';
 
 interface CliResult {
   code: number;
