@@ -6,7 +6,7 @@ import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, onboard, product } from '../support/api.js';
 import { checkAgainstDocument } from '../support/openapi-check.js';
-import { STORES, startServer, type TestServer } from '../support/server.js';
+import { startServer, type TestServer } from '../support/server.js';
 
 const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -40,11 +40,12 @@ function post(server: TestServer, key: string, body: Buffer, headers: Record<str
   });
 }
 
-describe.each(STORES)('gzip bodies (%s store)', (store) => {
+// Decoding happens before the store is touched: one store is enough.
+describe('gzip bodies', () => {
   let server: TestServer;
 
   beforeAll(async () => {
-    server = await startServer(store, { env: { MAX_BODY_BYTES: String(MAX_BODY_BYTES), DRY_RUN_MAX_PER_WINDOW: '100' } });
+    server = await startServer('postgres', { env: { MAX_BODY_BYTES: String(MAX_BODY_BYTES), DRY_RUN_MAX_PER_WINDOW: '100' } });
   });
   afterAll(async () => {
     await server?.stop();

@@ -19,7 +19,7 @@ describe('OpenAPI document', () => {
   let document: any;
 
   beforeAll(async () => {
-    server = await startServer('embedded');
+    server = await startServer('postgres');
     const answer = await call(server, 'GET', '/api/v1/openapi.json');
     expect(answer.status).toBe(200);
     document = answer.body;
