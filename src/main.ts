@@ -35,6 +35,7 @@ export async function startServer(config: Config = loadConfig()): Promise<Runnin
   const stop = () => {
     stopping ??= (async () => {
       lifecycle.closing = true;
+      app.log.info(`stopping: new requests get 503; running ones have ${config.shutdownTimeoutMs} ms to finish`);
       const deadline = setTimeout(() => {
         app.log.error('shutdown deadline passed; closing remaining connections and rolling back running syncs');
         app.server.closeAllConnections();
