@@ -6,6 +6,8 @@ export interface Config {
   port: number;
   dataDir: string;
   databaseUrl: string | null;
+  /** a direct (session) connection for the migrations when DATABASE_URL goes through a transaction pooler */
+  migrationDatabaseUrl: string | null;
   adminToken: string | null;
   logLevel: string;
   maxBodyBytes: number;
@@ -52,6 +54,10 @@ export function loadConfig(env: Env = process.env): Config {
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     throw new ConfigError('DATABASE_URL must start with postgres:// or postgresql://');
   }
+  const migrationDatabaseUrl = text(env, 'MIGRATION_DATABASE_URL');
+  if (migrationDatabaseUrl && !(databaseUrl && /^postgres(ql)?:\/\//.test(migrationDatabaseUrl))) {
+    throw new ConfigError('MIGRATION_DATABASE_URL must start with postgres:// or postgresql://, and needs DATABASE_URL');
+  }
   const adminToken = text(env, 'ADMIN_TOKEN');
   if (adminToken !== null && adminToken.length < 16) {
     throw new ConfigError('ADMIN_TOKEN must be at least 16 characters long');
@@ -68,6 +74,7 @@ export function loadConfig(env: Env = process.env): Config {
     port: integer(env, 'PORT', 3000, 0, 65535),
     dataDir: path.resolve(text(env, 'DATA_DIR') ?? './data'),
     databaseUrl,
+    migrationDatabaseUrl,
     adminToken,
     logLevel: text(env, 'LOG_LEVEL') ?? 'info',
     maxBodyBytes: integer(env, 'MAX_BODY_BYTES', 32 * 1024 * 1024, 1024, 1024 * 1024 * 1024),

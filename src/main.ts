@@ -8,7 +8,7 @@ import { loadConfig, type Config } from './config.js';
 import { buildApp, loggerOptions } from './http/app.js';
 import type { Database } from './store/db.js';
 import { migrate } from './store/migrate.js';
-import { openDatabase } from './store/open.js';
+import { openDatabase, withMigrationDatabase } from './store/open.js';
 
 export interface RunningServer {
   url: string;
@@ -17,7 +17,7 @@ export interface RunningServer {
 
 export async function startServer(config: Config = loadConfig()): Promise<RunningServer> {
   const db: Database = await openDatabase(config);
-  await migrate(db);
+  await withMigrationDatabase(config, db, migrate);
   const admin = await resolveAdminToken(config);
   const lifecycle = { closing: false };
   const app = await buildApp({ config, db, adminToken: admin.token, lifecycle, logger: loggerOptions(config.logLevel) });

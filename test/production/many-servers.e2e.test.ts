@@ -1,8 +1,9 @@
 // Several server processes on one PostgreSQL database: the rate limit and the per-host serialization hold
 // across processes, because both live in the database.
+import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { onboard, product, sync, type Answer } from '../support/api.js';
-import { createTestDatabase, startServer, type TestServer } from '../support/server.js';
+import { MAIN, createTestDatabase, freePort, startServer, type TestServer } from '../support/server.js';
 
 describe('three servers on one database', () => {
   let database: { url: string; drop(): Promise<void> };
@@ -10,15 +11,46 @@ describe('three servers on one database', () => {
 
   beforeAll(async () => {
     database = await createTestDatabase();
-    // Started one after the other: the first runs the migrations, the others find them done.
+    // Started at the same moment on an empty database: the migration lock lets one migrate, the others wait.
+    // The third migrates over its own connection (MIGRATION_DATABASE_URL, for a DATABASE_URL through PgBouncer).
     const env = { DB_POOL_SIZE: '6', LOG_LEVEL: 'warn' };
-    servers.push(await startServer('postgres', { databaseUrl: database.url, env }));
-    servers.push(...(await Promise.all([1, 2].map(() => startServer('postgres', { databaseUrl: database.url, env })))));
+    servers.push(
+      ...(await Promise.all([
+        startServer('postgres', { databaseUrl: database.url, env }),
+        startServer('postgres', { databaseUrl: database.url, env }),
+        startServer('postgres', { databaseUrl: database.url, env: { ...env, MIGRATION_DATABASE_URL: database.url } }),
+      ])),
+    );
   });
 
   afterAll(async () => {
     await Promise.all(servers.map((server) => server.stop()));
     await database?.drop();
+  });
+
+  it('migrated the schema once although they started together', async () => {
+    const applied = await servers[0]!.sql<{ version: string; n: number }>(
+      'SELECT version::text, count(*)::int AS n FROM schema_migrations GROUP BY version ORDER BY version',
+    );
+    expect(applied.length).toBeGreaterThanOrEqual(1);
+    for (const row of applied) expect(row.n).toBe(1);
+  });
+
+  it('fails to start, saying why, when MIGRATION_DATABASE_URL cannot be reached', async () => {
+    const port = await freePort();
+    const started = spawnSync(process.execPath, [MAIN], {
+      env: {
+        PATH: process.env.PATH ?? '',
+        PORT: '0',
+        DATA_DIR: servers[0]!.dataDir,
+        DATABASE_URL: database.url,
+        MIGRATION_DATABASE_URL: `postgres://postgres@127.0.0.1:${port}/nowhere`,
+      },
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+    expect(started.status).toBe(1);
+    expect(started.stderr).toMatch(/hostdir failed to start: .*ECONNREFUSED/);
   });
 
   const catalogue = (tag: string) => Array.from({ length: 20 }, (_, i) => product(`${tag}-${i}`, { price: i + 1 }));

@@ -91,7 +91,7 @@ describe('SIGTERM during a running sync (PostgreSQL)', () => {
 
     // The idle keep-alive connection and new connections: 503 with Retry-After, or no connection at all.
     for (const agent of [keepAlive, new http.Agent({ keepAlive: false })]) {
-      const answer = await request(server, agent, '/api/v1/categories').catch((error: NodeJS.ErrnoException) => error.code);
+      const answer = await request(server, agent, '/api/v1/categories').catch((error: NodeJS.ErrnoException) => String(error.code));
       if (typeof answer === 'string') {
         expect(['ECONNREFUSED', 'ECONNRESET']).toContain(answer);
       } else {

@@ -42,7 +42,7 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : 0;
 
-  return {
+  const proxy: TcpProxy = {
     port,
     cut() {
       mode = 'cut';
@@ -59,8 +59,9 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
       mode = 'open';
     },
     async close() {
-      this.cut();
+      proxy.cut();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+  return proxy;
 }
