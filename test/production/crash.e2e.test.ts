@@ -145,5 +145,5 @@ describe('SIGKILL in the middle of a 50 000-product sync (PostgreSQL)', () => {
     // The rate limit counts only what was applied: a slot is left exactly when the killed sync left none behind.
     const again = await sync(server, host.key, [product('p-after-crash')]);
     expect(again.status, again.text).toBe(applied ? 429 : 200);
-  });
+  }, 240_000);
 });

@@ -127,7 +127,7 @@ describe('the database link fails under a running server', () => {
     expect(resumed.body.summary).toMatchObject({ unchanged: 1, created: 1, deactivated: 1 });
     expect(await appliedRuns()).toBe(runsBefore + 1);
     expect(server.process().exitCode).toBeNull();
-  });
+  }, 180_000);
 
   it('answers 503 within the timeouts when the database stops answering, and recovers', async () => {
     proxy.stall();
@@ -139,7 +139,7 @@ describe('the database link fails under a running server', () => {
     expectUnavailable(ready);
     expectUnavailable(listing);
     // STATEMENT_TIMEOUT_MS (3 s) + 5 s for a query that gets no answer; 5 s for a connection that gets none.
-    expect(Date.now() - started).toBeLessThan(12_000);
+    expect(Date.now() - started).toBeLessThan(15_000);
 
     proxy.heal();
     await until(async () => (await call(server, 'GET', '/readyz')).status === 200, 20_000, '/readyz to recover');

@@ -122,7 +122,7 @@ describe('SIGTERM during a running sync (PostgreSQL)', () => {
     const stored = await watcher.query(`SELECT count(*)::int AS n FROM products WHERE status = 'active'`);
     expect(stored.rows[0].n).toBe(20_000);
     keepAlive.destroy();
-  });
+  }, 180_000);
 
   it('rolls back a sync still running at the deadline, entirely, and still exits 0', async () => {
     await start({ SHUTDOWN_TIMEOUT_MS: '300', SYNC_MAX_PER_WINDOW: '5' });
@@ -140,8 +140,9 @@ describe('SIGTERM during a running sync (PostgreSQL)', () => {
     server.process().kill('SIGTERM');
     const { code, at } = await exit;
     expect(code).toBe(0);
-    // The deadline, plus the time to drop the connections and end the pool.
-    expect(at - signalledAt).toBeLessThan(5_000);
+    // The deadline, plus the time to drop the connections and end the pool (generous: CI machines are shared);
+    // the sync alone would have needed longer, and it did not finish (below).
+    expect(at - signalledAt).toBeLessThan(10_000);
     expect(await running).toBe('connection lost');
 
     await until(async () => !(await transactionOpen(watcher)), 30_000, 'the aborted transaction to end');
@@ -149,5 +150,5 @@ describe('SIGTERM during a running sync (PostgreSQL)', () => {
     const runs = await watcher.query(`SELECT count(*)::int AS n FROM sync_runs WHERE NOT dry_run`);
     expect(runs.rows[0].n).toBe(1);
     expect(server.output()).toMatch(/shutdown deadline passed/);
-  });
+  }, 180_000);
 });
