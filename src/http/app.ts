@@ -4,6 +4,7 @@ import Fastify, { type FastifyError, type HTTPMethods, type FastifyInstance, typ
 import FindMyWay from 'find-my-way';
 import { isUnavailable } from '../store/db.js';
 import type { AppContext } from './context.js';
+import { createMetrics, metricsRoutes } from './metrics.js';
 import { openApiRoute, registerOpenApi } from './openapi.js';
 import { Problem, sendProblem } from './problems.js';
 import { requestIdOf } from './request-id.js';
@@ -14,10 +15,11 @@ import { problemPageRoutes } from './routes/problem-pages.js';
 import { productRoutes } from './routes/products.js';
 import { syncRoutes } from './routes/sync.js';
 import { syncRunRoutes } from './routes/sync-runs.js';
+import { SyncSlots } from './sync-slots.js';
 
 const PACKAGE_VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
-export interface AppOptions extends AppContext {
+export interface AppOptions extends Omit<AppContext, 'metrics' | 'syncSlots'> {
   logger?: FastifyServerOptions['logger'];
 }
 
@@ -49,7 +51,9 @@ export function loggerOptions(level: string): FastifyServerOptions['logger'] {
 }
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
-  const { logger = false, ...context } = options;
+  const { logger = false, ...settings } = options;
+  const syncSlots = new SyncSlots(settings.config.syncConcurrency, settings.config.syncQueueLimit);
+  const context: AppContext = { ...settings, syncSlots, metrics: createMetrics(settings.db, syncSlots) };
   const app = Fastify({
     logger,
     genReqId: requestIdOf,
@@ -89,6 +93,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         headers: { 'retry-after': String(RETRY_UNAVAILABLE_SECONDS), connection: 'close' },
       });
     }
+  });
+
+  app.addHook('onResponse', async (request, reply) => {
+    // The route pattern, never the raw URL: ids and query strings would make every request a new series.
+    const labels = { method: request.method, route: request.routeOptions.url ?? 'unmatched', status: String(reply.statusCode) };
+    context.metrics.requests.inc(labels);
+    context.metrics.requestDuration.observe(labels, reply.elapsedTime / 1000);
   });
 
   app.setErrorHandler((error: FastifyError | Problem, request, reply) => {
@@ -155,6 +166,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await registerOpenApi(app, PACKAGE_VERSION);
   openApiRoute(app);
   await app.register(healthRoutes, context);
+  await app.register(metricsRoutes, context);
   await app.register(problemPageRoutes, context);
   await app.register(categoryRoutes, context);
   await app.register(syncRoutes, context);

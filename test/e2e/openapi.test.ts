@@ -58,6 +58,7 @@ describe('OpenAPI document', () => {
         'GET /api/v1/sync/runs',
         'GET /api/v1/sync/runs/{sync_id}',
         'GET /healthz',
+        'GET /metrics',
         'GET /readyz',
         'POST /api/v1/sync/products',
       ].sort(),

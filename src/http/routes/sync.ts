@@ -18,6 +18,7 @@ import { windowUsage, type WindowUsage } from '../../store/sync-runs.js';
 import { authenticateProvider } from '../auth.js';
 import { readJsonBodyWithDigest, type ReceivedBody } from '../body.js';
 import type { AppContext } from '../context.js';
+import { countProducts, syncOutcome } from '../metrics.js';
 import { Problem, problemBody } from '../problems.js';
 import { ALWAYS, IDEMPOTENCY_KEY_PATTERN, json, problem, PROVIDER_AUTH, PROVIDER_SECURITY, SyncAnswer, nativeJsonSerializer } from '../schemas.js';
 
@@ -45,6 +46,9 @@ interface WindowPolicy {
   max: number;
   seconds: number;
 }
+
+/** Seconds a sync turned away by a full sync queue is asked to wait. */
+const BUSY_RETRY_SECONDS = 5;
 
 const RATE_LIMIT_HEADERS = ['ratelimit', 'ratelimit-policy'] as const;
 
@@ -109,7 +113,7 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 const PROBLEM_TYPE = 'application/problem+json; charset=utf-8';
 
 export const syncRoutes: FastifyPluginAsync<AppContext> = async (app, context) => {
-  const { config, db } = context;
+  const { config, db, metrics, syncSlots } = context;
   const policyFor = (dryRun: boolean): WindowPolicy =>
     dryRun
       ? { name: 'dry-run', max: config.dryRunMaxPerWindow, seconds: config.syncWindowSeconds }
@@ -179,6 +183,9 @@ export const syncRoutes: FastifyPluginAsync<AppContext> = async (app, context) =
         }
         if (usage.used >= policy.max) throw rateLimited(policy, usage);
       },
+      onResponse: async (request, reply) => {
+        metrics.syncs.inc({ outcome: syncOutcome(reply.statusCode, isDryRun(request.query)) });
+      },
       // Any answer that is not kept for the key (401…, 413, 415, 429, 5xx) frees it before it goes out.
       onSend: async (request, _reply, payload) => {
         const state = request.idempotency;
@@ -241,9 +248,9 @@ export const syncRoutes: FastifyPluginAsync<AppContext> = async (app, context) =
       // Serialized once: the text stored for the key is the text sent.
       let text: string | undefined;
       const toText = (applied: AppliedSync) => (text ??= serialize(answerBody(provider.hostSlug, dryRun, applied)));
-      let outcome;
+      let slot;
       try {
-        outcome = await runSync(db, {
+        slot = await syncSlots.run(() => runSync(db, {
           hostId: provider.hostId,
           keyId: provider.keyId,
           requestId: request.id,
@@ -251,6 +258,7 @@ export const syncRoutes: FastifyPluginAsync<AppContext> = async (app, context) =
           products: validation.products,
           window: { seconds: policy.seconds, max: policy.max },
           startedAt: request.syncStartedAt ?? new Date(),
+          lockTimeoutMs: config.lockTimeoutMs,
           ...(claimed
             ? {
                 idempotency: {
@@ -261,17 +269,30 @@ export const syncRoutes: FastifyPluginAsync<AppContext> = async (app, context) =
                 },
               }
             : {}),
-        });
+        }));
       } catch (error) {
         if (error instanceof IdempotencyClaimLostError) {
           throw new Problem('IDEMPOTENCY_KEY_IN_USE', 'another request took over this Idempotency-Key; nothing was changed');
         }
         throw error;
       }
+      if (slot === null) {
+        throw new Problem('SERVICE_UNAVAILABLE', 'too many syncs are waiting on this server; nothing was changed', {
+          headers: { 'retry-after': String(BUSY_RETRY_SECONDS) },
+        });
+      }
+      const outcome = slot.value;
       if (outcome.kind === 'refused') throw new Problem('KEY_REVOKED', 'the API key was revoked or its provider suspended');
+      if (outcome.kind === 'busy') {
+        // Another sync of this host has held the host for LOCK_TIMEOUT_MS; it will most likely take the slot.
+        throw new Problem('RATE_LIMITED', 'another sync of this host is still being applied; nothing was changed', {
+          headers: { 'retry-after': String(Math.max(1, Math.ceil(config.lockTimeoutMs / 1000))) },
+        });
+      }
       rateLimitHeaders(reply, policy, outcome.usage);
       if (outcome.kind === 'rate_limited') throw rateLimited(policy, outcome.usage);
       if (claimed) claimed.settled = true;
+      if (!dryRun) countProducts(metrics, outcome.plan.summary);
       return reply.status(200).type(JSON_TYPE).send(toText(outcome));
     },
   );
