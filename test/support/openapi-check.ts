@@ -74,6 +74,14 @@ function load(baseUrl: string): Promise<Contract> {
   return contract;
 }
 
+/**
+ * Fetches the server's document as soon as it is up, so that answers received while it stops (or after it is
+ * gone) are still checked against it.
+ */
+export async function loadDocument(baseUrl: string): Promise<void> {
+  await load(baseUrl);
+}
+
 export interface ReceivedAnswer {
   status: number;
   headers: Headers;

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import { loadDocument } from './openapi-check.js';
 
 export type StoreKind = 'embedded' | 'postgres';
 export const STORES: StoreKind[] = ['embedded', 'postgres'];
@@ -138,6 +139,7 @@ export async function startServer(store: StoreKind, options: StartOptions = {}):
     child.stdout!.on('data', (chunk: Buffer) => (log += chunk.toString()));
     child.stderr!.on('data', (chunk: Buffer) => (log += chunk.toString()));
     await waitForHealth(url, child, () => log);
+    await loadDocument(url);
   };
 
   const kill = async (signal: NodeJS.Signals = 'SIGTERM'): Promise<number | null> => {
