@@ -182,7 +182,12 @@ export async function startServer(store: StoreKind, options: StartOptions = {}):
     },
     sql: async <R>(text: string, params?: unknown[]) => {
       if (!databaseUrl) throw new Error('sql() needs the postgres store');
-      pool ??= new pg.Pool({ connectionString: databaseUrl, max: 2 });
+      if (!pool) {
+        pool = new pg.Pool({ connectionString: databaseUrl, max: 2 });
+        // An idle client whose connection the server ends (a restart of the shared PostgreSQL) must not fail the
+        // run as an unhandled error; the next query connects again.
+        pool.on('error', () => {});
+      }
       return (await pool.query(text, params)).rows as R[];
     },
   };
