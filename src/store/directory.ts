@@ -243,6 +243,8 @@ export async function filterChoices(db: Queryable, scope: { category?: string; h
      (SELECT 'currency', currency FROM sample GROUP BY currency ORDER BY count(*) DESC, currency LIMIT 20)`,
     [scope.category ?? null, scope.hostSlug ?? null],
   );
-  const of = (kind: string) => rows.filter((row) => row.kind === kind).map((row) => row.value).sort((a, b) => a.localeCompare(b));
-  return { locations: of('location'), features: of('feature'), currencies: of('currency') };
+  const of = (kind: string) => rows.filter((row) => row.kind === kind).map((row) => row.value);
+  const alphabetical = (values: string[]) => values.sort((a, b) => a.localeCompare(b));
+  // The most frequent currency comes first: it is the one a price limit most likely means.
+  return { locations: alphabetical(of('location')), features: alphabetical(of('feature')), currencies: of('currency') };
 }

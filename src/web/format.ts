@@ -68,8 +68,20 @@ export function formatDate(isoDate: string): string {
   return new Date(isoDate).toLocaleDateString('en', { year: 'numeric', month: 'short', day: 'numeric', timeZone: 'UTC' });
 }
 
-/** "cpu_cores" → "Cpu cores": spec keys arrive as billing systems name them. */
+// Words billing systems abbreviate in spec keys, spelled as people read them.
+const SPEC_WORDS: Record<string, string> = {
+  cpu: 'CPU', gpu: 'GPU', ram: 'RAM', ssd: 'SSD', nvme: 'NVMe', ip: 'IP', ipv4: 'IPv4', ipv6: 'IPv6', php: 'PHP',
+  sla: 'SLA', tld: 'TLD', s3: 'S3', dns: 'DNS', whmcs: 'WHMCS', cpanel: 'cPanel',
+};
+const SPEC_UNITS: Record<string, string> = { gb: 'GB', tb: 'TB', mb: 'MB', gbit: 'Gbit/s', mbit: 'Mbit/s' };
+
+/** "cpu_cores" → "CPU cores", "ram_gb" → "RAM (GB)": spec keys arrive as billing systems name them. */
 export function specLabel(key: string): string {
-  const words = key.replace(/[_-]+/g, ' ').trim();
-  return words ? words.charAt(0).toUpperCase() + words.slice(1) : key;
+  const words = key.split(/[_\s-]+/).filter(Boolean);
+  if (words.length === 0) return key;
+  const unit = words.length > 1 ? SPEC_UNITS[words.at(-1)!.toLowerCase()] : undefined;
+  const named = (unit ? words.slice(0, -1) : words).map((word) => SPEC_WORDS[word.toLowerCase()] ?? word);
+  const first = named[0]!;
+  named[0] = first === first.toLowerCase() ? first.charAt(0).toUpperCase() + first.slice(1) : first;
+  return unit ? `${named.join(' ')} (${unit})` : named.join(' ');
 }

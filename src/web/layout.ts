@@ -26,7 +26,7 @@ button:hover,.button:hover{background:#063a85;color:#fff}
 .card h2,.card h3{font-size:1.05rem;margin:0 0 .25rem}
 .muted{color:#4f5866}.price{font-weight:700;font-size:1.1rem}
 .filters{display:flex;flex-wrap:wrap;gap:.75rem;align-items:flex-end;background:#fff;border:1px solid #d5d9e0;border-radius:.5rem;padding:.75rem;margin-bottom:1rem}
-.filters label{display:flex;flex-direction:column;font-size:.9rem;gap:.2rem}
+.filters .field{display:flex;flex-direction:column;font-size:.9rem;gap:.2rem}.filters .grow{flex:1 1 18rem}
 table{border-collapse:collapse;width:100%;background:#fff}th,td{text-align:left;padding:.4rem .6rem;border-bottom:1px solid #d5d9e0;vertical-align:top}
 th{width:40%}
 .tags{display:flex;flex-wrap:wrap;gap:.35rem;list-style:none;padding:0;margin:.25rem 0}

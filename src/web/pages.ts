@@ -58,23 +58,32 @@ ${page.nextHref ? html`<a class="button" rel="next" href="${page.nextHref}">Next
 </nav>`;
 }
 
-function options(values: string[], selected: string | undefined, anyLabel: string): Html {
-  const all = selected && !values.includes(selected) ? [selected, ...values] : values;
-  return html`<option value="">${anyLabel}</option>${all.map((value) => html`<option value="${value}"${value === selected ? html` selected` : ''}>${value}</option>`)}`;
+function options(values: string[], current: string | undefined, anyLabel: string): Html {
+  const all = current && !values.includes(current) ? [current, ...values] : values;
+  return html`<option value="">${anyLabel}</option>${all.map((value) => html`<option value="${value}"${selected(value, current)}>${value}</option>`)}`;
+}
+
+/** A labelled control: the label names only the control, never the control's current value. */
+function field(id: string, label: string, control: Html): Html {
+  return html`<div class="field"><label for="${id}">${label}</label>${control}</div>`;
+}
+
+function selected(value: string, current: string | undefined): Html | '' {
+  return value === current ? html` selected` : '';
 }
 
 function filterForm(action: string, filters: PageFilters, choices: FilterChoices, categories: Category[] | null): Html {
   const currencies = choices.currencies.length > 0 ? choices.currencies : ['USD'];
   return html`<form class="filters" action="${action}" method="get" aria-label="Filters">
 ${categories === null
-    ? html`<input type="hidden" name="q" value="${filters.q ?? ''}">`
-    : html`<label>Words<input type="search" name="q" value="${filters.q ?? ''}" maxlength="200"></label>
-<label>Category<select name="category">${html`<option value="">Any category</option>`}${categories.map((category) => html`<option value="${category.slug}"${category.slug === filters.category ? html` selected` : ''}>${category.label}</option>`)}</select></label>`}
-<label>Location<select name="location">${options(choices.locations, filters.location, 'Any location')}</select></label>
-<label>Feature<select name="feature">${options(choices.features, filters.feature, 'Any feature')}</select></label>
-<label>Max. per month<input type="number" name="max_price" min="0" step="0.01" inputmode="decimal" value="${filters.max_price ?? ''}" style="width:7rem"></label>
-<label>Currency<select name="currency">${currencies.map((code) => html`<option value="${code}"${code === filters.currency ? html` selected` : ''}>${code}</option>`)}</select></label>
-<label>Sort<select name="sort">${Object.entries(PAGE_SORTS).map(([value, sort]) => html`<option value="${value}"${value === filters.sort ? html` selected` : ''}>${sort.label}</option>`)}</select></label>
+    ? (filters.q ? html`<input type="hidden" name="q" value="${filters.q}">` : '')
+    : html`${field('f-q', 'Words', html`<input id="f-q" type="search" name="q" value="${filters.q ?? ''}" maxlength="200">`)}
+${field('f-category', 'Category', html`<select id="f-category" name="category"><option value="">Any category</option>${categories.map((category) => html`<option value="${category.slug}"${selected(category.slug, filters.category)}>${category.label}</option>`)}</select>`)}`}
+${field('f-location', 'Location', html`<select id="f-location" name="location">${options(choices.locations, filters.location, 'Any location')}</select>`)}
+${field('f-feature', 'Feature', html`<select id="f-feature" name="feature">${options(choices.features, filters.feature, 'Any feature')}</select>`)}
+${field('f-max', 'Max. per month', html`<input id="f-max" type="number" name="max_price" min="0" step="0.01" inputmode="decimal" value="${filters.max_price ?? ''}" size="7">`)}
+${field('f-currency', 'Currency', html`<select id="f-currency" name="currency">${currencies.map((code) => html`<option value="${code}"${selected(code, filters.currency)}>${code}</option>`)}</select>`)}
+${field('f-sort', 'Sort', html`<select id="f-sort" name="sort">${Object.entries(PAGE_SORTS).map(([value, sort]) => html`<option value="${value}"${selected(value, filters.sort)}>${sort.label}</option>`)}</select>`)}
 <button type="submit">Apply</button>
 </form>`;
 }
@@ -84,8 +93,8 @@ export function homePage(categories: ListedCategory[], hosts: ListedHost[]): Htm
   return layout(
     { title: 'Hosting plans from every provider', description: 'Compare hosting plans that providers sync straight from their billing systems.' },
     html`<h1>Find hosting, compared across providers</h1>
-<form role="search" action="/search" method="get" class="filters" aria-label="Search all products">
-<label style="flex:1 1 18rem">Search all products<input type="search" name="q" placeholder="e.g. nvme vps frankfurt" maxlength="200"></label>
+<form role="search" action="/search" method="get" class="filters">
+<div class="field grow"><label for="home-search">Search all products</label><input id="home-search" type="search" name="q" placeholder="e.g. nvme vps frankfurt" maxlength="200"></div>
 <button type="submit">Search</button>
 </form>
 <section aria-labelledby="categories"><h2 id="categories">Categories</h2>

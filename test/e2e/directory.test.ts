@@ -1,7 +1,7 @@
 // The public directory API over HTTP on both stores: every filter and sort against a model computed here from
 // what was synced, paging walked to the end without gaps or repeats, and nothing hidden ever showing.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { admin, call, onboard, product, sync, type Onboarded } from '../support/api.js';
+import { admin, call, onboard, product, sync, type Answer, type Onboarded } from '../support/api.js';
 import { startServer, STORES, type TestServer } from '../support/server.js';
 
 interface Synced {
@@ -84,8 +84,8 @@ async function walk(server: TestServer, path: string, query: Record<string, stri
   let cursor: string | null = null;
   let pages = 0;
   do {
-    const params = new URLSearchParams({ ...query, ...(cursor ? { cursor } : {}) });
-    const answer = await call(server, 'GET', `${path}?${params}`);
+    const params: URLSearchParams = new URLSearchParams({ ...query, ...(cursor ? { cursor } : {}) });
+    const answer: Answer = await call(server, 'GET', `${path}?${params}`);
     expect(answer.status, answer.text).toBe(200);
     ids.push(...answer.body.products.map((p: { id: string }) => p.id));
     cursor = answer.body.next_cursor;

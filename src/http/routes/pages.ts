@@ -71,8 +71,9 @@ function searchOf(filters: PageFilters, cursor: string | undefined, host?: strin
       feature: filters.feature,
       host,
       max_price: filters.max_price === undefined ? undefined : Number(filters.max_price),
-      // A price limit needs a currency; the form always sends one, a hand-written URL may not.
-      currency: filters.currency ?? (filters.max_price === undefined ? undefined : 'USD'),
+      // The form's currency belongs to its price limit: without a limit it filters nothing. A hand-written URL
+      // with a limit but no currency means dollars.
+      currency: filters.max_price === undefined ? undefined : (filters.currency ?? 'USD'),
       sort,
       order,
       cursor,
