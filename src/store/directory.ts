@@ -80,11 +80,14 @@ const PRODUCT_COLUMNS = `p.id, p.name, p.category, p.price::float8 AS price, p.c
   p.description, p.specs, p.pricing_tiers, p.setup_fee::float8 AS setup_fee, p.contract_duration, p.features,
   p.datacenter_locations, p.created_at, p.updated_at, h.slug AS host_slug, h.name AS host_name`;
 
-/** The sort key of each sort, as SQL and as the text a cursor carries. */
-const SORT_KEY: Record<DirectorySort, { expression: string; cast: string }> = {
-  price: { expression: 'p.monthly_price', cast: '::numeric' },
-  name: { expression: 'lower(p.name) COLLATE "C"', cast: '::text COLLATE "C"' },
-  newest: { expression: 'p.id', cast: '::text' },
+/**
+ * The sort key of each sort: as SQL, the same order through an expression no index covers, and the cast of
+ * the text a cursor carries.
+ */
+const SORT_KEY: Record<DirectorySort, { expression: string; unindexed: string; cast: string }> = {
+  price: { expression: 'p.monthly_price', unindexed: '(p.monthly_price + 0)', cast: '::numeric' },
+  name: { expression: 'lower(p.name) COLLATE "C"', unindexed: `(lower(p.name) || '') COLLATE "C"`, cast: '::text COLLATE "C"' },
+  newest: { expression: 'p.id', unindexed: `(p.id || '')`, cast: '::text' },
 };
 
 function toListedProduct(row: Record<string, unknown>): ListedProduct {
@@ -136,6 +139,10 @@ export async function searchProducts(
   }
   const key = SORT_KEY[search.sort];
   const direction = search.order === 'asc' ? 'ASC' : 'DESC';
+  // With words to match, the text index must lead: PostgreSQL misjudges how many rows a prefix query matches,
+  // and walking the sort index in search of a rare word reads the whole listing. Sorting on an expression no
+  // index has (same order, same values) takes the sort index out of the running; the matches are sorted instead.
+  const orderBy = search.text !== undefined ? key.unindexed : key.expression;
   if (search.after) {
     const comparison = search.order === 'asc' ? '>' : '<';
     where.push(`(${key.expression}, p.id) ${comparison} (${param(search.after.key)}${key.cast}, ${param(search.after.id)}::text)`);
@@ -144,7 +151,7 @@ export async function searchProducts(
     `SELECT ${PRODUCT_COLUMNS}, (${key.expression})::text AS sort_key
      FROM products p JOIN hosts h ON h.id = p.host_id
      WHERE ${where.join(' AND ')}
-     ORDER BY ${key.expression} ${direction}, p.id ${direction}
+     ORDER BY ${orderBy} ${direction}, p.id ${direction}
      LIMIT ${param(search.limit + 1)}`,
     params,
   );

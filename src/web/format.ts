@@ -38,7 +38,7 @@ export function formatPrice(amount: number, currency: string): string {
   let format = formats.get(currency);
   if (!format) {
     try {
-      format = new Intl.NumberFormat('en', { style: 'currency', currency, minimumFractionDigits: 2, maximumFractionDigits: 4 });
+      format = new Intl.NumberFormat('en', { style: 'currency', currency, maximumFractionDigits: 4 });
     } catch {
       format = new Intl.NumberFormat('en', { minimumFractionDigits: 2, maximumFractionDigits: 4 });
     }
