@@ -139,10 +139,12 @@ export async function searchProducts(
   }
   const key = SORT_KEY[search.sort];
   const direction = search.order === 'asc' ? 'ASC' : 'DESC';
-  // With words to match, the text index must lead: PostgreSQL misjudges how many rows a prefix query matches,
-  // and walking the sort index in search of a rare word reads the whole listing. Sorting on an expression no
-  // index has (same order, same values) takes the sort index out of the running; the matches are sorted instead.
-  const orderBy = search.text !== undefined ? key.unindexed : key.expression;
+  // PostgreSQL guesses that a word it has no statistics for matches 0.5 % of the rows, and then walks the sort
+  // index looking for it: for a rare word that reads the whole listing. Unless every word is known to be common,
+  // the sort is put on an expression no index covers (same values, same order), so that the text index leads
+  // and only the matches are sorted. Common words keep the walk, which finds a page of them in a few rows.
+  const textLeads = search.text !== undefined && !(await wordsAreCommon(db, searchWords(search.text)));
+  const orderBy = textLeads ? key.unindexed : key.expression;
   if (search.after) {
     const comparison = search.order === 'asc' ? '>' : '<';
     where.push(`(${key.expression}, p.id) ${comparison} (${param(search.after.key)}${key.cast}, ${param(search.after.id)}::text)`);
@@ -162,6 +164,29 @@ export async function searchProducts(
     products: page.map(toListedProduct),
     next: more && last ? { key: String(last.sort_key), id: String(last.id) } : null,
   };
+}
+
+/**
+ * Below this share of the listing, walking a sort index to fill a page reads more rows than sorting the matches:
+ * a page of 20 among a million rows costs about 20 / share rows to walk and share × 1 000 000 to sort.
+ */
+const COMMON_WORD_SHARE = 0.005;
+
+/** Whether the statistics of the last ANALYZE know each word (as a prefix) to occur in many products. */
+async function wordsAreCommon(db: Queryable, words: string[]): Promise<boolean> {
+  const { rows } = await db.query<{ share: number | string }>(
+    `SELECT coalesce(min(share), 0) AS share FROM (
+       SELECT w.word, coalesce(sum(e.freq), 0) AS share
+       FROM unnest($1::text[]) AS w(word)
+       LEFT JOIN (
+         SELECT e.lexeme, e.freq
+         FROM pg_stats s, unnest(s.most_common_elems::text::text[], s.most_common_elem_freqs) AS e(lexeme, freq)
+         WHERE s.schemaname = current_schema() AND s.tablename = 'products' AND s.attname = 'search_text'
+       ) AS e ON starts_with(e.lexeme, w.word)
+       GROUP BY w.word) AS shares`,
+    [words],
+  );
+  return Number(rows[0]?.share ?? 0) >= COMMON_WORD_SHARE;
 }
 
 export async function findListedProduct(db: Queryable, id: string): Promise<ListedProduct | null> {

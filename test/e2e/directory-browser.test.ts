@@ -121,7 +121,7 @@ describe('directory pages in a browser', () => {
 
   beforeAll(async () => {
     expect(existsSync(CHROMIUM), `${CHROMIUM} is missing: apt-get install -y chromium`).toBe(true);
-    server = await startServer('embedded', { env: { SYNC_MAX_PER_WINDOW: '10' } });
+    server = await startServer('postgres', { env: { SYNC_MAX_PER_WINDOW: '10' } });
     const seeded = await runCli(server, ['seed-demo']);
     expect(seeded.code, seeded.stderr).toBe(0);
     expect(seeded.stdout).toContain('nordlicht-hosting: onboarded, 17 products synced');
