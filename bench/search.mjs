@@ -7,7 +7,8 @@
 //   BENCH_PRODUCTS=20000 npm run bench:search   # a quick smoke
 //   BENCH_REGENERATE=1 npm run bench:search     # drop and generate again
 //
-// PostgreSQL: BENCH_DATABASE_URL, else TEST_DATABASE_URL's server, else postgres://postgres@127.0.0.1:5432.
+// PostgreSQL: the server of TEST_DATABASE_URL, else postgres://postgres@127.0.0.1:5432; BENCH_DATABASE names the
+// database (default hostdir_bench_search).
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -21,8 +22,9 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const PRODUCTS = Number(process.env.BENCH_PRODUCTS ?? 1_000_000);
 const HOSTS = Number(process.env.BENCH_HOSTS ?? Math.max(10, Math.round(PRODUCTS / 1000)));
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 15);
-const SERVER_URL = new URL(process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
-const DATABASE = process.env.BENCH_DATABASE_URL ? SERVER_URL.pathname.slice(1) : `hostdir_bench_search${PRODUCTS === 1_000_000 ? '' : `_${PRODUCTS}`}`;
+const SERVER_URL = new URL(process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
+const DATABASE = process.env.BENCH_DATABASE ?? `hostdir_bench_search${PRODUCTS === 1_000_000 ? '' : `_${PRODUCTS}`}`;
+if (!/^[a-z_][a-z0-9_]{0,62}$/.test(DATABASE)) throw new Error(`BENCH_DATABASE must be a plain lower-case name, got ${DATABASE}`);
 const databaseUrl = (() => {
   const url = new URL(SERVER_URL);
   url.pathname = `/${DATABASE}`;
@@ -190,7 +192,7 @@ const SEARCHES = [
   ['category, newest', 'category=game_minecraft&sort=newest'],
   ['text + location', 'q=ryzen&location=Frankfurt'],
   ['four filters', 'category=vps_cloud&location=Amsterdam&feature=IPv6&max_price=20&currency=USD'],
-  ['one host', 'host=host-0042'],
+  ['one host', `host=host-${String(Math.min(42, HOSTS - 3)).padStart(4, '0')}`],
   ['text, rare word', 'q=quokka'],
   ['currency, dearest first', 'currency=GBP&order=desc'],
   ['category, second page', null],
