@@ -33,7 +33,7 @@ th{width:40%}
 .tags li{background:#e6ecf5;color:#1b2f4d;border-radius:1rem;padding:.05rem .6rem;font-size:.875rem}
 .pager{margin:1.25rem 0}
 .description{white-space:pre-line}
-.layout{display:grid;gap:1.5rem}@media(min-width:48rem){.layout{grid-template-columns:2fr 1fr}}
+.layout{display:grid;gap:1.5rem}.layout>aside{align-self:start}@media(min-width:48rem){.layout{grid-template-columns:2fr 1fr}}
 footer.site{max-width:72rem;margin:2rem auto 0;padding:1rem;border-top:1px solid #d5d9e0;color:#4f5866;font-size:.9rem}
 `;
 
