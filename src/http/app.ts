@@ -1,5 +1,5 @@
 // Builds the Fastify application: hooks shared by every route, problem+json errors, 404/405, route groups.
-import Fastify, { type FastifyError, type HTTPMethods, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyError, type HTTPMethods, type FastifyInstance, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import FindMyWay from 'find-my-way';
 import { isUnavailable } from '../store/db.js';
 import type { AppContext } from './context.js';
@@ -21,6 +21,9 @@ export interface AppOptions extends AppContext {
 /** Seconds a client is asked to wait when the database is out of reach or the server is stopping. */
 const RETRY_UNAVAILABLE_SECONDS = 5;
 
+/** An API key a client put into its URL (query string or path) is cut out of the log line like the header. */
+const API_KEY_IN_URL = /\brk_\w*/gi;
+
 export function loggerOptions(level: string): FastifyServerOptions['logger'] {
   return {
     level,
@@ -28,6 +31,16 @@ export function loggerOptions(level: string): FastifyServerOptions['logger'] {
     redact: {
       paths: ['req.headers.authorization', 'req.headers["x-admin-token"]', 'headers.authorization'],
       censor: '[redacted]',
+    },
+    serializers: {
+      // Fastify's own request serializer, with the URL scrubbed.
+      req: (request: FastifyRequest) => ({
+        method: request.method,
+        url: request.url.replace(API_KEY_IN_URL, 'rk_[redacted]'),
+        host: request.host,
+        remoteAddress: request.ip,
+        remotePort: request.socket?.remotePort,
+      }),
     },
   };
 }
@@ -45,6 +58,15 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     keepAliveTimeout: 5_000,
     forceCloseConnections: 'idle',
     routerOptions: { ignoreTrailingSlash: true },
+    // Fastify answers these before any hook runs; as problems with a request id they look like every other answer.
+    frameworkErrors: (error, request, reply) => {
+      reply.header('x-request-id', request.id);
+      if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+        sendProblem(reply, new Problem('NOT_FOUND', 'no resource at this path'));
+      } else {
+        sendProblem(reply, new Problem('BAD_REQUEST', 'the URL is not valid (check its percent-encoding)'));
+      }
+    },
   });
 
   // Every method each path answers, kept apart to tell "wrong method" (405) from "no such path" (404).
