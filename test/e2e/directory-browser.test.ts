@@ -153,6 +153,19 @@ describe('directory pages in a browser', () => {
     if (profile) await rm(profile, { recursive: true, force: true });
   });
 
+  it('seed-demo leaves providers that exist as they are', async () => {
+    const again = await runCli(server, ['seed-demo', '--json']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(JSON.parse(again.stdout).hosts.map((host: { products: number | null }) => host.products)).toEqual([null, null, null, null]);
+    const hosts = await call(server, 'GET', '/api/v1/directory/hosts');
+    expect(hosts.body.hosts.map((host: { slug: string; product_count: number }) => [host.slug, host.product_count])).toEqual([
+      ['blockforge-games', 17],
+      ['harbor-cloud', 18],
+      ['kestrel-web', 11],
+      ['nordlicht-hosting', 17],
+    ]);
+  });
+
   it('shows the categories on the home page and searches from its search box', async () => {
     await visit('/', 'home');
     await expect(page.getByRole('link', { name: 'Cloud VPS' }).count()).resolves.toBe(1);
