@@ -3,6 +3,7 @@ import Fastify, { type FastifyError, type HTTPMethods, type FastifyInstance, typ
 import FindMyWay from 'find-my-way';
 import { isUnavailable } from '../store/db.js';
 import type { AppContext } from './context.js';
+import { createMetrics, metricsRoutes } from './metrics.js';
 import { Problem, sendProblem } from './problems.js';
 import { requestIdOf } from './request-id.js';
 import { adminRoutes } from './routes/admin.js';
@@ -13,8 +14,9 @@ import { pageRoutes, sendNotFoundPage } from './routes/pages.js';
 import { problemPageRoutes } from './routes/problem-pages.js';
 import { productRoutes } from './routes/products.js';
 import { syncRoutes } from './routes/sync.js';
+import { SyncSlots } from './sync-slots.js';
 
-export interface AppOptions extends AppContext {
+export interface AppOptions extends Omit<AppContext, 'metrics' | 'syncSlots'> {
   logger?: FastifyServerOptions['logger'];
 }
 
@@ -46,7 +48,9 @@ export function loggerOptions(level: string): FastifyServerOptions['logger'] {
 }
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
-  const { logger = false, ...context } = options;
+  const { logger = false, ...settings } = options;
+  const syncSlots = new SyncSlots(settings.config.syncConcurrency, settings.config.syncQueueLimit);
+  const context: AppContext = { ...settings, syncSlots, metrics: createMetrics(settings.db, syncSlots) };
   const app = Fastify({
     logger,
     genReqId: requestIdOf,
@@ -86,6 +90,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         headers: { 'retry-after': String(RETRY_UNAVAILABLE_SECONDS), connection: 'close' },
       });
     }
+  });
+
+  app.addHook('onResponse', async (request, reply) => {
+    // The route pattern, never the raw URL: ids and query strings would make every request a new series.
+    const labels = { method: request.method, route: request.routeOptions.url ?? 'unmatched', status: String(reply.statusCode) };
+    context.metrics.requests.inc(labels);
+    context.metrics.requestDuration.observe(labels, reply.elapsedTime / 1000);
   });
 
   app.setErrorHandler((error: FastifyError | Problem, request, reply) => {
@@ -153,6 +164,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
 
   await app.register(healthRoutes, context);
+  await app.register(metricsRoutes, context);
   await app.register(problemPageRoutes, context);
   await app.register(categoryRoutes, context);
   await app.register(syncRoutes, context);
