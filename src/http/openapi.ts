@@ -4,6 +4,7 @@ import swagger from '@fastify/swagger';
 import type { TSchema } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { PROBLEM_BASE } from './problems.js';
+import { ALWAYS, HEADERS, problem } from './schemas.js';
 
 declare module 'fastify' {
   interface FastifySchema {
@@ -54,14 +55,35 @@ export async function registerOpenApi(app: FastifyInstance, version: string): Pr
         },
       },
     },
-    // The admin API (/admin/v1) is the operator's, reached through the hostdir command line: not part of the document.
-    transform: ({ schema, url }) => {
-      if (url.startsWith('/admin/') || url === OPENAPI_PATH) return { schema: { ...schema, hide: true }, url };
-      if (!schema?.documentedBody) return { schema, url };
-      const { documentedBody, ...rest } = schema;
-      return { schema: { ...rest, body: documentedBody }, url };
+    // The admin API (/admin/v1) is the operator's, reached through the hostdir command line, and the directory's
+    // HTML pages are for browsers: neither is part of the document.
+    transform: ({ schema, url, route }) => {
+      if (!isDocumented(url)) return { schema: { ...schema, hide: true }, url };
+      const { documentedBody, ...rest } = schema ?? {};
+      const documented: Record<string, unknown> = { ...rest, ...(documentedBody ? { body: documentedBody } : {}) };
+      // What every route may answer, for routes that list only their success.
+      const response = { ...(rest.response as Record<string, unknown> | undefined) };
+      for (const [status, answer] of Object.entries(ALWAYS)) response[status] ??= answer;
+      if (rest.params) response['404'] ??= problem(['NOT_FOUND']);
+      if (rest.params || rest.querystring) response['422'] ??= problem(['VALIDATION_FAILED']);
+      if (url.startsWith('/api/v1/directory/')) {
+        response['304'] ??= { description: 'Not Modified: If-None-Match named the current ETag', type: 'null', headers: { 'x-request-id': HEADERS['x-request-id'] } };
+      }
+      documented.response = response;
+      documented.security ??= [];
+      // Routes that name no operation get one from their method and path (getApiV1DirectoryHostsSlug).
+      const method = String(Array.isArray(route.method) ? route.method[0] : route.method).toLowerCase();
+      documented.operationId ??= method + url.replace(/[^A-Za-z0-9]+(.)?/g, (_match, next: string | undefined) => (next ?? '').toUpperCase());
+      return { schema: documented, url };
     },
   });
+}
+
+const PROBES = new Set(['/healthz', '/readyz', '/metrics']);
+
+/** The API under /api/ and the probes; not the admin API, the document itself or the HTML pages. */
+export function isDocumented(url: string): boolean {
+  return (url.startsWith('/api/') && url !== OPENAPI_PATH) || PROBES.has(url);
 }
 
 export function openApiRoute(app: FastifyInstance): void {

@@ -46,13 +46,17 @@ describe('OpenAPI document', () => {
     }
   });
 
-  it('documents every public and provider operation with its answers, and no admin route', () => {
+  it('documents every public and provider operation with its answers, and no admin route or HTML page', () => {
     const operations = Object.entries(document.paths).flatMap(([route, methods]: [string, any]) =>
       Object.keys(methods).map((method) => `${method.toUpperCase()} ${route}`),
     );
     expect(operations.sort()).toEqual(
       [
         'GET /api/v1/categories',
+        'GET /api/v1/directory/hosts',
+        'GET /api/v1/directory/hosts/{slug}',
+        'GET /api/v1/directory/products',
+        'GET /api/v1/directory/products/{id}',
         'GET /api/v1/problems/{slug}',
         'GET /api/v1/products',
         'GET /api/v1/sync/runs',

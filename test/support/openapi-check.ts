@@ -97,10 +97,14 @@ function mismatch(method: string, path: string, answer: ReceivedAnswer, why: str
   return new Error(`${method} ${path} → ${answer.status} does not match the OpenAPI document: ${why}\n${answer.text.slice(0, 2000)}`);
 }
 
-/** Throws when the answer is not one the document describes. The admin API is not part of the document. */
+/**
+ * Throws when the answer is not one the document describes. The document covers the API (/api/…) and the probes;
+ * the admin API and the directory's HTML pages are not part of it.
+ */
 export async function checkAgainstDocument(baseUrl: string, method: string, path: string, answer: ReceivedAnswer): Promise<void> {
   const pathname = new URL(path, 'http://x').pathname;
-  if (pathname.startsWith('/admin/') || pathname === OPENAPI_PATH) return;
+  const documented = (pathname.startsWith('/api/') && pathname !== OPENAPI_PATH) || ['/healthz', '/readyz', '/metrics'].includes(pathname);
+  if (!documented) return;
   const contract = await load(baseUrl);
   const verb = method.toLowerCase();
   const route = contract.routes.find(({ pattern }) => pattern.test(pathname));
@@ -117,14 +121,14 @@ export async function checkAgainstDocument(baseUrl: string, method: string, path
   }
 
   const responses = operation.responses;
-  const documented =
+  const documentedAnswer =
     responses[String(answer.status)] ?? responses[`${String(answer.status)[0]}XX`] ?? responses.default;
-  if (!documented) {
+  if (!documentedAnswer) {
     throw mismatch(method, path, answer, `status ${answer.status} is not documented (documented: ${Object.keys(responses).join(', ')})`);
   }
   if (verb === 'head' || answer.text === '') return;
   const mediaType = mediaTypeOf(answer.headers);
-  const content = documented.content?.[mediaType];
+  const content = documentedAnswer.content?.[mediaType];
   if (!content) {
     throw mismatch(method, path, answer, `media type "${mediaType}" is not documented for ${answer.status}`);
   }
