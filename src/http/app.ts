@@ -22,13 +22,34 @@ export interface AppOptions extends AppContext {
 /** Seconds a client is asked to wait when the database is out of reach or the server is stopping. */
 const RETRY_UNAVAILABLE_SECONDS = 5;
 
-export function loggerOptions(level: string): FastifyServerOptions['logger'] {
+/** Anything shaped like an API key or an admin token, wherever a client put it in a URL. */
+const SECRET_IN_URL = /\b(rk|adm)_[0-9A-Za-z]+/g;
+
+/** The URL as logged: a key a client wrongly sent in the query string (or path) never reaches the log. */
+export function loggableUrl(url: string, adminToken?: string): string {
+  let safe = url.replace(SECRET_IN_URL, '$1_[redacted]');
+  if (adminToken) {
+    safe = safe.replaceAll(adminToken, '[redacted]').replaceAll(encodeURIComponent(adminToken), '[redacted]');
+  }
+  return safe;
+}
+
+export function loggerOptions(level: string, adminToken?: string): FastifyServerOptions['logger'] {
   return {
     level,
     // Credentials never reach the log, whatever a future serializer decides to include.
     redact: {
       paths: ['req.headers.authorization', 'req.headers["x-admin-token"]', 'headers.authorization'],
       censor: '[redacted]',
+    },
+    serializers: {
+      req: (request: { method: string; url: string; host?: string; ip?: string; socket?: { remotePort?: number } }) => ({
+        method: request.method,
+        url: loggableUrl(request.url, adminToken),
+        host: request.host,
+        remoteAddress: request.ip,
+        remotePort: request.socket?.remotePort,
+      }),
     },
   };
 }
