@@ -58,6 +58,12 @@ describe('resource limits', () => {
     expect(exchange.responses.map((r) => r.status)).toEqual([408]);
   });
 
+  it('closes a connection that never sends a byte', async () => {
+    const exchange = await rawExchange(server.port, [], { deadlineMs: 15_000 });
+    expect(exchange.closedAfterMs).not.toBeNull();
+    expect(exchange.closedAfterMs!).toBeLessThan(HEADERS_TIMEOUT_MS + SLACK_MS);
+  });
+
   it('closes an idle keep-alive connection after KEEP_ALIVE_TIMEOUT_MS', async () => {
     const exchange = await rawExchange(server.port, ['GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n'], { deadlineMs: 10_000 });
     expect(exchange.responses.map((r) => r.status)).toEqual([200]);
