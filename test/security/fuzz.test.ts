@@ -211,6 +211,26 @@ describe.each<StoreKind>(['postgres', 'embedded'])('hostile input on the %s stor
     await expectAlive();
   });
 
+  it('gives every field every JSON type, and the catalogue itself too', async () => {
+    const types: unknown[] = [null, true, false, 0, -1, 2.5, '', 'text', [], ['a'], {}, { a: 1 }, new Raw('1e309'), new Raw('-0')];
+    let before = await state();
+    let round = 0;
+    const bodies: string[] = [];
+    for (const field of FIELDS) for (const value of types) bodies.push(bodyOf({ kind: 'set', index: 1, field, value }, round++));
+    for (const value of types) {
+      bodies.push(serialize(value), serialize({ products: value }), serialize({ products: [value] }));
+    }
+    for (const body of bodies) {
+      const answer = await post(server, target.key, body);
+      expectDocumentedAnswer(answer, body);
+      expect([200, 422], body.slice(0, 200)).toContain(answer.status);
+      const after = await state();
+      if (answer.status === 200) before = after;
+      else expect(after, body.slice(0, 200)).toBe(before);
+    }
+    await expectAlive();
+  });
+
   it('refuses each known poison value in every stored string field, naming the field', async () => {
     const before = await state();
     const poisons: [string, string][] = [['\u0000', 'control_characters'], ['\ud800', 'invalid_unicode'], ['x\udfff', 'invalid_unicode']];
