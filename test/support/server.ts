@@ -90,8 +90,11 @@ export interface StartOptions {
   dataDir?: string;
 }
 
+/** How long a server may take to start: the embedded store (PostgreSQL in WebAssembly) is slow on a busy machine. */
+const START_TIMEOUT_MS = 90_000;
+
 async function waitForHealth(url: string, child: ChildProcess, output: () => string): Promise<void> {
-  const deadline = Date.now() + 30_000;
+  const deadline = Date.now() + START_TIMEOUT_MS;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}:\n${output()}`);
     try {
@@ -102,7 +105,7 @@ async function waitForHealth(url: string, child: ChildProcess, output: () => str
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  throw new Error(`server did not become healthy within 30 s:\n${output()}`);
+  throw new Error(`server did not become healthy within ${START_TIMEOUT_MS / 1000} s:\n${output()}`);
 }
 
 export async function startServer(store: StoreKind, options: StartOptions = {}): Promise<TestServer> {
