@@ -13,7 +13,7 @@ import { stateOf } from '../support/state.js';
 
 const SEED = 20261121;
 /** runs per property; the embedded store is slower and gets fewer */
-const RUNS: Record<StoreKind, number> = { postgres: 250, embedded: 80 };
+const RUNS: Record<StoreKind, number> = { postgres: 250, embedded: 50 };
 
 const DOCUMENTED = new Set([200, 400, 401, 403, 404, 405, 408, 409, 413, 415, 422, 429, 431, 503]);
 const BODY_CODES = new Set<string>([...VALIDATION_CODES, 'invalid_json', 'invalid_gzip']);

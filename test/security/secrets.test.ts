@@ -20,7 +20,9 @@ async function fullSession(server: TestServer): Promise<Session> {
   expect((await sync(server, rotated.key, [product('a')], '?dry_run=true')).status).toBe(200);
   expect((await admin(server, 'POST', `/keys/${first.keyId}/revoke`)).status).toBe(200);
   expect((await sync(server, first.key, [product('a')])).status).toBe(403);
-  const guessed = [`rk_${randomBytes(32).toString('hex')}`, `${rotated.key.slice(0, -1)}0`, rotated.key.toUpperCase()];
+  // Real-looking failures: a random key, the real one with its last digit changed, the real one in upper case.
+  const changed = `${rotated.key.slice(0, -1)}${rotated.key.endsWith('0') ? '1' : '0'}`;
+  const guessed = [`rk_${randomBytes(32).toString('hex')}`, changed, rotated.key.toUpperCase()];
   for (const key of guessed) expect((await call(server, 'GET', '/api/v1/products', { token: key })).status).toBe(401);
   const wrongAdmin = `${server.adminToken}-wrong`;
   expect((await call(server, 'GET', '/admin/v1/hosts', { token: wrongAdmin })).status).toBe(401);
