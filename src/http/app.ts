@@ -1,8 +1,8 @@
 // Builds the Fastify application: hooks shared by every route, problem+json errors, 404/405, route groups.
 import type { Socket } from 'node:net';
 import Fastify, { type FastifyError, type HTTPMethods, type FastifyInstance, type FastifyServerOptions } from 'fastify';
-import { newId } from '../catalog/ids.js';
 import FindMyWay from 'find-my-way';
+import { newId } from '../catalog/ids.js';
 import { isUnavailable } from '../store/db.js';
 import { AuthFailures } from './auth-failures.js';
 import type { AppContext } from './context.js';

@@ -1,7 +1,7 @@
 // Reads a JSON request body from the stream: media type first, then a size limit enforced while reading
 // (on decoded bytes when gzip-encoded), then strict UTF-8 and JSON.
 import type { IncomingMessage } from 'node:http';
-import type { Readable } from 'node:stream';
+import type { Readable, Transform } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import { Problem } from './problems.js';
 
@@ -114,9 +114,16 @@ export function readJsonBody(request: IncomingMessage, payload: Readable, limits
     const discardRest = () => {
       refused = true;
       chunks.length = 0;
+      memory?.budget.release(memory.holder);
       if (stream !== payload) {
+        // Stop inflating: the compressed rest is read raw and dropped.
+        payload.unpipe(stream as Transform);
         stream.removeAllListeners('data');
         stream.destroy();
+        if (payload.readableEnded) {
+          finish(busy());
+          return;
+        }
         let discarded = 0;
         payload.on('data', (chunk: Buffer) => {
           discarded += chunk.length;
