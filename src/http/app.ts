@@ -1,6 +1,6 @@
 // Builds the Fastify application: hooks shared by every route, problem+json errors, 404/405, route groups.
 import type { Socket } from 'node:net';
-import Fastify, { type FastifyError, type HTTPMethods, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyError, type HTTPMethods, type FastifyInstance, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import FindMyWay from 'find-my-way';
 import { newId } from '../catalog/ids.js';
 import { isUnavailable } from '../store/db.js';
@@ -23,7 +23,7 @@ export interface AppOptions extends AppContext {
 const RETRY_UNAVAILABLE_SECONDS = 5;
 
 /** Anything shaped like an API key or an admin token, wherever a client put it in a URL. */
-const SECRET_IN_URL = /\b(rk|adm)_[0-9A-Za-z]+/g;
+const SECRET_IN_URL = /\b(rk|adm)_\w*/gi;
 
 /** The URL as logged: a key a client wrongly sent in the query string (or path) never reaches the log. */
 export function loggableUrl(url: string, adminToken?: string): string {
@@ -43,7 +43,8 @@ export function loggerOptions(level: string, adminToken?: string): FastifyServer
       censor: '[redacted]',
     },
     serializers: {
-      req: (request: { method: string; url: string; host?: string; ip?: string; socket?: { remotePort?: number } }) => ({
+      // Fastify's own request serializer, with the URL scrubbed.
+      req: (request: FastifyRequest) => ({
         method: request.method,
         url: loggableUrl(request.url, adminToken),
         host: request.host,
@@ -97,11 +98,14 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     forceCloseConnections: 'idle',
     routerOptions: { ignoreTrailingSlash: true },
     clientErrorHandler: answerClientError,
-    // FST_ERR_BAD_URL and the like, found while routing: a path that is not valid percent-encoded UTF-8.
+    // Fastify answers these before any hook runs; as problems with a request id they look like every other answer.
     frameworkErrors: (error, request, reply) => {
       reply.header('x-request-id', request.id);
-      const detail = error.code === 'FST_ERR_BAD_URL' ? 'the path is not valid percent-encoded UTF-8' : 'the request is malformed';
-      void sendProblem(reply, new Problem('BAD_REQUEST', detail));
+      if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+        sendProblem(reply, new Problem('NOT_FOUND', 'no resource at this path'));
+      } else {
+        sendProblem(reply, new Problem('BAD_REQUEST', 'the URL is not valid (check its percent-encoding)'));
+      }
     },
   });
 
