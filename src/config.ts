@@ -6,6 +6,8 @@ export interface Config {
   port: number;
   dataDir: string;
   databaseUrl: string | null;
+  /** a direct (session) connection for the migrations when DATABASE_URL goes through a transaction pooler */
+  migrationDatabaseUrl: string | null;
   adminToken: string | null;
   logLevel: string;
   maxBodyBytes: number;
@@ -29,6 +31,14 @@ export interface Config {
   /** failed authentications from one client address per window before it gets 429 */
   authFailureLimit: number;
   authFailureWindowSeconds: number;
+  /** how long a sync waits for another sync of the same host to finish before it is answered 429 */
+  lockTimeoutMs: number;
+  /** sync transactions one process runs at once; the rest wait in a queue */
+  syncConcurrency: number;
+  /** syncs that may wait for a free slot; beyond that a sync is answered 503 */
+  syncQueueLimit: number;
+  /** server processes sharing the port (node:cluster); more than 1 needs DATABASE_URL */
+  workers: number;
 }
 
 export class ConfigError extends Error {}
@@ -55,6 +65,10 @@ export function loadConfig(env: Env = process.env): Config {
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     throw new ConfigError('DATABASE_URL must start with postgres:// or postgresql://');
   }
+  const migrationDatabaseUrl = text(env, 'MIGRATION_DATABASE_URL');
+  if (migrationDatabaseUrl && !(databaseUrl && /^postgres(ql)?:\/\//.test(migrationDatabaseUrl))) {
+    throw new ConfigError('MIGRATION_DATABASE_URL must start with postgres:// or postgresql://, and needs DATABASE_URL');
+  }
   const adminToken = text(env, 'ADMIN_TOKEN');
   if (adminToken !== null && adminToken.length < 16) {
     throw new ConfigError('ADMIN_TOKEN must be at least 16 characters long');
@@ -69,11 +83,19 @@ export function loadConfig(env: Env = process.env): Config {
   if (maxBodyBytesInFlight < maxBodyBytes) {
     throw new ConfigError('MAX_BODY_BYTES_IN_FLIGHT must be at least MAX_BODY_BYTES, or no largest body could ever pass');
   }
+  const workers = integer(env, 'WORKERS', 1, 1, 256);
+  if (workers > 1 && !databaseUrl) {
+    throw new ConfigError(
+      `${workers} workers need DATABASE_URL: the embedded store (PGlite) can be opened by one process only; ` +
+        'run one worker, or point DATABASE_URL at a PostgreSQL server',
+    );
+  }
   return {
     host: text(env, 'HOST') ?? '127.0.0.1',
     port: integer(env, 'PORT', 3000, 0, 65535),
     dataDir: path.resolve(text(env, 'DATA_DIR') ?? './data'),
     databaseUrl,
+    migrationDatabaseUrl,
     adminToken,
     logLevel: text(env, 'LOG_LEVEL') ?? 'info',
     maxBodyBytes,
@@ -90,5 +112,10 @@ export function loadConfig(env: Env = process.env): Config {
     maxBodyBytesInFlight,
     authFailureLimit: integer(env, 'AUTH_FAILURE_LIMIT', 20, 1, 1_000_000),
     authFailureWindowSeconds: integer(env, 'AUTH_FAILURE_WINDOW_SECONDS', 60, 1, 86_400),
+    lockTimeoutMs: integer(env, 'LOCK_TIMEOUT_MS', 10_000, 10, 3_600_000),
+    syncConcurrency: integer(env, 'SYNC_CONCURRENCY', 4, 1, 1000),
+    syncQueueLimit: integer(env, 'SYNC_QUEUE_LIMIT', 100, 0, 100_000),
+    workers,
   };
 }
+

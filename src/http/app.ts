@@ -6,6 +6,7 @@ import { newId } from '../catalog/ids.js';
 import { isUnavailable } from '../store/db.js';
 import { AuthFailures } from './auth-failures.js';
 import type { AppContext } from './context.js';
+import { createMetrics, metricsRoutes } from './metrics.js';
 import { Problem, rawProblemResponse, sendProblem } from './problems.js';
 import { requestIdOf } from './request-id.js';
 import { adminRoutes } from './routes/admin.js';
@@ -14,8 +15,9 @@ import { healthRoutes } from './routes/health.js';
 import { problemPageRoutes } from './routes/problem-pages.js';
 import { productRoutes } from './routes/products.js';
 import { syncRoutes } from './routes/sync.js';
+import { SyncSlots } from './sync-slots.js';
 
-export interface AppOptions extends AppContext {
+export interface AppOptions extends Omit<AppContext, 'metrics' | 'syncSlots'> {
   logger?: FastifyServerOptions['logger'];
 }
 
@@ -77,7 +79,9 @@ function answerClientError(this: FastifyInstance, error: NodeJS.ErrnoException, 
 }
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
-  const { logger = false, ...context } = options;
+  const { logger = false, ...settings } = options;
+  const syncSlots = new SyncSlots(settings.config.syncConcurrency, settings.config.syncQueueLimit);
+  const context: AppContext = { ...settings, syncSlots, metrics: createMetrics(settings.db, syncSlots) };
   const { config } = context;
   const app = Fastify({
     logger,
@@ -128,6 +132,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         headers: { 'retry-after': String(RETRY_UNAVAILABLE_SECONDS), connection: 'close' },
       });
     }
+  });
+
+  app.addHook('onResponse', async (request, reply) => {
+    // The route pattern, never the raw URL: ids and query strings would make every request a new series.
+    const labels = { method: request.method, route: request.routeOptions.url ?? 'unmatched', status: String(reply.statusCode) };
+    context.metrics.requests.inc(labels);
+    context.metrics.requestDuration.observe(labels, reply.elapsedTime / 1000);
   });
 
   app.setErrorHandler((error: FastifyError | Problem, request, reply) => {
@@ -196,6 +207,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
 
   await app.register(healthRoutes, context);
+  await app.register(metricsRoutes, context);
   await app.register(problemPageRoutes, context);
   await app.register(categoryRoutes, context);
   await app.register(syncRoutes, context);

@@ -88,6 +88,8 @@ export interface StartOptions {
   /** reuse a database (postgres) instead of creating one */
   databaseUrl?: string;
   dataDir?: string;
+  /** what node runs (default: dist/main.js), e.g. [CLI, 'serve', '--workers', '2'] */
+  args?: string[];
 }
 
 /** Generous: PGlite's first start takes seconds, and many more on a loaded machine. */
@@ -132,7 +134,7 @@ export async function startServer(store: StoreKind, options: StartOptions = {}):
       ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
       ...options.env,
     };
-    child = spawn(process.execPath, [MAIN], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    child = spawn(process.execPath, options.args ?? [MAIN], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     child.stdout!.on('data', (chunk: Buffer) => (log += chunk.toString()));
     child.stderr!.on('data', (chunk: Buffer) => (log += chunk.toString()));
     await waitForHealth(url, child, () => log);
