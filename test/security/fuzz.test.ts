@@ -328,6 +328,20 @@ describe.each<StoreKind>(['postgres', 'embedded'])('hostile input on the %s stor
       expectDocumentedAnswer(answer, null, false);
       expect([400, 404, 422], what).toContain(answer.status);
     }
+    // The public directory: its API and its pages take paths and queries from anyone.
+    const publicPaths = [
+      '/api/v1/directory/hosts/a%00b', '/api/v1/directory/products/prd_%00', '/api/v1/directory/products?q=%00',
+      '/api/v1/directory/products?location=%00&feature=%ed%a0%80', '/api/v1/directory/products?q=((%22%5C&category=%00',
+      '/api/v1/directory/products?min_price=1e309&max_price=-0', '/api/v1/directory/hosts?cursor=%00',
+      '/hosts/a%00b', '/products/prd_%00', '/categories/%00', '/search?q=%00&location=%00', '/search?q=%F0%9F%98%80%00',
+    ];
+    for (const path of publicPaths) {
+      const answer = await call(server, 'GET', path);
+      expect([200, 400, 404, 422], path).toContain(answer.status);
+      // The API answers problems; the pages may answer an HTML page for a 404.
+      const expected = path.startsWith('/api/') ? /^application\/problem\+json/ : /^(application\/problem\+json|text\/html)/;
+      if (answer.status !== 200) expect(answer.headers.get('content-type'), path).toMatch(expected);
+    }
     expect(await state()).toBe(before);
     await expectAlive();
   });
