@@ -2,12 +2,55 @@
 // (on decoded bytes when gzip-encoded), then strict UTF-8 and JSON.
 import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import type { Readable } from 'node:stream';
+import type { Readable, Transform } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import { Problem } from './problems.js';
 
 export interface BodyLimits {
   maxBytes: number;
+  /** the process's budget of body bytes in memory, and the request they are charged to */
+  memory?: { budget: BodyMemory; holder: object };
+}
+
+/** Seconds a client refused for lack of body memory is asked to wait. */
+const BUSY_RETRY_SECONDS = 5;
+
+/**
+ * The bytes of request bodies this process holds at once. A body is charged as it arrives (all of it at once when
+ * Content-Length announces it) and released only when its request is answered, because the parsed catalogue
+ * lives that long. Without it, N clients sending maximum-size bodies at once would need N × (body + parsed
+ * objects) of memory; with it, at most MAX_BODY_BYTES_IN_FLIGHT worth of bodies is ever held.
+ */
+export class BodyMemory {
+  #inUse = 0;
+  readonly #held = new Map<object, number>();
+
+  constructor(readonly limit: number) {}
+
+  get inUse(): number {
+    return this.#inUse;
+  }
+
+  /** Charges n more bytes to holder; false (and nothing charged) when that would pass the limit. */
+  reserve(holder: object, n: number): boolean {
+    if (this.#inUse + n > this.limit) return false;
+    this.#inUse += n;
+    this.#held.set(holder, (this.#held.get(holder) ?? 0) + n);
+    return true;
+  }
+
+  release(holder: object): void {
+    const n = this.#held.get(holder);
+    if (n === undefined) return;
+    this.#held.delete(holder);
+    this.#inUse -= n;
+  }
+}
+
+function busy(): Problem {
+  return new Problem('SERVICE_UNAVAILABLE', 'the server is reading too many large bodies at once; nothing was changed', {
+    headers: { 'retry-after': String(BUSY_RETRY_SECONDS) },
+  });
 }
 
 /** application/json with any parameters, as long as a charset, if given, is UTF-8. */
@@ -69,6 +112,10 @@ export function readJsonBodyWithDigest(request: IncomingMessage, payload: Readab
     return Promise.reject(tooLarge(limits.maxBytes));
   }
   const stream = decodingStream(request, payload);
+  const memory = limits.memory;
+  // Announced bodies are charged whole before the first byte is read; others chunk by chunk.
+  const announced = !encoded && Number.isInteger(declared) && declared > 0;
+  let refused = memory !== undefined && announced && !memory.budget.reserve(memory.holder, declared);
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     const hash = createHash('sha256');
@@ -81,13 +128,43 @@ export function readJsonBodyWithDigest(request: IncomingMessage, payload: Readab
       if (error) reject(error);
       else resolve(value!);
     };
+    // A refused body is still read, into nothing, so that the client (which is still sending) reliably receives
+    // the 503 instead of a reset connection. Reading it costs no memory; REQUEST_TIMEOUT_MS bounds its time.
+    const discardRest = () => {
+      refused = true;
+      chunks.length = 0;
+      memory?.budget.release(memory.holder);
+      if (stream !== payload) {
+        // Stop inflating: the compressed rest is read raw and dropped.
+        payload.unpipe(stream as Transform);
+        stream.removeAllListeners('data');
+        stream.destroy();
+        if (payload.readableEnded) {
+          finish(busy());
+          return;
+        }
+        let discarded = 0;
+        payload.on('data', (chunk: Buffer) => {
+          discarded += chunk.length;
+          if (discarded > limits.maxBytes) finish(busy());
+        });
+        payload.on('end', () => finish(busy()));
+        payload.resume();
+      }
+    };
+    if (refused) discardRest();
     stream.on('data', (chunk: Buffer) => {
       received += chunk.length;
       if (received > limits.maxBytes) {
         // Stop decoding at the limit: a gzip bomb never inflates past it.
         stream.pause();
         if (stream !== payload) stream.destroy();
-        finish(tooLarge(limits.maxBytes));
+        finish(refused ? busy() : tooLarge(limits.maxBytes));
+        return;
+      }
+      if (refused) return;
+      if (memory !== undefined && !announced && !memory.budget.reserve(memory.holder, chunk.length)) {
+        discardRest();
         return;
       }
       chunks.push(chunk);
@@ -104,20 +181,24 @@ export function readJsonBodyWithDigest(request: IncomingMessage, payload: Readab
     });
     stream.on('end', () => {
       if (settled) return;
+      if (refused) {
+        finish(busy());
+        return;
+      }
       const digest = hash.digest('hex');
-      const refused = (problem: Problem): ReceivedBody => ({ digest, parsed: { ok: false, problem } });
+      const refusedAs = (problem: Problem): ReceivedBody => ({ digest, parsed: { ok: false, problem } });
       let text: string;
       try {
         text = strictUtf8.decode(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, received));
       } catch {
-        finish(null, refused(invalidJson('the body is not valid UTF-8')));
+        finish(null, refusedAs(invalidJson('the body is not valid UTF-8')));
         return;
       }
       chunks.length = 0;
       try {
         finish(null, { digest, parsed: { ok: true, value: JSON.parse(text) } } satisfies ReceivedBody);
       } catch (error) {
-        finish(null, refused(invalidJson(error instanceof SyntaxError ? error.message : 'the body is not valid JSON')));
+        finish(null, refusedAs(invalidJson(error instanceof SyntaxError ? error.message : 'the body is not valid JSON')));
       }
     });
   });

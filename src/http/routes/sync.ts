@@ -16,7 +16,7 @@ import {
 import { IdempotencyClaimLostError, runSync, type AppliedSync } from '../../store/sync.js';
 import { windowUsage, type WindowUsage } from '../../store/sync-runs.js';
 import { authenticateProvider } from '../auth.js';
-import { readJsonBodyWithDigest, type ReceivedBody } from '../body.js';
+import { BodyMemory, readJsonBodyWithDigest, type ReceivedBody } from '../body.js';
 import type { AppContext } from '../context.js';
 import { countProducts, syncOutcome } from '../metrics.js';
 import { Problem, problemBody } from '../problems.js';
@@ -126,10 +126,15 @@ export const syncRoutes: FastifyPluginAsync<AppContext> = async (app, context) =
     leaseSeconds: config.idempotencyLeaseSeconds,
   };
 
-  // This scope reads its own bodies: media type, streaming size limit, gzip and strict UTF-8 (body.ts).
+  // This scope reads its own bodies: media type, streaming size limit, gzip and strict UTF-8 (body.ts), within
+  // the process's budget of body memory, which a request gives back once it is answered (or its client is gone).
+  const bodyMemory = new BodyMemory(config.maxBodyBytesInFlight);
+  app.addHook('onRequest', async (request, reply) => {
+    reply.raw.once('close', () => bodyMemory.release(request));
+  });
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', async (request: { raw: import('node:http').IncomingMessage }, payload: import('node:stream').Readable) =>
-    readJsonBodyWithDigest(request.raw, payload, { maxBytes: config.maxBodyBytes }),
+  app.addContentTypeParser('*', async (request: FastifyRequest, payload: import('node:stream').Readable) =>
+    readJsonBodyWithDigest(request.raw, payload, { maxBytes: config.maxBodyBytes, memory: { budget: bodyMemory, holder: request } }),
   );
 
   app.post<{ Querystring: Static<typeof SyncQuery>; Headers: Static<typeof SyncHeaders> }>(
