@@ -85,6 +85,8 @@ export function json(description: string, schema: TSchema, headers: readonly Hea
 /** The answers every route may give whatever it does: malformed HTTP, a bug, an unreachable database, a stopping server. */
 export const ALWAYS = {
   400: problem(['BAD_REQUEST']),
+  408: problem(['REQUEST_TIMEOUT']),
+  431: problem(['HEADERS_TOO_LARGE']),
   500: problem(['INTERNAL_ERROR']),
   503: problem(['SERVICE_UNAVAILABLE'], ['retry-after']),
 } as const;
@@ -93,6 +95,8 @@ export const ALWAYS = {
 export const PROVIDER_AUTH = {
   401: problem(['UNAUTHORIZED'], ['www-authenticate']),
   403: problem(['KEY_REVOKED']),
+  /** too many failed authentications from the client's address */
+  429: problem(['RATE_LIMITED'], ['retry-after']),
 } as const;
 
 export const PROVIDER_SECURITY = [{ apiKey: [] }];

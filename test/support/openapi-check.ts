@@ -63,7 +63,7 @@ function load(baseUrl: string): Promise<Contract> {
       const anyProblem = ajv.compile({
         type: 'object',
         required: ['type', 'title', 'status', 'code', 'detail', 'instance', 'request_id'],
-        properties: { code: { enum: ['BAD_REQUEST', 'NOT_FOUND', 'METHOD_NOT_ALLOWED', 'SERVICE_UNAVAILABLE'] } },
+        properties: { code: { enum: ['BAD_REQUEST', 'NOT_FOUND', 'METHOD_NOT_ALLOWED', 'REQUEST_TIMEOUT', 'RATE_LIMITED', 'HEADERS_TOO_LARGE', 'SERVICE_UNAVAILABLE'] } },
       });
       return { document, routes, validator, anyProblem };
     })();
@@ -111,11 +111,11 @@ export async function checkAgainstDocument(baseUrl: string, method: string, path
   const operation = route ? contract.document.paths[route.template]?.[verb === 'head' ? 'get' : verb] : undefined;
 
   if (!operation) {
-    if (![400, 404, 405, 503].includes(answer.status)) {
+    if (![400, 404, 405, 408, 429, 431, 503].includes(answer.status)) {
       throw mismatch(method, path, answer, route ? `${method} is not documented on ${route.template}` : 'the path is not documented');
     }
     if (verb !== 'head' && !contract.anyProblem(answer.body)) {
-      throw mismatch(method, path, answer, `not a 400/404/405/503 problem: ${JSON.stringify(contract.anyProblem.errors)}`);
+      throw mismatch(method, path, answer, `not a problem the app answers for any path: ${JSON.stringify(contract.anyProblem.errors)}`);
     }
     return;
   }
