@@ -32,6 +32,9 @@ const JSON_OUTPUT = process.argv.includes('--json');
 const SMOKE = process.argv.includes('--smoke');
 const PROFILE_DIR = option('--profile');
 const STORES = option('--store') ? [option('--store')] : ['embedded', 'postgres'];
+/** --only create,unchanged: measure only these scenarios (while working on one); the floors always run */
+const ONLY = option('--only')?.split(',') ?? null;
+const wanted = (scenario) => ONLY === null || ONLY.includes(scenario);
 const ADMIN_DATABASE_URL = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
 const SIZES = SMOKE
@@ -326,14 +329,14 @@ async function benchStore(store) {
     figures.floor_throughput_per_s = (SIZES.hosts / floorMs) * 1000;
 
     const createHosts = take(TIMES);
-    figures.create_ms = await measure('create_ms', (key) => syncAs(server, key, payload), (k) => createHosts[k]);
+    if (wanted('create')) figures.create_ms = await measure('create_ms', (key) => syncAs(server, key, payload), (k) => createHosts[k]);
     const unchangedHosts = take(TIMES);
-    figures.unchanged_ms = await measure('unchanged_ms', (key) => syncAs(server, key, payload), async (k) => {
+    if (wanted('unchanged')) figures.unchanged_ms = await measure('unchanged_ms', (key) => syncAs(server, key, payload), async (k) => {
       await syncAs(server, unchangedHosts[k], payload);
       return unchangedHosts[k];
     });
     const mixedHosts = take(TIMES);
-    figures.mixed_ms = await measure('mixed_ms', (key) => syncAs(server, key, mixedPayload), async (k) => {
+    if (wanted('mixed')) figures.mixed_ms = await measure('mixed_ms', (key) => syncAs(server, key, mixedPayload), async (k) => {
       await syncAs(server, mixedHosts[k], payload);
       return mixedHosts[k];
     });
@@ -341,7 +344,7 @@ async function benchStore(store) {
     const bigHosts = take(TIMES);
     const pid = server.child.pid;
     const peaks = [];
-    figures.create_50k_ms = await measure(
+    if (wanted('create_50k')) figures.create_50k_ms = await measure(
       'create_50k_ms',
       async (key, k) => {
         let sampled = 0;
@@ -362,11 +365,11 @@ async function benchStore(store) {
         return bigHosts[k];
       },
     );
-    figures.peak_rss_mb_50k = median(peaks);
+    figures.peak_rss_mb_50k = wanted('create_50k') ? median(peaks) : NaN;
     figures.body_mb_50k = bigPayload.length / 1024 / 1024;
     log(`  peak_rss_mb_50k          ${figures.peak_rss_mb_50k.toFixed(1).padStart(9)}   runs: ${peaks.map((p) => p.toFixed(0)).join(' ')}`);
 
-    const throughputMs = await measure(
+    const throughputMs = !wanted('throughput') ? NaN : await measure(
       'throughput (ms)',
       (hostKeys) => concurrently(small.map((b, h) => () => syncAs(server, hostKeys[h], b)), SIZES.clients),
       () => take(SIZES.hosts),
