@@ -51,9 +51,15 @@ export function readJsonBody(request: IncomingMessage, payload: Readable, limits
     return Promise.reject(tooLarge(limits.maxBytes));
   }
   const stream = decodingStream(request, payload);
+  // A declared length lets the chunks be copied into one buffer as they arrive: a large catalogue is then held
+  // once, not once in chunks and again concatenated.
+  // Only after authentication, so only a known provider can make the server reserve (untouched) memory.
+  const whole = !encoded && Number.isInteger(declared) && declared > 0 ? Buffer.allocUnsafe(declared) : null;
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let received = 0;
+    /** bytes copied into `whole`; once a chunk does not fit, the rest goes to `chunks` */
+    let inWhole = 0;
     let settled = false;
     const finish = (error: unknown, value?: unknown) => {
       if (settled) return;
@@ -63,6 +69,12 @@ export function readJsonBody(request: IncomingMessage, payload: Readable, limits
       else resolve(value);
     };
     stream.on('data', (chunk: Buffer) => {
+      if (whole !== null && chunks.length === 0 && inWhole + chunk.length <= whole.length) {
+        chunk.copy(whole, inWhole);
+        inWhole += chunk.length;
+        received += chunk.length;
+        return;
+      }
       received += chunk.length;
       if (received > limits.maxBytes) {
         // Stop decoding at the limit: a gzip bomb never inflates past it.
@@ -84,14 +96,18 @@ export function readJsonBody(request: IncomingMessage, payload: Readable, limits
     });
     stream.on('end', () => {
       if (settled) return;
+      let bytes: Buffer;
+      if (whole !== null && chunks.length === 0) bytes = whole.subarray(0, inWhole);
+      else if (whole !== null) bytes = Buffer.concat([whole.subarray(0, inWhole), ...chunks], received);
+      else bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, received);
+      chunks.length = 0;
       let text: string;
       try {
-        text = strictUtf8.decode(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, received));
+        text = strictUtf8.decode(bytes);
       } catch {
         finish(invalidJson('the body is not valid UTF-8'));
         return;
       }
-      chunks.length = 0;
       try {
         finish(null, JSON.parse(text));
       } catch (error) {
