@@ -19,6 +19,10 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import copyStreams from 'pg-copy-streams';
 import { body, catalogue, mixedCatalogue } from './products.mjs';
+import { issueApiKey } from '../dist/store/api-keys.js';
+import { insertHost } from '../dist/store/hosts.js';
+import { migrate } from '../dist/store/migrate.js';
+import { openDatabase } from '../dist/store/open.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const MAIN = path.join(ROOT, 'dist/main.js');
@@ -50,21 +54,6 @@ function median(values) {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = sorted.length >> 1;
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-}
-
-/** Median of SIZES.runs timings after the warm-ups; `prepare` runs untimed before each. */
-async function measure(label, fn, prepare = async () => {}) {
-  const times = [];
-  for (let k = 0; k < TIMES; k++) {
-    const context = await prepare(k);
-    const start = performance.now();
-    await fn(context, k);
-    const elapsed = performance.now() - start;
-    if (k >= SIZES.warmups) times.push(elapsed);
-  }
-  const value = median(times);
-  log(`  ${label.padEnd(24)} ${value.toFixed(1).padStart(9)}   runs: ${times.map((t) => t.toFixed(0)).join(' ')}`);
-  return value;
 }
 
 const agent = new Agent({ keepAlive: true, maxSockets: 64 });
@@ -203,22 +192,30 @@ async function startFloorServer(store, databaseUrl) {
   return { url: `http://127.0.0.1:${port}`, child };
 }
 
-async function onboard(server, count) {
-  const hosts = [];
-  const tag = randomBytes(3).toString('hex');
-  await concurrently(
-    Array.from({ length: count }, (_, k) => async () => {
-      const answer = await expect200(
-        post(`${server.url}/admin/v1/hosts`, Buffer.from(JSON.stringify({ name: `Bench ${tag} ${k}`, slug: `bench-${tag}-${k}` })), {
-          authorization: `Bearer ${server.adminToken}`,
+/**
+ * Onboards the hosts before the server starts, with the store's own functions on its database: thousands of
+ * onboardings over HTTP would take minutes on the embedded store, and they are not what is measured.
+ */
+async function seedHosts(databaseUrl, dataDir, count) {
+  const config = { databaseUrl, dataDir, dbPoolSize: 4, statementTimeoutMs: 600_000 };
+  const db = await openDatabase(config);
+  try {
+    await migrate(db);
+    const tag = randomBytes(3).toString('hex');
+    const keys = new Array(count);
+    await concurrently(
+      Array.from({ length: count }, (_, k) => () =>
+        db.transaction(async (tx) => {
+          const host = await insertHost(tx, { slug: `bench-${tag}-${k}`, name: `Bench ${tag} ${k}`, default_currency: 'USD' });
+          keys[k] = (await issueApiKey(tx, host.id)).key;
         }),
-        'onboarding',
-      );
-      hosts[k] = JSON.parse(answer.text).api_key.key;
-    }),
-    8,
-  );
-  return hosts;
+      ),
+      4,
+    );
+    return keys;
+  } finally {
+    await db.close();
+  }
 }
 
 function syncAs(server, key, payload) {
@@ -297,12 +294,15 @@ async function benchStore(store) {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), `hostdir-bench-${store}-`));
   const database = store === 'postgres' ? await createDatabase() : null;
   // Started side by side: an embedded store's first start (initdb in WebAssembly) takes seconds each.
-  // The PostgreSQL floor table is shaped like products, so it waits for the server's migrations.
-  const starting = startHostdir(store, database?.url ?? null, dataDir);
+  const scenarios = ['create', 'unchanged', 'mixed', 'create_50k'].filter(wanted).length;
+  const hostCount = scenarios * TIMES + (wanted('throughput') ? SIZES.hosts * TIMES : 0);
+  log(`  onboarding ${hostCount} hosts`);
+  const keys = await seedHosts(database?.url ?? null, dataDir, hostCount);
+  const take = (count) => keys.splice(0, count);
   const [server, floor, floorDb] = await Promise.all([
-    starting,
+    startHostdir(store, database?.url ?? null, dataDir),
     startFloorServer(store, database?.url ?? null),
-    store === 'postgres' ? starting.then(() => openFloorDatabase(store, database.url, dataDir)) : openFloorDatabase(store, null, dataDir),
+    openFloorDatabase(store, database?.url ?? null, dataDir),
   ]);
   const n = SIZES.products;
   try {
@@ -314,75 +314,81 @@ async function benchStore(store) {
     const small = Array.from({ length: SIZES.hosts }, (_, h) => body(catalogue(SIZES.hostProducts, h * SIZES.hostProducts)));
     const rows = copyText(products, 0);
 
-    log(`  onboarding ${4 * TIMES + SIZES.hosts * TIMES} hosts`);
-    const keys = await onboard(server, 4 * TIMES + SIZES.hosts * TIMES);
-    const take = (count) => keys.splice(0, count);
 
-    const figures = {};
-    figures.floor_http_ms = await measure('floor_http_ms', () => expect200(post(`${floor.url}/discard`, payload), 'floor'));
-    figures.floor_parse_ms = await measure('floor_parse_ms', () => JSON.parse(text));
-    let floorHost = 0;
-    figures.floor_copy_ms = await measure('floor_copy_ms', (hostRows) => floorDb.copy(hostRows), () => {
-      floorHost++;
-      return rows.replace(/^0\t/gm, `${floorHost}\t`);
-    });
-    figures.floor_select_ms = await measure('floor_select_ms', async () => {
-      const { rows: read } = await floorDb.select(floorHost);
-      if (read.length !== n) throw new Error(`floor select read ${read.length} rows`);
-    });
-    const floorTasks = () => small.map((b) => () => expect200(post(`${floor.url}/parse-tx`, b), 'floor'));
-    const floorMs = await measure('floor_throughput (ms)', () => concurrently(floorTasks(), SIZES.clients));
-    figures.floor_throughput_per_s = (SIZES.hosts / floorMs) * 1000;
-
-    const createHosts = take(TIMES);
-    if (wanted('create')) figures.create_ms = await measure('create_ms', (key) => syncAs(server, key, payload), (k) => createHosts[k]);
-    const unchangedHosts = take(TIMES);
-    if (wanted('unchanged')) figures.unchanged_ms = await measure('unchanged_ms', (key) => syncAs(server, key, payload), async (k) => {
-      await syncAs(server, unchangedHosts[k], payload);
-      return unchangedHosts[k];
-    });
-    const mixedHosts = take(TIMES);
-    if (wanted('mixed')) figures.mixed_ms = await measure('mixed_ms', (key) => syncAs(server, key, mixedPayload), async (k) => {
-      await syncAs(server, mixedHosts[k], payload);
-      return mixedHosts[k];
-    });
-
-    const bigHosts = take(TIMES);
     const pid = server.child.pid;
     const peaks = [];
-    if (wanted('create_50k')) figures.create_50k_ms = await measure(
-      'create_50k_ms',
-      async (key, k) => {
-        let sampled = 0;
-        const sampler = setInterval(() => {
-          readStatus(pid, 'VmRSS').then((mb) => (sampled = Math.max(sampled, mb)), () => {});
-        }, 5);
-        try {
-          await syncAs(server, key, bigPayload);
-        } finally {
-          clearInterval(sampler);
-        }
-        // VmHWM was reset before the run, so it is this run's peak; the samples are the fallback.
-        const hwm = await readStatus(pid, 'VmHWM');
-        if (k >= SIZES.warmups) peaks.push(Math.max(Number.isNaN(hwm) ? 0 : hwm, sampled));
-      },
-      async (k) => {
-        await writeFile(`/proc/${pid}/clear_refs`, '5').catch(() => {});
-        return bigHosts[k];
-      },
-    );
-    figures.peak_rss_mb_50k = wanted('create_50k') ? median(peaks) : NaN;
+    let floorHost = 0;
+    const hostsFor = (scenario, count) => (wanted(scenario) ? take(count) : []);
+    const createHosts = hostsFor('create', TIMES);
+    const unchangedHosts = hostsFor('unchanged', TIMES);
+    const mixedHosts = hostsFor('mixed', TIMES);
+    const bigHosts = hostsFor('create_50k', TIMES);
+    const throughputHosts = Array.from({ length: TIMES }, () => hostsFor('throughput', SIZES.hosts));
+
+    /** name → [prepare(k) (untimed) → context, run(context, k) (timed)] */
+    const measurements = {
+      floor_http_ms: [() => null, () => expect200(post(`${floor.url}/discard`, payload), 'floor')],
+      floor_parse_ms: [() => null, () => JSON.parse(text)],
+      floor_copy_ms: [() => rows.replace(/^0\t/gm, `${++floorHost}\t`), (hostRows) => floorDb.copy(hostRows)],
+      floor_select_ms: [
+        () => floorHost,
+        async (hostId) => {
+          const { rows: read } = await floorDb.select(hostId);
+          if (read.length !== n) throw new Error(`floor select read ${read.length} rows`);
+        },
+      ],
+      floor_throughput_ms: [() => null, () => concurrently(small.map((b) => () => expect200(post(`${floor.url}/parse-tx`, b), 'floor')), SIZES.clients)],
+      create_ms: [(k) => createHosts[k], (key) => syncAs(server, key, payload)],
+      unchanged_ms: [async (k) => (await syncAs(server, unchangedHosts[k], payload), unchangedHosts[k]), (key) => syncAs(server, key, payload)],
+      mixed_ms: [async (k) => (await syncAs(server, mixedHosts[k], payload), mixedHosts[k]), (key) => syncAs(server, key, mixedPayload)],
+      create_50k_ms: [
+        async (k) => {
+          // Resets VmHWM (Linux), so that after the run it is this run's peak; the samples are the fallback.
+          await writeFile(`/proc/${pid}/clear_refs`, '5').catch(() => {});
+          return bigHosts[k];
+        },
+        async (key, k) => {
+          let sampled = 0;
+          const sampler = setInterval(() => {
+            readStatus(pid, 'VmRSS').then((mb) => (sampled = Math.max(sampled, mb)), () => {});
+          }, 5);
+          try {
+            await syncAs(server, key, bigPayload);
+          } finally {
+            clearInterval(sampler);
+          }
+          const hwm = await readStatus(pid, 'VmHWM');
+          if (k >= SIZES.warmups) peaks.push(Math.max(Number.isNaN(hwm) ? 0 : hwm, sampled));
+        },
+      ],
+      throughput_ms: [(k) => throughputHosts[k], (hostKeys) => concurrently(small.map((b, h) => () => syncAs(server, hostKeys[h], b)), SIZES.clients)],
+    };
+    const scenarioOf = (name) => name.replace(/_ms$/, '');
+    const active = Object.keys(measurements).filter((name) => name.startsWith('floor_') || wanted(scenarioOf(name)));
+
+    // Rounds, each measuring everything once: a machine whose load changes during the run then weighs on the
+    // floors and the scenarios alike, which keeps their ratios meaningful.
+    const times = Object.fromEntries(active.map((name) => [name, []]));
+    for (let k = 0; k < TIMES; k++) {
+      for (const name of active) {
+        const [prepare, run] = measurements[name];
+        const context = await prepare(k);
+        const start = performance.now();
+        await run(context, k);
+        if (k >= SIZES.warmups) times[name].push(performance.now() - start);
+      }
+      log(`  round ${k + 1}/${TIMES}${k < SIZES.warmups ? ' (warm-up)' : ''}: ${active.map((name) => `${name.replace(/_ms$/, '')} ${times[name].at(-1)?.toFixed(0) ?? '-'}`).join(', ')}`);
+    }
+    const figures = {};
+    const medianOf = (name) => (times[name]?.length ? median(times[name]) : NaN);
+    for (const name of ['floor_http_ms', 'floor_parse_ms', 'floor_copy_ms', 'floor_select_ms']) figures[name] = medianOf(name);
+    figures.floor_throughput_per_s = (SIZES.hosts / medianOf('floor_throughput_ms')) * 1000;
+    for (const name of ['create_ms', 'unchanged_ms', 'mixed_ms', 'create_50k_ms']) figures[name] = medianOf(name);
+    figures.peak_rss_mb_50k = peaks.length ? median(peaks) : NaN;
     figures.body_mb_50k = bigPayload.length / 1024 / 1024;
-    log(`  peak_rss_mb_50k          ${figures.peak_rss_mb_50k.toFixed(1).padStart(9)}   runs: ${peaks.map((p) => p.toFixed(0)).join(' ')}`);
+    figures.throughput_syncs_per_s = (SIZES.hosts / medianOf('throughput_ms')) * 1000;
 
-    const throughputMs = !wanted('throughput') ? NaN : await measure(
-      'throughput (ms)',
-      (hostKeys) => concurrently(small.map((b, h) => () => syncAs(server, hostKeys[h], b)), SIZES.clients),
-      () => take(SIZES.hosts),
-    );
-    figures.throughput_syncs_per_s = (SIZES.hosts / throughputMs) * 1000;
-
-    const round = (value) => Number(value.toPrecision(value >= 100 ? 5 : 3));
+    const round = (value) => (value >= 100 ? Math.round(value * 10) / 10 : Number(value.toPrecision(3)));
     const result = Object.fromEntries(Object.entries(figures).map(([key, value]) => [key, round(value)]));
     return {
       store,
