@@ -44,9 +44,24 @@ const ADMIN_DATABASE_URL = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DA
 const SIZES = SMOKE
   ? { products: 40, big: 120, hosts: 8, hostProducts: 5, clients: 4, runs: 1, warmups: 0 }
   : { products: 10_000, big: 50_000, hosts: 500, hostProducts: 20, clients: 32, runs: 5, warmups: 1 };
+// --runs N / --warmups N: fewer rounds while working on one figure (a figure is a median of at least 5 otherwise)
+if (option('--runs')) SIZES.runs = Number(option('--runs'));
+if (option('--warmups')) SIZES.warmups = Number(option('--warmups'));
 const TIMES = SIZES.warmups + SIZES.runs;
 
 const log = (line) => process.stderr.write(`${line}\n`);
+
+// Servers the bench started die with it, also when it fails or is interrupted.
+const children = new Set();
+function track(child) {
+  children.add(child);
+  child.once('exit', () => children.delete(child));
+  return child;
+}
+process.on('exit', () => {
+  for (const child of children) child.kill('SIGKILL');
+});
+for (const signal of ['SIGINT', 'SIGTERM']) process.once(signal, () => process.exit(130));
 
 // ---------------------------------------------------------------------------------------------- measuring
 
@@ -163,7 +178,7 @@ async function startHostdir(store, databaseUrl, dataDir) {
     ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
   };
   const flags = PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(PROFILE_DIR)}`, `--cpu-prof-name=hostdir-${store}.cpuprofile`] : [];
-  const child = spawn(process.execPath, [...flags, MAIN], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = track(spawn(process.execPath, [...flags, MAIN], { env, stdio: ['ignore', 'pipe', 'pipe'] }));
   let output = '';
   child.stdout.on('data', (chunk) => (output += chunk));
   child.stderr.on('data', (chunk) => (output += chunk));
@@ -185,9 +200,9 @@ async function startHostdir(store, databaseUrl, dataDir) {
 }
 
 async function startFloorServer(store, databaseUrl) {
-  const child = spawn(process.execPath, [path.join(ROOT, 'bench/floor-server.mjs'), store, databaseUrl ?? ''], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const child = track(
+    spawn(process.execPath, [path.join(ROOT, 'bench/floor-server.mjs'), store, databaseUrl ?? ''], { stdio: ['ignore', 'pipe', 'inherit'] }),
+  );
   const { port } = JSON.parse(await waitForLine(child, 'floor server'));
   return { url: `http://127.0.0.1:${port}`, child };
 }
@@ -370,14 +385,17 @@ async function benchStore(store) {
     // floors and the scenarios alike, which keeps their ratios meaningful.
     const times = Object.fromEntries(active.map((name) => [name, []]));
     for (let k = 0; k < TIMES; k++) {
+      const round = [];
       for (const name of active) {
         const [prepare, run] = measurements[name];
         const context = await prepare(k);
         const start = performance.now();
         await run(context, k);
-        if (k >= SIZES.warmups) times[name].push(performance.now() - start);
+        const elapsed = performance.now() - start;
+        if (k >= SIZES.warmups) times[name].push(elapsed);
+        round.push(`${name.replace(/_ms$/, '')} ${elapsed.toFixed(0)}`);
       }
-      log(`  round ${k + 1}/${TIMES}${k < SIZES.warmups ? ' (warm-up)' : ''}: ${active.map((name) => `${name.replace(/_ms$/, '')} ${times[name].at(-1)?.toFixed(0) ?? '-'}`).join(', ')}`);
+      log(`  round ${k + 1}/${TIMES}${k < SIZES.warmups ? ' (warm-up)' : ''}, ms: ${round.join(', ')}`);
     }
     const figures = {};
     const medianOf = (name) => (times[name]?.length ? median(times[name]) : NaN);

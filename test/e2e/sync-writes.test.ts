@@ -111,4 +111,24 @@ describe.each(STORES)('bulk writes of a sync (%s store)', (store) => {
       ]);
     }
   });
+
+  it('keeps the hosts and categories that products refer to', async () => {
+    const host = await onboard(server, `References ${store}`);
+    expect((await sync(server, host.key, [product('kept', { category: 'game_rust' })])).status).toBe(200);
+    if (store !== 'postgres') return;
+    const hostId = `(SELECT id FROM hosts WHERE slug = '${host.slug}')`;
+    // One simple-protocol script: its own keys and runs go first, so that only the products hold the host; the
+    // failure rolls the whole script back.
+    await expect(
+      server.sql(`DELETE FROM api_keys WHERE host_id = ${hostId}; DELETE FROM sync_runs WHERE host_id = ${hostId};
+        DELETE FROM hosts WHERE id = ${hostId}`),
+    ).rejects.toMatchObject({ code: '23503', message: expect.stringContaining('still has products') });
+    const stillUsed = { code: '23503', message: expect.stringContaining('still used by products') };
+    await expect(server.sql("DELETE FROM categories WHERE slug = 'game_rust'")).rejects.toMatchObject(stillUsed);
+    await expect(server.sql("UPDATE categories SET slug = 'game_rust2' WHERE slug = 'game_rust'")).rejects.toMatchObject(stillUsed);
+    // A category nobody uses can still go.
+    await server.sql("INSERT INTO categories (slug, label) VALUES ('unused_one', 'Unused')");
+    await server.sql("DELETE FROM categories WHERE slug = 'unused_one'");
+    expect(await server.sql('SELECT count(*)::int AS n FROM products WHERE host_id = ' + hostId)).toEqual([{ n: 1 }]);
+  });
 });
