@@ -53,8 +53,35 @@ function copyText(value: string): string {
 /** JSON in COPY text format: JSON.stringify never emits raw tabs or line breaks, only backslashes need doubling. */
 function copyJson(value: unknown): string {
   if (value === null) return '\\N';
-  const json = JSON.stringify(value);
+  return escapeJsonForCopy(JSON.stringify(value));
+}
+
+function escapeJsonForCopy(json: string): string {
   return json.includes('\\') ? json.replaceAll('\\', '\\\\') : json;
+}
+
+/** Strings JSON.stringify would escape: quotes, backslashes, control characters, surrogates (lone ones become \u). */
+const JSON_SPECIAL = /["\\\u0000-\u001f\ud800-\udfff]/;
+
+// Lists of strings and pricing tiers are written by hand: JSON.stringify's per-call cost dominated these small values.
+function copyStringList(list: readonly string[] | null): string {
+  if (list === null) return '\\N';
+  let json = '[';
+  for (let i = 0; i < list.length; i++) {
+    const item = list[i]!;
+    json += (i === 0 ? '"' : ',"') + (JSON_SPECIAL.test(item) ? JSON.stringify(item).slice(1, -1) : item) + '"';
+  }
+  return escapeJsonForCopy(json + ']');
+}
+
+/** Periods are enum words and prices finite numbers, whose JavaScript and JSON spellings are the same. */
+function copyTiers(tiers: readonly PricingTier[] | null): string {
+  if (tiers === null) return '\\N';
+  let json = '[';
+  for (let i = 0; i < tiers.length; i++) {
+    json += (i === 0 ? '{"period":"' : ',{"period":"') + tiers[i]!.period + '","price":' + tiers[i]!.price + '}';
+  }
+  return json + ']';
 }
 
 /** The content columns of a product, tab-separated, in CONTENT_COLUMNS order. */
@@ -62,9 +89,9 @@ function copyContent(p: NormalizedProduct): string {
   return (
     copyText(p.name) + '\t' + copyText(p.category) + '\t' + p.price + '\t' + copyText(p.currency) + '\t' +
     (p.description === null ? '\\N' : copyText(p.description)) + '\t' + copyJson(p.specs) + '\t' +
-    copyJson(p.pricing_tiers) + '\t' + (p.setup_fee === null ? '\\N' : p.setup_fee) + '\t' +
-    (p.contract_duration === null ? '\\N' : copyText(p.contract_duration)) + '\t' + copyJson(p.features) + '\t' +
-    copyJson(p.datacenter_locations) + '\t' + p.fingerprint
+    copyTiers(p.pricing_tiers) + '\t' + (p.setup_fee === null ? '\\N' : p.setup_fee) + '\t' +
+    (p.contract_duration === null ? '\\N' : copyText(p.contract_duration)) + '\t' + copyStringList(p.features) + '\t' +
+    copyStringList(p.datacenter_locations) + '\t' + p.fingerprint
   );
 }
 

@@ -15,7 +15,7 @@ const tricky = (externalId: string, overrides: Record<string, unknown> = {}) =>
     name: '  Tab\there, line\nbreak, CR\r, backslash \\ and \\N, quote " and \' — émoji 🚀  ',
     description: 'two\\tbackslash-t, a real\ttab, \\\\N, "json" {"a":1}\n\nend\\',
     specs: { 'key\twith tab': 'value\\with\\backslashes', ['__proto__']: 'plain data', 'ünï': 4, nested_quote: 'say "hi"\n' },
-    features: ['back\\slash', 'tab\tinside', '\\N', 'line\nbreak'],
+    features: ['back\\slash', 'tab\tinside', '\\N', 'line\nbreak', 'quote " and 🚀', '\u0001 control'],
     datacenter_locations: ['Zürich', 'São Paulo', '東京'],
     pricing_tiers: [
       { period: 'monthly', price: 0.1 },

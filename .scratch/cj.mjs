@@ -1,0 +1,17 @@
+import { body, catalogue } from '../bench/products.mjs';
+import { validateCatalogue } from '../dist/catalog/validate.js';
+const cats = new Set(['vps_cloud', 'vps_managed', 'web_shared', 'web_wordpress', 'dedicated', 'dedicated_gpu', 'storage', 'game_minecraft']);
+const ps = validateCatalogue(JSON.parse(body(catalogue(10000)).toString()), { categories: cats, defaultCurrency: 'USD', maxProducts: 50000 }).products;
+const t=(l,f)=>{const ts=[];for(let r=0;r<15;r++){const s=performance.now();f();ts.push(performance.now()-s)}ts.sort((a,b)=>a-b);console.log(l.padEnd(16),ts[7].toFixed(1))};
+const NEEDS=/["\\\u0000-\u001f]/;
+const q=(s)=>NEEDS.test(s)?JSON.stringify(s):'"'+s+'"';
+const specsJson=(o)=>{let out='{';let first=true;for(const k in o){out+=(first?'':',')+q(k)+':'+q(o[k]);first=false}return out+'}'};
+const listJson=(a)=>{let out='[';for(let i=0;i<a.length;i++)out+=(i?',':'')+q(a[i]);return out+']'};
+const tiersJson=(a)=>{let out='[';for(let i=0;i<a.length;i++)out+=(i?',':'')+'{"period":"'+a[i].period+'","price":'+a[i].price+'}';return out+']'};
+t('specs native',()=>{let n=0;for(const p of ps)n+=JSON.stringify(p.specs).length});
+t('specs manual',()=>{let n=0;for(const p of ps)n+=specsJson(p.specs).length});
+t('lists native',()=>{let n=0;for(const p of ps)n+=JSON.stringify(p.features).length+JSON.stringify(p.datacenter_locations).length});
+t('lists manual',()=>{let n=0;for(const p of ps)n+=listJson(p.features).length+listJson(p.datacenter_locations).length});
+t('tiers native',()=>{let n=0;for(const p of ps)n+=JSON.stringify(p.pricing_tiers).length});
+t('tiers manual',()=>{let n=0;for(const p of ps)n+=tiersJson(p.pricing_tiers).length});
+console.log(specsJson(ps[0].specs)===JSON.stringify(ps[0].specs), tiersJson(ps[0].pricing_tiers)===JSON.stringify(ps[0].pricing_tiers));
