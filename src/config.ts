@@ -6,6 +6,8 @@ export interface Config {
   port: number;
   dataDir: string;
   databaseUrl: string | null;
+  /** a direct (session) connection for the migrations when DATABASE_URL goes through a transaction pooler */
+  migrationDatabaseUrl: string | null;
   adminToken: string | null;
   logLevel: string;
   maxBodyBytes: number;
@@ -18,6 +20,14 @@ export interface Config {
   shutdownTimeoutMs: number;
   /** PostgreSQL statement_timeout for request queries */
   statementTimeoutMs: number;
+  /** how long a sync waits for another sync of the same host to finish before it is answered 429 */
+  lockTimeoutMs: number;
+  /** sync transactions one process runs at once; the rest wait in a queue */
+  syncConcurrency: number;
+  /** syncs that may wait for a free slot; beyond that a sync is answered 503 */
+  syncQueueLimit: number;
+  /** server processes sharing the port (node:cluster); more than 1 needs DATABASE_URL */
+  workers: number;
 }
 
 export class ConfigError extends Error {}
@@ -44,15 +54,27 @@ export function loadConfig(env: Env = process.env): Config {
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     throw new ConfigError('DATABASE_URL must start with postgres:// or postgresql://');
   }
+  const migrationDatabaseUrl = text(env, 'MIGRATION_DATABASE_URL');
+  if (migrationDatabaseUrl && !(databaseUrl && /^postgres(ql)?:\/\//.test(migrationDatabaseUrl))) {
+    throw new ConfigError('MIGRATION_DATABASE_URL must start with postgres:// or postgresql://, and needs DATABASE_URL');
+  }
   const adminToken = text(env, 'ADMIN_TOKEN');
   if (adminToken !== null && adminToken.length < 16) {
     throw new ConfigError('ADMIN_TOKEN must be at least 16 characters long');
+  }
+  const workers = integer(env, 'WORKERS', 1, 1, 256);
+  if (workers > 1 && !databaseUrl) {
+    throw new ConfigError(
+      `${workers} workers need DATABASE_URL: the embedded store (PGlite) can be opened by one process only; ` +
+        'run one worker, or point DATABASE_URL at a PostgreSQL server',
+    );
   }
   return {
     host: text(env, 'HOST') ?? '127.0.0.1',
     port: integer(env, 'PORT', 3000, 0, 65535),
     dataDir: path.resolve(text(env, 'DATA_DIR') ?? './data'),
     databaseUrl,
+    migrationDatabaseUrl,
     adminToken,
     logLevel: text(env, 'LOG_LEVEL') ?? 'info',
     maxBodyBytes: integer(env, 'MAX_BODY_BYTES', 32 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
@@ -63,5 +85,10 @@ export function loadConfig(env: Env = process.env): Config {
     dbPoolSize: integer(env, 'DB_POOL_SIZE', 10, 1, 1000),
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 25_000, 0, 600_000),
     statementTimeoutMs: integer(env, 'STATEMENT_TIMEOUT_MS', 30_000, 100, 3_600_000),
+    lockTimeoutMs: integer(env, 'LOCK_TIMEOUT_MS', 10_000, 10, 3_600_000),
+    syncConcurrency: integer(env, 'SYNC_CONCURRENCY', 4, 1, 1000),
+    syncQueueLimit: integer(env, 'SYNC_QUEUE_LIMIT', 100, 0, 100_000),
+    workers,
   };
 }
+

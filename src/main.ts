@@ -1,12 +1,14 @@
 #!/usr/bin/env node
 // Start: config → store → migrate → app → listen → graceful stop on SIGTERM/SIGINT.
+import cluster from 'node:cluster';
 import { pathToFileURL } from 'node:url';
 import { adminTokenPath, resolveAdminToken } from './admin-token.js';
+import { joinMetricsCollection, runPrimary } from './cluster.js';
 import { loadConfig, type Config } from './config.js';
 import { buildApp, loggerOptions } from './http/app.js';
 import type { Database } from './store/db.js';
 import { migrate } from './store/migrate.js';
-import { openDatabase } from './store/open.js';
+import { openDatabase, withMigrationDatabase } from './store/open.js';
 
 export interface RunningServer {
   url: string;
@@ -15,7 +17,7 @@ export interface RunningServer {
 
 export async function startServer(config: Config = loadConfig()): Promise<RunningServer> {
   const db: Database = await openDatabase(config);
-  await migrate(db);
+  await withMigrationDatabase(config, db, migrate);
   const admin = await resolveAdminToken(config);
   const lifecycle = { closing: false };
   const app = await buildApp({ config, db, adminToken: admin.token, lifecycle, logger: loggerOptions(config.logLevel) });
@@ -33,9 +35,11 @@ export async function startServer(config: Config = loadConfig()): Promise<Runnin
   const stop = () => {
     stopping ??= (async () => {
       lifecycle.closing = true;
+      app.log.info(`stopping: new requests get 503; running ones have ${config.shutdownTimeoutMs} ms to finish`);
       const deadline = setTimeout(() => {
-        app.log.error('shutdown deadline passed; closing remaining connections');
+        app.log.error('shutdown deadline passed; closing remaining connections and rolling back running syncs');
         app.server.closeAllConnections();
+        void db.abort();
       }, config.shutdownTimeoutMs);
       deadline.unref();
       try {
@@ -65,8 +69,20 @@ export function stopOnSignal(server: RunningServer): void {
   }
 }
 
+/**
+ * Serves with config.workers processes: one serves in this process; more make this process the primary of a
+ * node:cluster whose workers share the port (config.ts refuses more than one on the embedded store).
+ */
+export async function serve(config: Config): Promise<void> {
+  if (config.workers > 1 && cluster.isPrimary) {
+    process.exit(await runPrimary(config));
+  }
+  if (cluster.isWorker) joinMetricsCollection();
+  stopOnSignal(await startServer(config));
+}
+
 async function main(): Promise<void> {
-  stopOnSignal(await startServer());
+  await serve(loadConfig());
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {

@@ -54,18 +54,19 @@ export function buildProgram(ctx: CliContext = processContext()): Command {
 
   program
     .command('serve')
-    .description('run the server in this process (configured by HOST, PORT, DATA_DIR, DATABASE_URL, ADMIN_TOKEN, …)')
-    .action(async () => {
+    .description('run the server (configured by HOST, PORT, DATA_DIR, DATABASE_URL, ADMIN_TOKEN, WORKERS, …)')
+    .option('--workers <n>', 'server processes sharing the port (default: $WORKERS, else 1); more than 1 needs DATABASE_URL')
+    .action(async (options: { workers?: string }) => {
       // Loaded on demand so that client commands do not pay for Fastify and the database drivers.
-      const [{ startServer, stopOnSignal }, serverConfig] = await Promise.all([import('../main.js'), import('../config.js')]);
+      const [{ serve }, serverConfig] = await Promise.all([import('../main.js'), import('../config.js')]);
       let config: ServerConfig;
       try {
-        config = serverConfig.loadConfig(ctx.env);
+        config = serverConfig.loadConfig(options.workers === undefined ? ctx.env : { ...ctx.env, WORKERS: options.workers });
       } catch (error) {
         if (error instanceof serverConfig.ConfigError) throw new ConfigError(error.message);
         throw error;
       }
-      stopOnSignal(await startServer(config));
+      await serve(config);
     });
 
   const hosts = program.command('hosts').description('hosting providers listed in the directory');

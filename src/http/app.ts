@@ -1,8 +1,9 @@
 // Builds the Fastify application: hooks shared by every route, problem+json errors, 404/405, route groups.
-import Fastify, { type FastifyError, type HTTPMethods, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyError, type HTTPMethods, type FastifyInstance, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import FindMyWay from 'find-my-way';
 import { isUnavailable } from '../store/db.js';
 import type { AppContext } from './context.js';
+import { createMetrics, metricsRoutes } from './metrics.js';
 import { Problem, sendProblem } from './problems.js';
 import { requestIdOf } from './request-id.js';
 import { adminRoutes } from './routes/admin.js';
@@ -11,13 +12,17 @@ import { healthRoutes } from './routes/health.js';
 import { problemPageRoutes } from './routes/problem-pages.js';
 import { productRoutes } from './routes/products.js';
 import { syncRoutes } from './routes/sync.js';
+import { SyncSlots } from './sync-slots.js';
 
-export interface AppOptions extends AppContext {
+export interface AppOptions extends Omit<AppContext, 'metrics' | 'syncSlots'> {
   logger?: FastifyServerOptions['logger'];
 }
 
 /** Seconds a client is asked to wait when the database is out of reach or the server is stopping. */
 const RETRY_UNAVAILABLE_SECONDS = 5;
+
+/** An API key a client put into its URL (query string or path) is cut out of the log line like the header. */
+const API_KEY_IN_URL = /\brk_\w*/gi;
 
 export function loggerOptions(level: string): FastifyServerOptions['logger'] {
   return {
@@ -27,11 +32,23 @@ export function loggerOptions(level: string): FastifyServerOptions['logger'] {
       paths: ['req.headers.authorization', 'req.headers["x-admin-token"]', 'headers.authorization'],
       censor: '[redacted]',
     },
+    serializers: {
+      // Fastify's own request serializer, with the URL scrubbed.
+      req: (request: FastifyRequest) => ({
+        method: request.method,
+        url: request.url.replace(API_KEY_IN_URL, 'rk_[redacted]'),
+        host: request.host,
+        remoteAddress: request.ip,
+        remotePort: request.socket?.remotePort,
+      }),
+    },
   };
 }
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
-  const { logger = false, ...context } = options;
+  const { logger = false, ...settings } = options;
+  const syncSlots = new SyncSlots(settings.config.syncConcurrency, settings.config.syncQueueLimit);
+  const context: AppContext = { ...settings, syncSlots, metrics: createMetrics(settings.db, syncSlots) };
   const app = Fastify({
     logger,
     genReqId: requestIdOf,
@@ -43,6 +60,15 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     keepAliveTimeout: 5_000,
     forceCloseConnections: 'idle',
     routerOptions: { ignoreTrailingSlash: true },
+    // Fastify answers these before any hook runs; as problems with a request id they look like every other answer.
+    frameworkErrors: (error, request, reply) => {
+      reply.header('x-request-id', request.id);
+      if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+        sendProblem(reply, new Problem('NOT_FOUND', 'no resource at this path'));
+      } else {
+        sendProblem(reply, new Problem('BAD_REQUEST', 'the URL is not valid (check its percent-encoding)'));
+      }
+    },
   });
 
   // Every method each path answers, kept apart to tell "wrong method" (405) from "no such path" (404).
@@ -62,6 +88,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         headers: { 'retry-after': String(RETRY_UNAVAILABLE_SECONDS), connection: 'close' },
       });
     }
+  });
+
+  app.addHook('onResponse', async (request, reply) => {
+    // The route pattern, never the raw URL: ids and query strings would make every request a new series.
+    const labels = { method: request.method, route: request.routeOptions.url ?? 'unmatched', status: String(reply.statusCode) };
+    context.metrics.requests.inc(labels);
+    context.metrics.requestDuration.observe(labels, reply.elapsedTime / 1000);
   });
 
   app.setErrorHandler((error: FastifyError | Problem, request, reply) => {
@@ -125,6 +158,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
 
   await app.register(healthRoutes, context);
+  await app.register(metricsRoutes, context);
   await app.register(problemPageRoutes, context);
   await app.register(categoryRoutes, context);
   await app.register(syncRoutes, context);

@@ -2,6 +2,8 @@
 import type { Config } from '../config.js';
 import type { KeyOwner } from '../store/api-keys.js';
 import type { Database } from '../store/db.js';
+import type { Metrics } from './metrics.js';
+import type { SyncSlots } from './sync-slots.js';
 
 export interface AppContext {
   config: Config;
@@ -9,6 +11,9 @@ export interface AppContext {
   adminToken: string;
   /** set when the server begins to stop: new requests get 503 */
   lifecycle: { closing: boolean };
+  metrics: Metrics;
+  /** bounds the sync transactions this process runs at once */
+  syncSlots: SyncSlots;
 }
 
 declare module 'fastify' {

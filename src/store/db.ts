@@ -31,7 +31,19 @@ export interface Database extends Queryable {
   transaction<T>(fn: (tx: Transaction) => Promise<T>): Promise<T>;
   /** fn on one dedicated connection, e.g. to hold a session-level advisory lock */
   session<T>(fn: (session: Session) => Promise<T>): Promise<T>;
+  /** waits for connections in use to be given back, then closes */
   close(): Promise<void>;
+  /** drops every connection at once: open transactions are rolled back by the server */
+  abort(): Promise<void>;
+  /** connections of the pool (postgres only): for the metrics */
+  poolStats(): PoolStats | null;
+}
+
+export interface PoolStats {
+  total: number;
+  idle: number;
+  /** callers waiting for a connection */
+  waiting: number;
 }
 
 /** Thrown by adapters when the database cannot be reached; the HTTP layer answers 503. */
@@ -42,12 +54,23 @@ export class DatabaseUnavailableError extends Error {
   }
 }
 
-const UNAVAILABLE_NODE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'EAI_AGAIN']);
+const UNAVAILABLE_NODE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ECONNABORTED',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EAI_AGAIN',
+]);
 
 /**
  * Whether an error means "the database is not reachable right now" rather than "this query is wrong":
  * connection failures, SQLSTATE class 08 (connection exception), 57P01–57P03 (shutdown, cannot connect now),
- * 53300 (too many connections), 57014 (statement timeout: a stuck database).
+ * 53300 (too many connections), 57014 (statement timeout: a stuck database), 57P05 (idle session timeout);
+ * and the pg driver's own messages for a socket that died, a read that timed out and a pool being closed.
  */
 export function isUnavailable(error: unknown): boolean {
   if (error instanceof DatabaseUnavailableError) return true;
@@ -55,8 +78,10 @@ export function isUnavailable(error: unknown): boolean {
   const code = (error as { code?: unknown }).code;
   if (typeof code === 'string') {
     if (UNAVAILABLE_NODE_CODES.has(code)) return true;
-    if (code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03' || code === '53300' || code === '57014') return true;
+    if (code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03' || code === '53300' || code === '57014' || code === '57P05') return true;
   }
   const message = String((error as { message?: unknown }).message ?? '');
-  return /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|not queryable/i.test(message);
+  return /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|not queryable|Query read timeout|after calling end on the pool/i.test(
+    message,
+  );
 }

@@ -79,4 +79,11 @@ export class EmbeddedDatabase implements Database {
   async close(): Promise<void> {
     await this.#lock.run(() => this.#db.close());
   }
+
+  /** In-process: an unfinished transaction is never written to disk, so stopping the process is the abort. */
+  async abort(): Promise<void> {}
+
+  poolStats(): null {
+    return null;
+  }
 }

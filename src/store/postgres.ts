@@ -3,7 +3,15 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import pg from 'pg';
 import { from as copyFromStdin } from 'pg-copy-streams';
-import { DatabaseUnavailableError, isUnavailable, type Database, type QueryResult, type Session, type Transaction } from './db.js';
+import {
+  DatabaseUnavailableError,
+  isUnavailable,
+  type Database,
+  type PoolStats,
+  type QueryResult,
+  type Session,
+  type Transaction,
+} from './db.js';
 
 export interface PostgresOptions {
   url: string;
@@ -25,14 +33,23 @@ function wrap(error: unknown): unknown {
 export class PostgresDatabase implements Database {
   readonly kind = 'postgres' as const;
   readonly pool: pg.Pool;
+  /** connections checked out by session(), so that abort() can drop them */
+  readonly #inUse = new Set<pg.PoolClient>();
 
   constructor(options: PostgresOptions) {
     this.pool = new pg.Pool({
       connectionString: options.url,
       max: options.poolSize,
+      // Bounds the wait for a free connection as well as for a new one: a flood waits at most this long, then 503.
       connectionTimeoutMillis: 5_000,
       idleTimeoutMillis: 30_000,
+      // Detects a peer that vanished without a FIN (cable cut, failover) instead of waiting forever.
+      keepAlive: true,
+      keepAliveInitialDelayMillis: 10_000,
       statement_timeout: options.statementTimeoutMs,
+      // statement_timeout is enforced by the server; when the server itself is out of reach, this client-side
+      // bound ends the wait, and the connection is discarded (session() releases it as broken).
+      query_timeout: options.statementTimeoutMs + 5_000,
       idle_in_transaction_session_timeout: Math.max(options.statementTimeoutMs * 2, 60_000),
       application_name: options.applicationName ?? 'hostdir',
     });
@@ -75,6 +92,7 @@ export class PostgresDatabase implements Database {
       broken = error;
     };
     client.on('error', onError);
+    this.#inUse.add(client);
     const session: Session & Transaction & { client: pg.PoolClient } = {
       client,
       async query<R>(sql: string, params?: readonly unknown[]): Promise<QueryResult<R>> {
@@ -106,13 +124,27 @@ export class PostgresDatabase implements Database {
       if (isUnavailable(error)) broken ??= error as Error;
       throw error;
     } finally {
+      this.#inUse.delete(client);
       client.off('error', onError);
       // A connection that failed is destroyed rather than handed to the next request.
       client.release(broken);
     }
   }
 
-  async close(): Promise<void> {
-    await this.pool.end();
+  #ended: Promise<void> | null = null;
+
+  close(): Promise<void> {
+    this.#ended ??= this.pool.end();
+    return this.#ended;
+  }
+
+  async abort(): Promise<void> {
+    // A transaction whose connection is gone is rolled back by the server: COMMIT is never sent.
+    await Promise.all([...this.#inUse].map((client) => client.end().catch(() => {})));
+    await this.close();
+  }
+
+  poolStats(): PoolStats {
+    return { total: this.pool.totalCount, idle: this.pool.idleCount, waiting: this.pool.waitingCount };
   }
 }

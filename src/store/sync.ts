@@ -16,16 +16,35 @@ export interface SyncRequest {
   products: NormalizedProduct[];
   window: { seconds: number; max: number };
   startedAt: Date;
+  /** how long to wait for a concurrent sync of the same host before giving up with 'busy' */
+  lockTimeoutMs: number;
 }
 
 export type SyncOutcome =
   | { kind: 'applied'; syncId: string; plan: SyncPlan; appliedAt: string; durationMs: number; usage: WindowUsage }
   | { kind: 'rate_limited'; usage: WindowUsage }
   /** the host was suspended or the key revoked after authentication */
-  | { kind: 'refused' };
+  | { kind: 'refused' }
+  /** another sync of the host held its lock for longer than lockTimeoutMs */
+  | { kind: 'busy' };
+
+/** SQLSTATE lock_not_available: lock_timeout expired */
+const LOCK_NOT_AVAILABLE = '55P03';
 
 export async function runSync(db: Database, request: SyncRequest): Promise<SyncOutcome> {
+  try {
+    return await applySync(db, request);
+  } catch (error) {
+    if ((error as { code?: unknown }).code === LOCK_NOT_AVAILABLE) return { kind: 'busy' };
+    throw error;
+  }
+}
+
+async function applySync(db: Database, request: SyncRequest): Promise<SyncOutcome> {
   return db.transaction(async (tx) => {
+    // Transaction-scoped (works behind PgBouncer in transaction mode): a sync stuck behind another sync of the
+    // same host gives up instead of holding a connection for as long as the other one runs.
+    await tx.query(`SELECT set_config('lock_timeout', $1, true)`, [`${request.lockTimeoutMs}ms`]);
     // Concurrent syncs of one host queue here; the window is checked only once the lock is held.
     const host = await lockHost(tx, request.hostId);
     if (!host || host.status !== 'active') return { kind: 'refused' };

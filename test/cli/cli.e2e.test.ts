@@ -1,81 +1,11 @@
 // The README's operator flow, run through the built `hostdir` command against a real server.
 // Needs `npm run build` first (npm test does it): both sides run from dist/.
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-
-const CLI = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
-const SERVER = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
-const ADMIN_TOKEN = 'test-admin-token';
-
-// TODO: replace with startServer from test/support/server.ts once it exists.
-interface RunningServer {
-  url: string;
-  stop(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      probe.close(() => resolve(port));
-    });
-  });
-}
-
-async function startLocalServer(): Promise<RunningServer> {
-  const port = await freePort();
-  const dataDir = await mkdtemp(join(tmpdir(), 'hostdir-cli-e2e-'));
-  const url = `http://127.0.0.1:${port}`;
-  // Only what the server needs: an inherited DATABASE_URL would send it to some other database.
-  const child: ChildProcess = spawn(process.execPath, [SERVER], {
-    env: {
-      PATH: process.env.PATH ?? '',
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      DATA_DIR: dataDir,
-      ADMIN_TOKEN,
-      LOG_LEVEL: 'warn',
-    },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-
-  const stop = async () => {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGTERM');
-      const killer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-      await exited;
-      clearTimeout(killer);
-    }
-    await rm(dataDir, { recursive: true, force: true });
-  };
-
-  const deadline = Date.now() + 20_000;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null || child.signalCode !== null) {
-      await stop();
-      throw new Error(`server exited before it was healthy:\n${stderr}`);
-    }
-    try {
-      if ((await fetch(`${url}/healthz`)).status === 200) return { url, stop };
-    } catch {
-      // not listening yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  await stop();
-  throw new Error(`server not healthy within 20 s:\n${stderr}`);
-}
+import { CLI, freePort, startServer, type TestServer } from '../support/server.js';
 
 interface CliResult {
   code: number;
@@ -93,7 +23,7 @@ function hostdir(args: readonly string[], env: Record<string, string>): Promise<
 }
 
 describe('hostdir command line against the server', () => {
-  let server: RunningServer;
+  let server: TestServer;
   let env: Record<string, string>;
 
   /** Runs hostdir, expects exit 0, and parses its --json output. */
@@ -111,8 +41,8 @@ describe('hostdir command line against the server', () => {
   }
 
   beforeAll(async () => {
-    server = await startLocalServer();
-    env = { HOSTDIR_URL: server.url, ADMIN_TOKEN };
+    server = await startServer('embedded');
+    env = { HOSTDIR_URL: server.url, ADMIN_TOKEN: server.adminToken };
   });
 
   afterAll(async () => {

@@ -88,10 +88,15 @@ export interface StartOptions {
   /** reuse a database (postgres) instead of creating one */
   databaseUrl?: string;
   dataDir?: string;
+  /** what node runs (default: dist/main.js), e.g. [CLI, 'serve', '--workers', '2'] */
+  args?: string[];
 }
 
+/** Generous: PGlite's first start takes seconds, and many more on a loaded machine. */
+const HEALTH_DEADLINE_MS = 60_000;
+
 async function waitForHealth(url: string, child: ChildProcess, output: () => string): Promise<void> {
-  const deadline = Date.now() + 30_000;
+  const deadline = Date.now() + HEALTH_DEADLINE_MS;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}:\n${output()}`);
     try {
@@ -102,7 +107,9 @@ async function waitForHealth(url: string, child: ChildProcess, output: () => str
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  throw new Error(`server did not become healthy within 30 s:\n${output()}`);
+  // Never leave a half-started server behind: it would hold its port and store after the test run.
+  child.kill('SIGKILL');
+  throw new Error(`server did not become healthy within ${HEALTH_DEADLINE_MS / 1000} s:\n${output()}`);
 }
 
 export async function startServer(store: StoreKind, options: StartOptions = {}): Promise<TestServer> {
@@ -127,7 +134,7 @@ export async function startServer(store: StoreKind, options: StartOptions = {}):
       ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
       ...options.env,
     };
-    child = spawn(process.execPath, [MAIN], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    child = spawn(process.execPath, options.args ?? [MAIN], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     child.stdout!.on('data', (chunk: Buffer) => (log += chunk.toString()));
     child.stderr!.on('data', (chunk: Buffer) => (log += chunk.toString()));
     await waitForHealth(url, child, () => log);
@@ -143,7 +150,13 @@ export async function startServer(store: StoreKind, options: StartOptions = {}):
     return code;
   };
 
-  await launch();
+  try {
+    await launch();
+  } catch (error) {
+    await database?.drop();
+    if (!options.dataDir) await rm(dataDir, { recursive: true, force: true });
+    throw error;
+  }
   let pool: pg.Pool | null = null;
   return {
     store,

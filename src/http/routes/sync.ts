@@ -8,11 +8,15 @@ import { windowUsage, type WindowUsage } from '../../store/sync-runs.js';
 import { authenticateProvider } from '../auth.js';
 import { readJsonBody } from '../body.js';
 import type { AppContext } from '../context.js';
+import { countProducts, syncOutcome } from '../metrics.js';
 import { Problem } from '../problems.js';
 
 const SyncQuery = Type.Object({
   dry_run: Type.Optional(Type.Boolean()),
 });
+
+/** Seconds a sync turned away by a full sync queue is asked to wait. */
+const BUSY_RETRY_SECONDS = 5;
 
 interface WindowPolicy {
   name: 'sync' | 'dry-run';
@@ -41,7 +45,7 @@ declare module 'fastify' {
 }
 
 export const syncRoutes: FastifyPluginAsync<AppContext> = async (app, context) => {
-  const { config, db } = context;
+  const { config, db, metrics, syncSlots } = context;
   const policyFor = (dryRun: boolean): WindowPolicy =>
     dryRun
       ? { name: 'dry-run', max: config.dryRunMaxPerWindow, seconds: config.syncWindowSeconds }
@@ -68,6 +72,9 @@ export const syncRoutes: FastifyPluginAsync<AppContext> = async (app, context) =
         rateLimitHeaders(reply, policy, usage);
         if (usage.used >= policy.max) throw rateLimited(policy, usage);
       },
+      onResponse: async (request, reply) => {
+        metrics.syncs.inc({ outcome: syncOutcome(reply.statusCode, isDryRun(request.query)) });
+      },
     },
     async (request, reply) => {
       const provider = request.provider!;
@@ -88,20 +95,36 @@ export const syncRoutes: FastifyPluginAsync<AppContext> = async (app, context) =
         });
       }
 
-      const outcome = await runSync(db, {
-        hostId: provider.hostId,
-        keyId: provider.keyId,
-        requestId: request.id,
-        dryRun,
-        products: validation.products,
-        window: { seconds: policy.seconds, max: policy.max },
-        startedAt: request.syncStartedAt ?? new Date(),
-      });
+      const slot = await syncSlots.run(() =>
+        runSync(db, {
+          hostId: provider.hostId,
+          keyId: provider.keyId,
+          requestId: request.id,
+          dryRun,
+          products: validation.products,
+          window: { seconds: policy.seconds, max: policy.max },
+          startedAt: request.syncStartedAt ?? new Date(),
+          lockTimeoutMs: config.lockTimeoutMs,
+        }),
+      );
+      if (slot === null) {
+        throw new Problem('SERVICE_UNAVAILABLE', 'too many syncs are waiting on this server; nothing was changed', {
+          headers: { 'retry-after': String(BUSY_RETRY_SECONDS) },
+        });
+      }
+      const outcome = slot.value;
       if (outcome.kind === 'refused') throw new Problem('KEY_REVOKED', 'the API key was revoked or its provider suspended');
+      if (outcome.kind === 'busy') {
+        // Another sync of this host has held the host for LOCK_TIMEOUT_MS; it will most likely take the slot.
+        throw new Problem('RATE_LIMITED', 'another sync of this host is still being applied; nothing was changed', {
+          headers: { 'retry-after': String(Math.max(1, Math.ceil(config.lockTimeoutMs / 1000))) },
+        });
+      }
       rateLimitHeaders(reply, policy, outcome.usage);
       if (outcome.kind === 'rate_limited') throw rateLimited(policy, outcome.usage);
 
       const { plan } = outcome;
+      if (!dryRun) countProducts(metrics, plan.summary);
       return {
         sync_id: outcome.syncId,
         dry_run: dryRun,
