@@ -1,5 +1,5 @@
 -- A sync inserts up to 50 000 products with one COPY, and PostgreSQL checks a foreign key row by row: the two on
--- products (host, category) made that COPY about 1.6 times as slow as into the same table without them. The
+-- products (host, category) made that insert about 1.7 times as slow as into the same table without them. The
 -- references still hold without the per-row checks: a sync writes only under its host's row lock, after checking
 -- every category against the registry, and nothing in hostdir deletes a host or a category. The triggers below
 -- keep it so for anyone who tries by hand: a host or category that products refer to cannot be deleted or renamed.
