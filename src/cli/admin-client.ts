@@ -262,7 +262,7 @@ function parseJson(text: string): unknown {
 }
 
 /** Reads an RFC 9457 problem; anything else (a proxy's HTML page, say) still becomes an error with the status. */
-function problemFrom(status: number, body: unknown): AdminApiError {
+export function problemFrom(status: number, body: unknown): AdminApiError {
   const problem = isRecord(body) ? body : {};
   const code = typeof problem.code === 'string' ? problem.code : `HTTP_${status}`;
   const detail =

@@ -22,6 +22,7 @@ import {
   productsTable,
   syncsTable,
 } from './format.js';
+import { seedDemo } from './seed-demo.js';
 
 export const EXIT = { ok: 0, refused: 1, usage: 2, unreachable: 3 } as const;
 
@@ -195,6 +196,23 @@ export function buildProgram(ctx: CliContext = processContext()): Command {
     .action(async (slug: string, label: string, _options: unknown, cmd: Command) => {
       const body = await client(cmd).addCategory({ slug, label });
       print(cmd, body, () => `Added category ${body.category.slug} (${body.category.label}).`);
+    });
+
+  withJson(program.command('seed-demo'))
+    .description('fill an empty directory with example providers, synced through the real sync endpoint')
+    .action(async (_options: unknown, cmd: Command) => {
+      const connection = resolveConnection(ctx.env, ctx.readFile, cmd.optsWithGlobals<{ url?: string }>().url);
+      const seeded = await seedDemo(new AdminClient(connection, ctx.fetch), connection.baseUrl, ctx.fetch);
+      print(cmd, { hosts: seeded }, () =>
+        [
+          ...seeded.map((host) =>
+            host.products === null
+              ? `${host.slug}: exists already, left as it is`
+              : `${host.slug}: onboarded, ${host.products} products synced`,
+          ),
+          `Browse them at ${connection.baseUrl}/`,
+        ].join('\n'),
+      );
     });
 
   return program;

@@ -8,7 +8,9 @@ import { Problem, sendProblem } from './problems.js';
 import { requestIdOf } from './request-id.js';
 import { adminRoutes } from './routes/admin.js';
 import { categoryRoutes } from './routes/categories.js';
+import { directoryRoutes } from './routes/directory.js';
 import { healthRoutes } from './routes/health.js';
+import { pageRoutes, sendNotFoundPage } from './routes/pages.js';
 import { problemPageRoutes } from './routes/problem-pages.js';
 import { productRoutes } from './routes/products.js';
 import { syncRoutes } from './routes/sync.js';
@@ -154,6 +156,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         headers: { allow: allowed.join(', ') },
       }));
     }
+    // A browser that follows a dead link outside the APIs gets a page, not JSON.
+    if (!/^\/(api|admin)(\/|$)/.test(path) && String(request.headers.accept ?? '').includes('text/html')) {
+      return sendNotFoundPage(reply, 'There is no page at this address.');
+    }
     return sendProblem(reply, new Problem('NOT_FOUND', `no resource at ${path}`));
   });
 
@@ -164,5 +170,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(syncRoutes, context);
   await app.register(productRoutes, context);
   await app.register(adminRoutes, context);
+  await app.register(directoryRoutes, context);
+  await app.register(pageRoutes, context);
   return app;
 }

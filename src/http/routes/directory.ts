@@ -1,0 +1,147 @@
+// The public directory API: listed hosts and products, searchable across hosts. No key needed.
+import { Type, type Static } from '@sinclair/typebox';
+// The swagger plugin's typings add tags and summary to route schemas for the OpenAPI document.
+import type {} from '@fastify/swagger';
+import type { FastifyPluginAsync } from 'fastify';
+import { PRODUCT_ID_PATTERN, PricingTier } from '../../catalog/product-schema.js';
+import { findListedHost, findListedProduct, listListedHosts, searchProducts } from '../../store/directory.js';
+import type { AppContext } from '../context.js';
+import { encodeSearchCursor, ProductSearchQuery, toProductSearch } from '../directory-query.js';
+import { revalidatedByEtag } from '../freshness.js';
+import { Problem } from '../problems.js';
+
+const nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
+
+const HOST_SLUG = '^[a-z0-9][a-z0-9-]{0,62}$';
+
+export const ListedProductSchema = Type.Object(
+  {
+    id: Type.String({ pattern: PRODUCT_ID_PATTERN }),
+    name: Type.String(),
+    category: Type.String(),
+    price: Type.Number(),
+    currency: Type.String({ pattern: '^[A-Z]{3}$' }),
+    monthly_price: Type.Number({ description: 'the price of the monthly pricing tier if there is one, else price' }),
+    description: nullable(Type.String()),
+    specs: nullable(Type.Record(Type.String(), Type.String())),
+    pricing_tiers: nullable(Type.Array(PricingTier)),
+    setup_fee: nullable(Type.Number()),
+    contract_duration: nullable(Type.String({ description: 'ISO 8601 duration of one unit (P12M) or "none"' })),
+    features: nullable(Type.Array(Type.String())),
+    datacenter_locations: nullable(Type.Array(Type.String())),
+    created_at: Type.String({ format: 'date-time' }),
+    updated_at: Type.String({ format: 'date-time' }),
+    host: Type.Object({ slug: Type.String(), name: Type.String() }, { additionalProperties: false }),
+  },
+  { additionalProperties: false, description: 'an active product of an active host' },
+);
+
+export const ListedHostSchema = Type.Object(
+  {
+    slug: Type.String({ pattern: HOST_SLUG }),
+    name: Type.String(),
+    default_currency: Type.String({ pattern: '^[A-Z]{3}$' }),
+    product_count: Type.Integer({ minimum: 0, description: 'active products' }),
+    created_at: Type.String({ format: 'date-time' }),
+    last_synced_at: nullable(Type.String({ format: 'date-time' })),
+  },
+  { additionalProperties: false },
+);
+
+const NextCursor = nullable(Type.String({ description: 'pass as cursor for the next page; null on the last page' }));
+
+const HostsQuery = Type.Object({
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50 })),
+  cursor: Type.Optional(Type.String({ maxLength: 200 })),
+});
+const HostsPage = Type.Object({ hosts: Type.Array(ListedHostSchema), next_cursor: NextCursor }, { additionalProperties: false });
+const HostParams = Type.Object({ slug: Type.String({ maxLength: 100 }) });
+const HostProductsQuery = Type.Omit(ProductSearchQuery, ['host']);
+const HostPage = Type.Object(
+  { host: ListedHostSchema, products: Type.Array(ListedProductSchema), next_cursor: NextCursor },
+  { additionalProperties: false },
+);
+const ProductsPage = Type.Object(
+  { products: Type.Array(ListedProductSchema), next_cursor: NextCursor },
+  { additionalProperties: false },
+);
+const ProductParams = Type.Object({ id: Type.String({ maxLength: 100 }) });
+const ProductAnswer = Type.Object({ product: ListedProductSchema }, { additionalProperties: false });
+
+const HOST_CURSOR = /^[a-z0-9][a-z0-9-]{0,62}$/;
+
+function decodeHostCursor(cursor: string | undefined): string | null {
+  if (!cursor) return null;
+  const slug = Buffer.from(cursor, 'base64url').toString('utf8');
+  if (!HOST_CURSOR.test(slug)) {
+    throw new Problem('VALIDATION_FAILED', 'the cursor is not one this server issued', {
+      errors: [{ parameter: 'cursor', code: 'invalid_cursor', detail: 'pass next_cursor from a previous page unchanged' }],
+    });
+  }
+  return slug;
+}
+
+const TAGS = ['directory'];
+
+export const directoryRoutes: FastifyPluginAsync<AppContext> = async (app, context) => {
+  revalidatedByEtag(app);
+
+  app.get<{ Querystring: Static<typeof HostsQuery> }>(
+    '/api/v1/directory/hosts',
+    { schema: { tags: TAGS, summary: 'Listed hosts with their product counts, by slug', querystring: HostsQuery, response: { 200: HostsPage } } },
+    async (request) => {
+      const page = await listListedHosts(context.db, {
+        limit: request.query.limit ?? 50,
+        afterSlug: decodeHostCursor(request.query.cursor),
+      });
+      return { hosts: page.hosts, next_cursor: page.next ? Buffer.from(page.next, 'utf8').toString('base64url') : null };
+    },
+  );
+
+  app.get<{ Params: Static<typeof HostParams>; Querystring: Static<typeof HostProductsQuery> }>(
+    '/api/v1/directory/hosts/:slug',
+    {
+      schema: {
+        tags: TAGS,
+        summary: 'A listed host and its active products (filters and sorts as in /directory/products)',
+        params: HostParams,
+        querystring: HostProductsQuery,
+        response: { 200: HostPage },
+      },
+    },
+    async (request) => {
+      const host = await findListedHost(context.db, request.params.slug);
+      if (!host) throw new Problem('NOT_FOUND', `no listed host "${request.params.slug}"`);
+      const search = toProductSearch({ ...request.query, host: host.slug });
+      const page = await searchProducts(context.db, search);
+      return { host, products: page.products, next_cursor: encodeSearchCursor(search.sort, search.order, page.next) };
+    },
+  );
+
+  app.get<{ Querystring: ProductSearchQuery }>(
+    '/api/v1/directory/products',
+    {
+      schema: {
+        tags: TAGS,
+        summary: 'Search listed products across hosts',
+        querystring: ProductSearchQuery,
+        response: { 200: ProductsPage },
+      },
+    },
+    async (request) => {
+      const search = toProductSearch(request.query);
+      const page = await searchProducts(context.db, search);
+      return { products: page.products, next_cursor: encodeSearchCursor(search.sort, search.order, page.next) };
+    },
+  );
+
+  app.get<{ Params: Static<typeof ProductParams> }>(
+    '/api/v1/directory/products/:id',
+    { schema: { tags: TAGS, summary: 'One listed product', params: ProductParams, response: { 200: ProductAnswer } } },
+    async (request) => {
+      const product = await findListedProduct(context.db, request.params.id);
+      if (!product) throw new Problem('NOT_FOUND', `no listed product "${request.params.id}"`);
+      return { product };
+    },
+  );
+};

@@ -1,0 +1,196 @@
+// The directory's HTML pages. Unknown slugs and ids answer an HTML 404 here; /api/* keeps problem+json.
+import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import { listCategories, type Category } from '../../store/categories.js';
+import {
+  filterChoices,
+  findListedHost,
+  findListedProduct,
+  listListedCategories,
+  listListedHosts,
+  searchProducts,
+  type ProductSearch,
+} from '../../store/directory.js';
+import type { Html } from '../../web/html.js';
+import {
+  badRequestPage,
+  categoryPage,
+  homePage,
+  hostPage,
+  hostsPage,
+  notFoundPage,
+  PAGE_SORTS,
+  productPage,
+  queryString,
+  searchPage,
+  type PageFilters,
+  type PageSort,
+  type ResultPage,
+} from '../../web/pages.js';
+import type { AppContext } from '../context.js';
+import { encodeSearchCursor, toProductSearch } from '../directory-query.js';
+import { revalidatedByEtag } from '../freshness.js';
+import { Problem } from '../problems.js';
+
+const PAGE_SIZE = 24;
+
+type RawQuery = Record<string, unknown>;
+
+function text(query: RawQuery, name: string, maxLength = 200): string | undefined {
+  const value = query[name];
+  if (typeof value !== 'string') return undefined;
+  const trimmed = value.trim();
+  return trimmed && trimmed.length <= maxLength ? trimmed : undefined;
+}
+
+/** What a form sent, read leniently: a filter that makes no sense is left out rather than refused. */
+function filtersOf(query: RawQuery, fixed: { category?: string } = {}): PageFilters {
+  const sort = text(query, 'sort');
+  const maxPrice = text(query, 'max_price');
+  const filters: PageFilters = { sort: sort && sort in PAGE_SORTS ? (sort as PageSort) : 'price' };
+  const q = text(query, 'q');
+  const category = fixed.category ?? text(query, 'category', 64);
+  const location = text(query, 'location');
+  const feature = text(query, 'feature');
+  const currency = text(query, 'currency', 3);
+  if (q) filters.q = q;
+  if (category) filters.category = category;
+  if (location) filters.location = location;
+  if (feature) filters.feature = feature;
+  if (maxPrice && /^\d{1,9}(\.\d{1,4})?$/.test(maxPrice)) filters.max_price = maxPrice;
+  if (currency && /^[A-Za-z]{3}$/.test(currency)) filters.currency = currency.toUpperCase();
+  return filters;
+}
+
+function searchOf(filters: PageFilters, cursor: string | undefined, host?: string): ProductSearch {
+  const { sort, order } = PAGE_SORTS[filters.sort];
+  return toProductSearch(
+    {
+      q: filters.q,
+      category: filters.category,
+      location: filters.location,
+      feature: filters.feature,
+      host,
+      max_price: filters.max_price === undefined ? undefined : Number(filters.max_price),
+      // The form's currency belongs to its price limit: without a limit it filters nothing. A hand-written URL
+      // with a limit but no currency means dollars.
+      currency: filters.max_price === undefined ? undefined : (filters.currency ?? 'USD'),
+      sort,
+      order,
+      cursor,
+      limit: PAGE_SIZE,
+    },
+    { limit: PAGE_SIZE },
+  );
+}
+
+function filterParams(filters: PageFilters, withCategory: boolean): Record<string, string | undefined> {
+  return {
+    q: filters.q,
+    category: withCategory ? filters.category : undefined,
+    location: filters.location,
+    feature: filters.feature,
+    max_price: filters.max_price,
+    currency: filters.max_price === undefined ? undefined : filters.currency,
+    sort: filters.sort === 'price' ? undefined : filters.sort,
+  };
+}
+
+async function resultPage(
+  context: AppContext,
+  search: ProductSearch,
+  path: string,
+  params: Record<string, string | undefined>,
+  onFirstPage: boolean,
+): Promise<ResultPage> {
+  const page = await searchProducts(context.db, search);
+  const cursor = encodeSearchCursor(search.sort, search.order, page.next);
+  return {
+    products: page.products,
+    nextHref: cursor ? `${path}${queryString({ ...params, cursor })}` : null,
+    firstHref: onFirstPage ? null : `${path}${queryString(params)}`,
+  };
+}
+
+function sendPage(reply: FastifyReply, page: Html, status = 200): FastifyReply {
+  return reply.status(status).type('text/html; charset=utf-8').send(page.value);
+}
+
+/** A cursor that does not fit the page's sort is a stale or edited link: say so in HTML. */
+async function orBadRequest(reply: FastifyReply, render: () => Promise<FastifyReply>): Promise<FastifyReply> {
+  try {
+    return await render();
+  } catch (error) {
+    if (error instanceof Problem && error.code === 'VALIDATION_FAILED') {
+      return sendPage(reply, badRequestPage('This page link is out of date. Start again from the first page.'), 400);
+    }
+    throw error;
+  }
+}
+
+export function sendNotFoundPage(reply: FastifyReply, what: string): FastifyReply {
+  return sendPage(reply, notFoundPage(what), 404);
+}
+
+export const pageRoutes: FastifyPluginAsync<AppContext> = async (app, context) => {
+  revalidatedByEtag(app);
+  const categories = (): Promise<Category[]> => listCategories(context.db);
+
+  app.get('/', async (_request, reply) => {
+    const [listed, hosts] = await Promise.all([
+      listListedCategories(context.db),
+      listListedHosts(context.db, { limit: 30, afterSlug: null }),
+    ]);
+    return sendPage(reply, homePage(listed, hosts.hosts));
+  });
+
+  app.get<{ Querystring: RawQuery }>('/hosts', async (request, reply) => {
+    const after = text(request.query, 'after', 63) ?? null;
+    const page = await listListedHosts(context.db, { limit: 60, afterSlug: after });
+    return sendPage(reply, hostsPage(page.hosts, page.next ? `/hosts${queryString({ after: page.next })}` : null));
+  });
+
+  app.get<{ Params: { slug: string }; Querystring: RawQuery }>('/hosts/:slug', async (request, reply) => {
+    const host = await findListedHost(context.db, request.params.slug);
+    if (!host) return sendNotFoundPage(reply, 'No provider with that name is listed.');
+    return orBadRequest(reply, async () => {
+      const cursor = text(request.query, 'cursor', 500);
+      const filters: PageFilters = { sort: 'price' };
+      const page = await resultPage(context, searchOf(filters, cursor, host.slug), `/hosts/${encodeURIComponent(host.slug)}`, {}, !cursor);
+      return sendPage(reply, hostPage(host, page, await categories()));
+    });
+  });
+
+  app.get<{ Params: { slug: string }; Querystring: RawQuery }>('/categories/:slug', async (request, reply) => {
+    const all = await categories();
+    const category = all.find((candidate) => candidate.slug === request.params.slug);
+    if (!category) return sendNotFoundPage(reply, 'There is no such category.');
+    return orBadRequest(reply, async () => {
+      const filters = filtersOf(request.query, { category: category.slug });
+      const cursor = text(request.query, 'cursor', 500);
+      const [page, choices] = await Promise.all([
+        resultPage(context, searchOf(filters, cursor), `/categories/${encodeURIComponent(category.slug)}`, filterParams(filters, false), !cursor),
+        filterChoices(context.db, { category: category.slug }),
+      ]);
+      return sendPage(reply, categoryPage(category, filters, choices, page, all));
+    });
+  });
+
+  app.get<{ Querystring: RawQuery }>('/search', async (request, reply) =>
+    orBadRequest(reply, async () => {
+      const filters = filtersOf(request.query);
+      const cursor = text(request.query, 'cursor', 500);
+      const [all, page, choices] = await Promise.all([
+        categories(),
+        resultPage(context, searchOf(filters, cursor), '/search', filterParams(filters, true), !cursor),
+        filterChoices(context.db, filters.category ? { category: filters.category } : {}),
+      ]);
+      return sendPage(reply, searchPage(filters, choices, page, all));
+    }),
+  );
+
+  app.get<{ Params: { id: string } }>('/products/:id', async (request, reply) => {
+    const product = await findListedProduct(context.db, request.params.id);
+    if (!product) return sendNotFoundPage(reply, 'This product is not listed (any more). The provider may have withdrawn it.');
+    return sendPage(reply, productPage(product, await categories()));
+  });
+};

@@ -1,0 +1,282 @@
+// The public directory: what people browsing hosts see. Only active products of active hosts ever leave here.
+import type { PricingTier } from '../catalog/types.js';
+import type { Queryable } from './db.js';
+import { iso, isoOrNull, jsonOrNull, numberOrNull } from './rows.js';
+
+export type DirectorySort = 'price' | 'newest' | 'name';
+export type SortOrder = 'asc' | 'desc';
+
+/** Where the previous page ended: its last row's sort key and id. */
+export interface Keyset {
+  key: string;
+  id: string;
+}
+
+export interface ProductSearch {
+  text?: string;
+  category?: string;
+  location?: string;
+  feature?: string;
+  currency?: string;
+  /** monthly price at most this, in `currency` (prices are never converted between currencies) */
+  maxMonthlyPrice?: number;
+  hostSlug?: string;
+  sort: DirectorySort;
+  order: SortOrder;
+  limit: number;
+  after: Keyset | null;
+}
+
+export interface ListedHostRef {
+  slug: string;
+  name: string;
+}
+
+export interface ListedProduct {
+  id: string;
+  name: string;
+  category: string;
+  price: number;
+  currency: string;
+  /** the monthly pricing tier if the product has one, else price */
+  monthly_price: number;
+  description: string | null;
+  specs: Record<string, string> | null;
+  pricing_tiers: PricingTier[] | null;
+  setup_fee: number | null;
+  contract_duration: string | null;
+  features: string[] | null;
+  datacenter_locations: string[] | null;
+  created_at: string;
+  updated_at: string;
+  host: ListedHostRef;
+}
+
+export interface ListedHost {
+  slug: string;
+  name: string;
+  default_currency: string;
+  product_count: number;
+  created_at: string;
+  last_synced_at: string | null;
+}
+
+export interface ListedCategory {
+  slug: string;
+  label: string;
+  /** listed products, counted up to CATEGORY_COUNT_CAP */
+  product_count: number;
+}
+
+/** Counting every product of a large category on each home page view would cost more than the number is worth. */
+export const CATEGORY_COUNT_CAP = 1000;
+
+/** Words of a text query, each matched as a prefix ("nvm" finds "NVMe"); anything else is dropped. */
+export function searchWords(text: string): string[] {
+  return (text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).slice(0, 8);
+}
+
+const PRODUCT_COLUMNS = `p.id, p.name, p.category, p.price::float8 AS price, p.currency, p.monthly_price::float8 AS monthly_price,
+  p.description, p.specs, p.pricing_tiers, p.setup_fee::float8 AS setup_fee, p.contract_duration, p.features,
+  p.datacenter_locations, p.created_at, p.updated_at, h.slug AS host_slug, h.name AS host_name`;
+
+/**
+ * The sort key of each sort: as SQL, the same order through an expression no index covers, and the cast of
+ * the text a cursor carries.
+ */
+const SORT_KEY: Record<DirectorySort, { expression: string; unindexed: string; cast: string }> = {
+  price: { expression: 'p.monthly_price', unindexed: '(p.monthly_price + 0)', cast: '::numeric' },
+  name: { expression: 'lower(p.name) COLLATE "C"', unindexed: `(lower(p.name) || '') COLLATE "C"`, cast: '::text COLLATE "C"' },
+  newest: { expression: 'p.id', unindexed: `(p.id || '')`, cast: '::text' },
+};
+
+function toListedProduct(row: Record<string, unknown>): ListedProduct {
+  return {
+    id: String(row.id),
+    name: String(row.name),
+    category: String(row.category),
+    price: numberOrNull(row.price) ?? 0,
+    currency: String(row.currency),
+    monthly_price: numberOrNull(row.monthly_price) ?? 0,
+    description: (row.description as string | null) ?? null,
+    specs: jsonOrNull(row.specs),
+    pricing_tiers: jsonOrNull(row.pricing_tiers),
+    setup_fee: numberOrNull(row.setup_fee),
+    contract_duration: (row.contract_duration as string | null) ?? null,
+    features: jsonOrNull(row.features),
+    datacenter_locations: jsonOrNull(row.datacenter_locations),
+    created_at: iso(row.created_at),
+    updated_at: iso(row.updated_at),
+    host: { slug: String(row.host_slug), name: String(row.host_name) },
+  };
+}
+
+/**
+ * One page of listed products matching every given filter, in (sort key, id) order; `after` continues where
+ * the previous page ended, so pages never overlap or skip a row even while the order has ties.
+ */
+export async function searchProducts(
+  db: Queryable,
+  search: ProductSearch,
+): Promise<{ products: ListedProduct[]; next: Keyset | null }> {
+  const params: unknown[] = [];
+  const param = (value: unknown) => {
+    params.push(value);
+    return `$${params.length}`;
+  };
+  const where = [`p.status = 'active'`, `h.status = 'active'`];
+  if (search.category !== undefined) where.push(`p.category = ${param(search.category)}`);
+  if (search.hostSlug !== undefined) where.push(`h.slug = ${param(search.hostSlug)}`);
+  if (search.location !== undefined) where.push(`p.datacenter_locations @> ${param(JSON.stringify([search.location]))}::jsonb`);
+  if (search.feature !== undefined) where.push(`p.features @> ${param(JSON.stringify([search.feature]))}::jsonb`);
+  if (search.currency !== undefined) where.push(`p.currency = ${param(search.currency)}`);
+  if (search.maxMonthlyPrice !== undefined) where.push(`p.monthly_price <= ${param(String(search.maxMonthlyPrice))}::numeric`);
+  if (search.text !== undefined) {
+    const words = searchWords(search.text);
+    // A query of only punctuation matches nothing rather than everything.
+    if (words.length === 0) return { products: [], next: null };
+    where.push(`p.search_text @@ to_tsquery('simple', ${param(words.map((word) => `${word}:*`).join(' & '))})`);
+  }
+  const key = SORT_KEY[search.sort];
+  const direction = search.order === 'asc' ? 'ASC' : 'DESC';
+  // PostgreSQL guesses that a word it has no statistics for matches 0.5 % of the rows, and then walks the sort
+  // index looking for it: for a rare word that reads the whole listing. Unless every word is known to be common,
+  // the sort is put on an expression no index covers (same values, same order), so that the text index leads
+  // and only the matches are sorted. Common words keep the walk, which finds a page of them in a few rows.
+  const textLeads = search.text !== undefined && !(await wordsAreCommon(db, searchWords(search.text)));
+  const orderBy = textLeads ? key.unindexed : key.expression;
+  if (search.after) {
+    const comparison = search.order === 'asc' ? '>' : '<';
+    where.push(`(${key.expression}, p.id) ${comparison} (${param(search.after.key)}${key.cast}, ${param(search.after.id)}::text)`);
+  }
+  const { rows } = await db.query(
+    `SELECT ${PRODUCT_COLUMNS}, (${key.expression})::text AS sort_key
+     FROM products p JOIN hosts h ON h.id = p.host_id
+     WHERE ${where.join(' AND ')}
+     ORDER BY ${orderBy} ${direction}, p.id ${direction}
+     LIMIT ${param(search.limit + 1)}`,
+    params,
+  );
+  const more = rows.length > search.limit;
+  const page = rows.slice(0, search.limit);
+  const last = page.at(-1);
+  return {
+    products: page.map(toListedProduct),
+    next: more && last ? { key: String(last.sort_key), id: String(last.id) } : null,
+  };
+}
+
+/**
+ * Below this share of the listing, walking a sort index to fill a page reads more rows than sorting the matches:
+ * a page of 20 among a million rows costs about 20 / share rows to walk and share × 1 000 000 to sort.
+ */
+const COMMON_WORD_SHARE = 0.005;
+
+/** Whether the statistics of the last ANALYZE know each word (as a prefix) to occur in many products. */
+async function wordsAreCommon(db: Queryable, words: string[]): Promise<boolean> {
+  const { rows } = await db.query<{ share: number | string }>(
+    `SELECT coalesce(min(share), 0) AS share FROM (
+       SELECT w.word, coalesce(sum(e.freq), 0) AS share
+       FROM unnest($1::text[]) AS w(word)
+       LEFT JOIN (
+         SELECT e.lexeme, e.freq
+         FROM pg_stats s, unnest(s.most_common_elems::text::text[], s.most_common_elem_freqs) AS e(lexeme, freq)
+         WHERE s.schemaname = current_schema() AND s.tablename = 'products' AND s.attname = 'search_text'
+       ) AS e ON starts_with(e.lexeme, w.word)
+       GROUP BY w.word) AS shares`,
+    [words],
+  );
+  return Number(rows[0]?.share ?? 0) >= COMMON_WORD_SHARE;
+}
+
+export async function findListedProduct(db: Queryable, id: string): Promise<ListedProduct | null> {
+  const { rows } = await db.query(
+    `SELECT ${PRODUCT_COLUMNS}
+     FROM products p JOIN hosts h ON h.id = p.host_id
+     WHERE p.id = $1 AND p.status = 'active' AND h.status = 'active'`,
+    [id],
+  );
+  return rows[0] ? toListedProduct(rows[0]) : null;
+}
+
+const HOST_COLUMNS = `h.slug, h.name, h.default_currency, h.created_at,
+  (SELECT count(*) FROM products p WHERE p.host_id = h.id AND p.status = 'active')::int AS product_count,
+  (SELECT max(r.applied_at) FROM sync_runs r WHERE r.host_id = h.id AND NOT r.dry_run) AS last_synced_at`;
+
+function toListedHost(row: Record<string, unknown>): ListedHost {
+  return {
+    slug: String(row.slug),
+    name: String(row.name),
+    default_currency: String(row.default_currency),
+    product_count: Number(row.product_count),
+    created_at: iso(row.created_at),
+    last_synced_at: isoOrNull(row.last_synced_at),
+  };
+}
+
+/** Active hosts in slug order, a page at a time; afterSlug is the previous page's last slug. */
+export async function listListedHosts(
+  db: Queryable,
+  page: { limit: number; afterSlug: string | null },
+): Promise<{ hosts: ListedHost[]; next: string | null }> {
+  const { rows } = await db.query(
+    `SELECT ${HOST_COLUMNS} FROM hosts h
+     WHERE h.status = 'active' AND ($1::text IS NULL OR h.slug > $1::text)
+     ORDER BY h.slug LIMIT $2`,
+    [page.afterSlug, page.limit + 1],
+  );
+  const more = rows.length > page.limit;
+  const hosts = rows.slice(0, page.limit).map(toListedHost);
+  return { hosts, next: more ? (hosts.at(-1)?.slug ?? null) : null };
+}
+
+export async function findListedHost(db: Queryable, slug: string): Promise<ListedHost | null> {
+  const { rows } = await db.query(`SELECT ${HOST_COLUMNS} FROM hosts h WHERE h.slug = $1 AND h.status = 'active'`, [slug]);
+  return rows[0] ? toListedHost(rows[0]) : null;
+}
+
+/** Every category with its listed products counted up to CATEGORY_COUNT_CAP. */
+export async function listListedCategories(db: Queryable): Promise<ListedCategory[]> {
+  const { rows } = await db.query(
+    `SELECT c.slug, c.label,
+       (SELECT count(*) FROM (
+          SELECT 1 FROM products p JOIN hosts h ON h.id = p.host_id
+          WHERE p.category = c.slug AND p.status = 'active' AND h.status = 'active'
+          LIMIT ${CATEGORY_COUNT_CAP}) AS listed)::int AS product_count
+     FROM categories c ORDER BY c.label`,
+  );
+  return rows.map((row) => ({ slug: String(row.slug), label: String(row.label), product_count: Number(row.product_count) }));
+}
+
+export interface FilterChoices {
+  locations: string[];
+  features: string[];
+  currencies: string[];
+}
+
+/**
+ * Locations, features and currencies to offer as filters, the most frequent first, read from a bounded sample
+ * of the listing so that a category of a hundred thousand products costs no more than a small one.
+ */
+export async function filterChoices(db: Queryable, scope: { category?: string; hostSlug?: string }): Promise<FilterChoices> {
+  const { rows } = await db.query<{ kind: string; value: string }>(
+    `WITH sample AS (
+       SELECT p.datacenter_locations, p.features, p.currency
+       FROM products p JOIN hosts h ON h.id = p.host_id
+       WHERE p.status = 'active' AND h.status = 'active'
+         AND ($1::text IS NULL OR p.category = $1::text) AND ($2::text IS NULL OR h.slug = $2::text)
+       LIMIT 2000)
+     (SELECT 'location' AS kind, value FROM sample, jsonb_array_elements_text(coalesce(datacenter_locations, '[]')) AS value
+      GROUP BY value ORDER BY count(*) DESC, value LIMIT 40)
+     UNION ALL
+     (SELECT 'feature', value FROM sample, jsonb_array_elements_text(coalesce(features, '[]')) AS value
+      GROUP BY value ORDER BY count(*) DESC, value LIMIT 40)
+     UNION ALL
+     (SELECT 'currency', currency FROM sample GROUP BY currency ORDER BY count(*) DESC, currency LIMIT 20)`,
+    [scope.category ?? null, scope.hostSlug ?? null],
+  );
+  const of = (kind: string) => rows.filter((row) => row.kind === kind).map((row) => row.value);
+  const alphabetical = (values: string[]) => values.sort((a, b) => a.localeCompare(b));
+  // The most frequent currency comes first: it is the one a price limit most likely means.
+  return { locations: alphabetical(of('location')), features: alphabetical(of('feature')), currencies: of('currency') };
+}

@@ -1,0 +1,87 @@
+// How prices, periods and dates read on the pages.
+import type { BillingPeriod } from '../catalog/types.js';
+
+const PERIOD_SUFFIX: Record<BillingPeriod, string> = {
+  hourly: 'per hour',
+  monthly: 'per month',
+  quarterly: 'per 3 months',
+  semiannually: 'per 6 months',
+  annually: 'per year',
+  biennially: 'per 2 years',
+  triennially: 'per 3 years',
+  one_time: 'one-time',
+};
+
+const PERIOD_LABEL: Record<BillingPeriod, string> = {
+  hourly: 'Hourly',
+  monthly: 'Monthly',
+  quarterly: 'Quarterly',
+  semiannually: 'Every 6 months',
+  annually: 'Yearly',
+  biennially: 'Every 2 years',
+  triennially: 'Every 3 years',
+  one_time: 'One-time',
+};
+
+export function periodSuffix(period: BillingPeriod): string {
+  return PERIOD_SUFFIX[period];
+}
+
+export function periodLabel(period: BillingPeriod): string {
+  return PERIOD_LABEL[period];
+}
+
+const formats = new Map<string, Intl.NumberFormat>();
+
+/** "$4.99", "€12.00": one locale (en) for every currency, so that a page of mixed currencies reads consistently. */
+export function formatPrice(amount: number, currency: string): string {
+  let format = formats.get(currency);
+  if (!format) {
+    try {
+      format = new Intl.NumberFormat('en', { style: 'currency', currency, maximumFractionDigits: 4 });
+    } catch {
+      format = new Intl.NumberFormat('en', { minimumFractionDigits: 2, maximumFractionDigits: 4 });
+    }
+    formats.set(currency, format);
+  }
+  return format.format(amount);
+}
+
+const DURATION_UNIT: Record<string, [string, string]> = {
+  D: ['day', 'days'],
+  W: ['week', 'weeks'],
+  M: ['month', 'months'],
+  Y: ['year', 'years'],
+};
+
+/** "P12M" → "12 months"; "none" → "No minimum term". */
+export function formatDuration(duration: string): string {
+  if (duration === 'none') return 'No minimum term';
+  const match = /^P(\d+)([DWMY])$/.exec(duration);
+  if (!match) return duration;
+  const n = Number(match[1]);
+  const [one, many] = DURATION_UNIT[match[2]!]!;
+  return `${n} ${n === 1 ? one : many}`;
+}
+
+export function formatDate(isoDate: string): string {
+  return new Date(isoDate).toLocaleDateString('en', { year: 'numeric', month: 'short', day: 'numeric', timeZone: 'UTC' });
+}
+
+// Words billing systems abbreviate in spec keys, spelled as people read them.
+const SPEC_WORDS: Record<string, string> = {
+  cpu: 'CPU', gpu: 'GPU', ram: 'RAM', ssd: 'SSD', nvme: 'NVMe', ip: 'IP', ipv4: 'IPv4', ipv6: 'IPv6', php: 'PHP',
+  sla: 'SLA', tld: 'TLD', s3: 'S3', dns: 'DNS', whmcs: 'WHMCS', cpanel: 'cPanel',
+};
+const SPEC_UNITS: Record<string, string> = { gb: 'GB', tb: 'TB', mb: 'MB', gbit: 'Gbit/s', mbit: 'Mbit/s' };
+
+/** "cpu_cores" → "CPU cores", "ram_gb" → "RAM (GB)": spec keys arrive as billing systems name them. */
+export function specLabel(key: string): string {
+  const words = key.split(/[_\s-]+/).filter(Boolean);
+  if (words.length === 0) return key;
+  const unit = words.length > 1 ? SPEC_UNITS[words.at(-1)!.toLowerCase()] : undefined;
+  const named = (unit ? words.slice(0, -1) : words).map((word) => SPEC_WORDS[word.toLowerCase()] ?? word);
+  const first = named[0]!;
+  named[0] = first === first.toLowerCase() ? first.charAt(0).toUpperCase() + first.slice(1) : first;
+  return unit ? `${named.join(' ')} (${unit})` : named.join(' ');
+}

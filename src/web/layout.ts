@@ -1,0 +1,79 @@
+// The frame of every page: landmarks, skip link, header with search, footer, and the one small stylesheet.
+import { html, Html } from './html.js';
+
+// Colours keep at least 4.5:1 contrast against their backgrounds (WCAG AA for body text).
+const STYLE = `
+*{box-sizing:border-box}
+body{margin:0;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1b1f24;background:#f6f7f9}
+a{color:#0a4fb3}a:hover{color:#063a85}
+:focus-visible{outline:3px solid #b35c00;outline-offset:2px}
+.skip{position:absolute;left:-999px;top:0;background:#fff;padding:.5rem 1rem;z-index:9}.skip:focus{left:.5rem}
+header.site{background:#12263f;color:#fff}
+header.site .bar{max-width:72rem;margin:0 auto;padding:.75rem 1rem;display:flex;flex-wrap:wrap;gap:.75rem 1.5rem;align-items:center}
+header.site a{color:#fff;text-decoration:none}
+.brand{font-weight:700;font-size:1.25rem}
+header.site nav ul{display:flex;gap:1rem;list-style:none;margin:0;padding:0}
+header.site form{margin-left:auto;display:flex;gap:.25rem;flex:1 1 16rem;max-width:28rem}
+header.site input{flex:1;min-width:0}
+main{max-width:72rem;margin:0 auto;padding:1rem}
+h1{font-size:1.75rem;line-height:1.2;margin:.5rem 0 1rem}h2{font-size:1.25rem;margin:1.5rem 0 .5rem}
+input,select,button{font:inherit;padding:.4rem .5rem;border:1px solid #6b7380;border-radius:.3rem;background:#fff;color:#1b1f24}
+button,.button{background:#0a4fb3;color:#fff;border-color:#0a4fb3;cursor:pointer;text-decoration:none;padding:.4rem .9rem;border-radius:.3rem;display:inline-block}
+button:hover,.button:hover{background:#063a85;color:#fff}
+.visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
+.grid{display:grid;gap:.75rem;grid-template-columns:repeat(auto-fill,minmax(15rem,1fr));list-style:none;padding:0;margin:0}
+.card{background:#fff;border:1px solid #d5d9e0;border-radius:.5rem;padding:.75rem 1rem}
+.card h2,.card h3{font-size:1.05rem;margin:0 0 .25rem}
+.muted{color:#4f5866}.price{font-weight:700;font-size:1.1rem}
+.filters{display:flex;flex-wrap:wrap;gap:.75rem;align-items:flex-end;background:#fff;border:1px solid #d5d9e0;border-radius:.5rem;padding:.75rem;margin-bottom:1rem}
+.filters .field{display:flex;flex-direction:column;font-size:.9rem;gap:.2rem}.filters .grow{flex:1 1 18rem}
+table{border-collapse:collapse;width:100%;background:#fff}th,td{text-align:left;padding:.4rem .6rem;border-bottom:1px solid #d5d9e0;vertical-align:top}
+th{width:40%}
+.tags{display:flex;flex-wrap:wrap;gap:.35rem;list-style:none;padding:0;margin:.25rem 0}
+.tags li{background:#e6ecf5;color:#1b2f4d;border-radius:1rem;padding:.05rem .6rem;font-size:.875rem}
+.pager{margin:1.25rem 0}
+.description{white-space:pre-line}
+.layout{display:grid;gap:1.5rem}.layout>aside{align-self:start}@media(min-width:48rem){.layout{grid-template-columns:2fr 1fr}}
+footer.site{max-width:72rem;margin:2rem auto 0;padding:1rem;border-top:1px solid #d5d9e0;color:#4f5866;font-size:.9rem}
+`;
+
+export interface PageFrame {
+  title: string;
+  description?: string;
+  /** the text of the header's search box */
+  query?: string;
+}
+
+export function layout(frame: PageFrame, content: Html): Html {
+  return html`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${frame.title} — hostdir</title>
+${frame.description ? html`<meta name="description" content="${frame.description}">` : ''}
+<style>${new Html(STYLE)}</style>
+</head>
+<body>
+<a class="skip" href="#main">Skip to content</a>
+<header class="site">
+<div class="bar">
+<a class="brand" href="/">hostdir</a>
+<nav aria-label="Main"><ul><li><a href="/">Categories</a></li><li><a href="/hosts">Hosts</a></li><li><a href="/search">Search</a></li></ul></nav>
+<form role="search" action="/search" method="get">
+<label class="visually-hidden" for="site-search">Search products</label>
+<input id="site-search" type="search" name="q" value="${frame.query ?? ''}" placeholder="Search products, e.g. nvme vps" maxlength="200">
+<button type="submit">Search</button>
+</form>
+</div>
+</header>
+<main id="main" tabindex="-1">
+${content}
+</main>
+<footer class="site">
+<p>hostdir lists the catalogues hosting providers sync from their billing systems. Prices are the providers' own, in their currencies, and are updated whenever a provider syncs.</p>
+</footer>
+</body>
+</html>
+`;
+}

@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import { formatDuration, formatPrice, specLabel } from '../../src/web/format.js';
+import { escapeHtml, html, queryString } from '../../src/web/html.js';
+
+describe('html templates', () => {
+  it('escapes every interpolated value, in text and in attributes', () => {
+    const name = `<script>"x" & 'y'</script>`;
+    expect(html`<a title="${name}">${name}</a>`.value).toBe(
+      '<a title="&lt;script&gt;&quot;x&quot; &amp; &#39;y&#39;&lt;/script&gt;">&lt;script&gt;&quot;x&quot; &amp; &#39;y&#39;&lt;/script&gt;</a>',
+    );
+  });
+
+  it('keeps nested templates as they are, renders lists and leaves out null, undefined and false', () => {
+    const items = ['<a>', 'b'].map((item) => html`<li>${item}</li>`);
+    expect(html`<ul>${items}</ul>${null}${undefined}${false}${0}`.value).toBe('<ul><li>&lt;a&gt;</li><li>b</li></ul>0');
+  });
+
+  it('escapes the five characters that matter and nothing else', () => {
+    expect(escapeHtml('a&b<c>d"e\'f é')).toBe('a&amp;b&lt;c&gt;d&quot;e&#39;f é');
+  });
+
+  it('builds query strings without empty parameters', () => {
+    expect(queryString({ q: 'a b&c', empty: '', none: undefined, n: 3 })).toBe('?q=a+b%26c&n=3');
+    expect(queryString({})).toBe('');
+  });
+});
+
+describe('formatting for people', () => {
+  it('formats prices with their currency', () => {
+    expect(formatPrice(4.99, 'USD')).toBe('$4.99');
+    expect(formatPrice(1234.5, 'EUR')).toBe('€1,234.50');
+    expect(formatPrice(0.0049, 'USD')).toBe('$0.0049');
+    expect(formatPrice(10, 'JPY')).toBe('¥10');
+  });
+
+  it('spells contract durations and spec keys', () => {
+    expect(formatDuration('P12M')).toBe('12 months');
+    expect(formatDuration('P1Y')).toBe('1 year');
+    expect(formatDuration('none')).toBe('No minimum term');
+    expect(specLabel('cpu_cores')).toBe('CPU cores');
+    expect(specLabel('ram_gb')).toBe('RAM (GB)');
+    expect(specLabel('gpu')).toBe('GPU');
+    expect(specLabel('Uplink')).toBe('Uplink');
+    expect(specLabel('__proto__')).toBe('Proto');
+  });
+});
