@@ -9,7 +9,7 @@
 //   npm run bench -- --profile DIR     the server runs under `node --cpu-prof`; profiles land in DIR
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { Agent, request as httpRequest } from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
@@ -281,7 +281,10 @@ async function openFloorDatabase(store, databaseUrl, dataDir) {
   }
   const { PGlite } = await import('@electric-sql/pglite');
   const db = await PGlite.create({ dataDir: path.join(dataDir, 'floor-pglite') });
-  await db.exec(await readFile(path.join(SCHEMA, '001.do.schema.sql'), 'utf8'));
+  // The same schema as the server's: every migration, in order (later ones add columns and indexes to products).
+  for (const file of (await readdir(SCHEMA)).filter((name) => name.endsWith('.sql')).sort()) {
+    await db.exec(await readFile(path.join(SCHEMA, file), 'utf8'));
+  }
   await db.exec(FLOOR_TABLE);
   const { rows } = await db.query('SHOW server_version');
   return {
