@@ -20,6 +20,17 @@ export interface Config {
   shutdownTimeoutMs: number;
   /** PostgreSQL statement_timeout for request queries */
   statementTimeoutMs: number;
+  /** a client must have sent its request headers within this time */
+  headersTimeoutMs: number;
+  /** a client must have sent its whole request, body included, within this time */
+  requestTimeoutMs: number;
+  /** how long an idle keep-alive connection stays open */
+  keepAliveTimeoutMs: number;
+  /** request body bytes held in memory at once by all requests of this process; past it, 503 */
+  maxBodyBytesInFlight: number;
+  /** failed authentications from one client address per window before it gets 429 */
+  authFailureLimit: number;
+  authFailureWindowSeconds: number;
   /** how long a sync waits for another sync of the same host to finish before it is answered 429 */
   lockTimeoutMs: number;
   /** sync transactions one process runs at once; the rest wait in a queue */
@@ -62,6 +73,16 @@ export function loadConfig(env: Env = process.env): Config {
   if (adminToken !== null && adminToken.length < 16) {
     throw new ConfigError('ADMIN_TOKEN must be at least 16 characters long');
   }
+  const maxBodyBytes = integer(env, 'MAX_BODY_BYTES', 32 * 1024 * 1024, 1024, 1024 * 1024 * 1024);
+  const requestTimeoutMs = integer(env, 'REQUEST_TIMEOUT_MS', 120_000, 100, 3_600_000);
+  const headersTimeoutMs = integer(env, 'HEADERS_TIMEOUT_MS', Math.min(10_000, requestTimeoutMs), 100, 3_600_000);
+  if (headersTimeoutMs > requestTimeoutMs) {
+    throw new ConfigError('HEADERS_TIMEOUT_MS must not be larger than REQUEST_TIMEOUT_MS');
+  }
+  const maxBodyBytesInFlight = integer(env, 'MAX_BODY_BYTES_IN_FLIGHT', 2 * maxBodyBytes, 1024, 64 * 1024 * 1024 * 1024);
+  if (maxBodyBytesInFlight < maxBodyBytes) {
+    throw new ConfigError('MAX_BODY_BYTES_IN_FLIGHT must be at least MAX_BODY_BYTES, or no largest body could ever pass');
+  }
   const workers = integer(env, 'WORKERS', 1, 1, 256);
   if (workers > 1 && !databaseUrl) {
     throw new ConfigError(
@@ -77,7 +98,7 @@ export function loadConfig(env: Env = process.env): Config {
     migrationDatabaseUrl,
     adminToken,
     logLevel: text(env, 'LOG_LEVEL') ?? 'info',
-    maxBodyBytes: integer(env, 'MAX_BODY_BYTES', 32 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+    maxBodyBytes,
     maxProducts: integer(env, 'MAX_PRODUCTS', 50_000, 1, 1_000_000),
     syncMaxPerWindow: integer(env, 'SYNC_MAX_PER_WINDOW', 1, 1, 1_000_000),
     dryRunMaxPerWindow: integer(env, 'DRY_RUN_MAX_PER_WINDOW', 10, 1, 1_000_000),
@@ -85,6 +106,12 @@ export function loadConfig(env: Env = process.env): Config {
     dbPoolSize: integer(env, 'DB_POOL_SIZE', 10, 1, 1000),
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 25_000, 0, 600_000),
     statementTimeoutMs: integer(env, 'STATEMENT_TIMEOUT_MS', 30_000, 100, 3_600_000),
+    headersTimeoutMs,
+    requestTimeoutMs,
+    keepAliveTimeoutMs: integer(env, 'KEEP_ALIVE_TIMEOUT_MS', 5_000, 100, 600_000),
+    maxBodyBytesInFlight,
+    authFailureLimit: integer(env, 'AUTH_FAILURE_LIMIT', 20, 1, 1_000_000),
+    authFailureWindowSeconds: integer(env, 'AUTH_FAILURE_WINDOW_SECONDS', 60, 1, 86_400),
     lockTimeoutMs: integer(env, 'LOCK_TIMEOUT_MS', 10_000, 10, 3_600_000),
     syncConcurrency: integer(env, 'SYNC_CONCURRENCY', 4, 1, 1000),
     syncQueueLimit: integer(env, 'SYNC_QUEUE_LIMIT', 100, 0, 100_000),

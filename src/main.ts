@@ -20,7 +20,7 @@ export async function startServer(config: Config = loadConfig()): Promise<Runnin
   await withMigrationDatabase(config, db, migrate);
   const admin = await resolveAdminToken(config);
   const lifecycle = { closing: false };
-  const app = await buildApp({ config, db, adminToken: admin.token, lifecycle, logger: loggerOptions(config.logLevel) });
+  const app = await buildApp({ config, db, adminToken: admin.token, lifecycle, logger: loggerOptions(config.logLevel, admin.token) });
 
   const url = await app.listen({ host: config.host, port: config.port });
   app.log.info(

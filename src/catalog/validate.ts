@@ -52,6 +52,7 @@ export const VALIDATION_CODES = [
   'enum',
   'duplicate',
   'control_characters',
+  'invalid_unicode',
   'currency',
   'format',
   'max_properties',
@@ -184,7 +185,12 @@ function validateProduct(run: Run, raw: unknown, i: number): NormalizedProduct |
     report(run, `/products/${i}/name`, 'type', mustBe('a string', rawName));
   } else {
     const trimmed = rawName.trim();
-    if (checkLength(run, trimmed, 1, NAME_MAX_LENGTH, i, 'name', ' after trimming')) name = trimmed;
+    if (
+      checkLength(run, trimmed, 1, NAME_MAX_LENGTH, i, 'name', ' after trimming') &&
+      checkText(run, trimmed, `/products/${i}/name`)
+    ) {
+      name = trimmed;
+    }
   }
 
   let category: string | null = null;
@@ -225,7 +231,10 @@ function validateProduct(run: Run, raw: unknown, i: number): NormalizedProduct |
   if (rawDescription !== undefined && rawDescription !== null) {
     if (typeof rawDescription !== 'string') {
       report(run, `/products/${i}/description`, 'type', mustBe('a string', rawDescription));
-    } else if (checkLength(run, rawDescription, 0, DESCRIPTION_MAX_LENGTH, i, 'description', '')) {
+    } else if (
+      checkLength(run, rawDescription, 0, DESCRIPTION_MAX_LENGTH, i, 'description', '') &&
+      checkText(run, rawDescription, `/products/${i}/description`)
+    ) {
       description = rawDescription;
     }
   }
@@ -296,6 +305,7 @@ function checkExternalId(run: Run, value: unknown, i: number): string | null {
       return null;
     }
   }
+  if (!checkText(run, value, `/products/${i}/external_id`)) return null;
   const first = run.seen.get(value);
   if (first !== undefined) {
     report(run, `/products/${i}/external_id`, 'duplicate', `duplicate of /products/${first}/external_id`);
@@ -349,13 +359,14 @@ function checkSpecs(run: Run, value: unknown, i: number): Record<string, string>
       report(run, `/products/${i}/specs/${escapeToken(key)}`, lengthError, detail);
       continue;
     }
+    if (!checkText(run, key, `/products/${i}/specs/${escapeToken(key)}`, 'key ')) continue;
     const v = value[key];
     if (typeof v === 'string') {
       const valueError = lengthIssue(v, 0, SPEC_VALUE_MAX_LENGTH);
       if (valueError !== null) {
         const detail = lengthDetail(valueError, 0, SPEC_VALUE_MAX_LENGTH, '');
         report(run, `/products/${i}/specs/${escapeToken(key)}`, valueError, detail);
-      } else {
+      } else if (checkText(run, v, `/products/${i}/specs/${escapeToken(key)}`)) {
         specs[key] = v;
       }
     } else if (typeof v === 'number') {
@@ -453,6 +464,8 @@ function checkStringList(run: Run, value: unknown, i: number, field: string): st
     const lengthError = lengthIssue(item, 1, LIST_ITEM_MAX_LENGTH);
     if (lengthError !== null) {
       report(run, `/products/${i}/${field}/${k}`, lengthError, lengthDetail(lengthError, 1, LIST_ITEM_MAX_LENGTH, ''));
+    } else {
+      checkText(run, item, `/products/${i}/${field}/${k}`);
     }
   }
   // Copied so that the stored product never aliases the caller's array.
@@ -466,6 +479,27 @@ function normalizeDuration(value: string): string | null {
   if (m[1] !== undefined) return `P${m[1]}${m[2]!.toUpperCase()}`;
   if (m[3] !== undefined) return `P${m[3]}${DURATION_UNITS[m[4]![0]!.toLowerCase()]!}`;
   return 'none';
+}
+
+// PostgreSQL text cannot hold U+0000, and its JSON functions refuse a UTF-16 surrogate without its pair (which
+// JSON.parse lets through from "\ud800"). Such strings are refused here, where the error can name the field,
+// rather than failing the transaction. Without the u flag these classes match single UTF-16 code units.
+const SUSPECT_CHARACTER = /[\u0000\ud800-\udfff]/;
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/** Reports U+0000 or a lone surrogate in a stored string; true when the text can be stored. */
+function checkText(run: Run, s: string, pointer: string, what = ''): boolean {
+  // The common case (no NUL, no character outside the Basic Multilingual Plane) costs one native scan.
+  if (!SUSPECT_CHARACTER.test(s)) return true;
+  if (s.includes('\u0000')) {
+    report(run, pointer, 'control_characters', `${what}must not contain U+0000 (NUL)`);
+    return false;
+  }
+  if (LONE_SURROGATE.test(s)) {
+    report(run, pointer, 'invalid_unicode', `${what}must be well-formed Unicode (a UTF-16 surrogate without its pair, e.g. "\\ud800", cannot be stored)`);
+    return false;
+  }
+  return true;
 }
 
 /** Reports a length error for a product field; true when the string is within bounds. */

@@ -1,10 +1,13 @@
 // Builds the Fastify application: hooks shared by every route, problem+json errors, 404/405, route groups.
+import type { Socket } from 'node:net';
 import Fastify, { type FastifyError, type HTTPMethods, type FastifyInstance, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import FindMyWay from 'find-my-way';
+import { newId } from '../catalog/ids.js';
 import { isUnavailable } from '../store/db.js';
+import { AuthFailures } from './auth-failures.js';
 import type { AppContext } from './context.js';
 import { createMetrics, metricsRoutes } from './metrics.js';
-import { Problem, sendProblem } from './problems.js';
+import { Problem, rawProblemResponse, sendProblem } from './problems.js';
 import { requestIdOf } from './request-id.js';
 import { adminRoutes } from './routes/admin.js';
 import { categoryRoutes } from './routes/categories.js';
@@ -23,10 +26,19 @@ export interface AppOptions extends Omit<AppContext, 'metrics' | 'syncSlots'> {
 /** Seconds a client is asked to wait when the database is out of reach or the server is stopping. */
 const RETRY_UNAVAILABLE_SECONDS = 5;
 
-/** An API key a client put into its URL (query string or path) is cut out of the log line like the header. */
-const API_KEY_IN_URL = /\brk_\w*/gi;
+/** Anything shaped like an API key or an admin token, wherever a client put it in a URL. */
+const SECRET_IN_URL = /\b(rk|adm)_\w*/gi;
 
-export function loggerOptions(level: string): FastifyServerOptions['logger'] {
+/** The URL as logged: a key a client wrongly sent in the query string (or path) never reaches the log. */
+export function loggableUrl(url: string, adminToken?: string): string {
+  let safe = url.replace(SECRET_IN_URL, '$1_[redacted]');
+  if (adminToken) {
+    safe = safe.replaceAll(adminToken, '[redacted]').replaceAll(encodeURIComponent(adminToken), '[redacted]');
+  }
+  return safe;
+}
+
+export function loggerOptions(level: string, adminToken?: string): FastifyServerOptions['logger'] {
   return {
     level,
     // Credentials never reach the log, whatever a future serializer decides to include.
@@ -38,7 +50,7 @@ export function loggerOptions(level: string): FastifyServerOptions['logger'] {
       // Fastify's own request serializer, with the URL scrubbed.
       req: (request: FastifyRequest) => ({
         method: request.method,
-        url: request.url.replace(API_KEY_IN_URL, 'rk_[redacted]'),
+        url: loggableUrl(request.url, adminToken),
         host: request.host,
         remoteAddress: request.ip,
         remotePort: request.socket?.remotePort,
@@ -47,21 +59,51 @@ export function loggerOptions(level: string): FastifyServerOptions['logger'] {
   };
 }
 
+// PostgreSQL refuses U+0000 in text (22021) and unpaired surrogates in JSON (22P05). The validators refuse both
+// first; this is the net for any string that reaches SQL some other way (a path parameter, an admin field).
+const UNSTORABLE_TEXT = new Set(['22021', '22P05']);
+
+/** Malformed HTTP, timeouts and oversized headers, answered before Fastify has a request: still problem+json. */
+function answerClientError(this: FastifyInstance, error: NodeJS.ErrnoException, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const [code, detail] =
+    error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+      ? (['REQUEST_TIMEOUT', 'the request did not arrive in time; the connection is closed'] as const)
+      : error.code === 'HPE_HEADER_OVERFLOW'
+        ? (['HEADERS_TOO_LARGE', 'the request headers are too large'] as const)
+        : (['BAD_REQUEST', 'the request is not well-formed HTTP/1.1'] as const);
+  const requestId = newId('req');
+  this.log.info({ reqId: requestId, code: error.code, remoteAddress: socket.remoteAddress }, `client error: ${code}`);
+  // A response already under way cannot be followed by another one on the same connection.
+  const pending = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  if (socket.writable && !pending?.headersSent) socket.write(rawProblemResponse(code, detail, requestId));
+  socket.destroy();
+}
+
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { logger = false, ...settings } = options;
   const syncSlots = new SyncSlots(settings.config.syncConcurrency, settings.config.syncQueueLimit);
   const context: AppContext = { ...settings, syncSlots, metrics: createMetrics(settings.db, syncSlots) };
+  const { config } = context;
   const app = Fastify({
     logger,
     genReqId: requestIdOf,
     return503OnClosing: false,
     bodyLimit: 1024 * 1024,
-    // Slow-loris protection: a client must send its headers, and each request, in bounded time.
-    requestTimeout: 120_000,
+    // Slow-loris protection: a client must send its headers, and its whole request, in bounded time. Node checks
+    // these deadlines every connectionsCheckingInterval, so that interval bounds how late a slow client is cut off.
+    requestTimeout: config.requestTimeoutMs,
+    http: {
+      headersTimeout: config.headersTimeoutMs,
+      requestTimeout: config.requestTimeoutMs,
+      connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor(config.headersTimeoutMs / 4))),
+    },
+    // No idle timeout while a request is processed: a large sync may take long without a byte on the wire.
     connectionTimeout: 0,
-    keepAliveTimeout: 5_000,
+    keepAliveTimeout: config.keepAliveTimeoutMs,
     forceCloseConnections: 'idle',
     routerOptions: { ignoreTrailingSlash: true },
+    clientErrorHandler: answerClientError,
     // Fastify answers these before any hook runs; as problems with a request id they look like every other answer.
     frameworkErrors: (error, request, reply) => {
       reply.header('x-request-id', request.id);
@@ -72,6 +114,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       }
     },
   });
+
+  app.decorate('authFailures', new AuthFailures(config.authFailureLimit, config.authFailureWindowSeconds));
 
   // Every method each path answers, kept apart to tell "wrong method" (405) from "no such path" (404).
   const known = FindMyWay({ ignoreTrailingSlash: true });
@@ -109,6 +153,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
           headers: { 'retry-after': String(RETRY_UNAVAILABLE_SECONDS) },
         }),
       );
+    }
+    if (UNSTORABLE_TEXT.has(String((error as { code?: unknown }).code))) {
+      return sendProblem(reply, new Problem('VALIDATION_FAILED', 'a text value cannot be stored; nothing was changed', {
+        errors: [{ pointer: '', code: 'invalid_unicode', detail: 'text must not contain U+0000 (NUL) or a UTF-16 surrogate without its pair' }],
+      }));
     }
     if (error.validation) {
       const errors = error.validation.map((issue) => ({

@@ -4,7 +4,15 @@ import type { FastifyRequest } from 'fastify';
 import { hashApiKey, isWellFormedApiKey } from '../catalog/api-keys.js';
 import { findKeyOwner, type KeyOwner } from '../store/api-keys.js';
 import type { Database } from '../store/db.js';
+import type { AuthFailures } from './auth-failures.js';
 import { Problem } from './problems.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** failed authentications per client address (auth-failures.ts) */
+    authFailures: AuthFailures;
+  }
+}
 
 const CHALLENGE = { 'www-authenticate': 'Bearer realm="hostdir"' };
 
@@ -19,15 +27,31 @@ function unauthorized(detail: string): Problem {
   return new Problem('UNAUTHORIZED', detail, { headers: CHALLENGE });
 }
 
+/** A client address that failed too often is refused before its credentials are even looked at. */
+function refuseIfThrottled(request: FastifyRequest): void {
+  const retryAfter = request.server.authFailures.blockedFor(request.ip);
+  if (retryAfter > 0) {
+    throw new Problem('RATE_LIMITED', `too many failed authentications from this address; retry in ${retryAfter} s`, {
+      headers: { 'retry-after': String(retryAfter) },
+    });
+  }
+}
+
+function failed(request: FastifyRequest, detail: string): Problem {
+  request.server.authFailures.recordFailure(request.ip);
+  return unauthorized(detail);
+}
+
 /**
  * Resolves the key's owner before the body is read. Malformed and unknown keys take the same path (a digest
  * lookup) so that their answers cannot be told apart by timing.
  */
 export async function authenticateProvider(db: Database, request: FastifyRequest): Promise<KeyOwner> {
+  refuseIfThrottled(request);
   const token = bearerToken(request);
-  if (token === null) throw unauthorized('send an API key as "Authorization: Bearer rk_…"');
+  if (token === null) throw failed(request, 'send an API key as "Authorization: Bearer rk_…"');
   const owner = await findKeyOwner(db, hashApiKey(token));
-  if (!owner || !isWellFormedApiKey(token)) throw unauthorized('the API key is malformed or unknown');
+  if (!owner || !isWellFormedApiKey(token)) throw failed(request, 'the API key is malformed or unknown');
   if (owner.keyStatus !== 'active') throw new Problem('KEY_REVOKED', 'this API key has been revoked');
   if (owner.hostStatus !== 'active') throw new Problem('KEY_REVOKED', 'the provider of this API key is suspended');
   return owner;
@@ -38,8 +62,9 @@ function digest(value: string): Buffer {
 }
 
 export function checkAdminToken(expected: string, request: FastifyRequest): void {
+  refuseIfThrottled(request);
   const token = bearerToken(request);
   if (token === null || !timingSafeEqual(digest(token), digest(expected))) {
-    throw unauthorized('send the admin token as "Authorization: Bearer <token>"');
+    throw failed(request, 'send the admin token as "Authorization: Bearer <token>"');
   }
 }

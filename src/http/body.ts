@@ -1,12 +1,55 @@
 // Reads a JSON request body from the stream: media type first, then a size limit enforced while reading
 // (on decoded bytes when gzip-encoded), then strict UTF-8 and JSON.
 import type { IncomingMessage } from 'node:http';
-import type { Readable } from 'node:stream';
+import type { Readable, Transform } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import { Problem } from './problems.js';
 
 export interface BodyLimits {
   maxBytes: number;
+  /** the process's budget of body bytes in memory, and the request they are charged to */
+  memory?: { budget: BodyMemory; holder: object };
+}
+
+/** Seconds a client refused for lack of body memory is asked to wait. */
+const BUSY_RETRY_SECONDS = 5;
+
+/**
+ * The bytes of request bodies this process holds at once. A body is charged as it arrives (all of it at once when
+ * Content-Length announces it) and released only when its request is answered, because the parsed catalogue
+ * lives that long. Without it, N clients sending maximum-size bodies at once would need N × (body + parsed
+ * objects) of memory; with it, at most MAX_BODY_BYTES_IN_FLIGHT worth of bodies is ever held.
+ */
+export class BodyMemory {
+  #inUse = 0;
+  readonly #held = new Map<object, number>();
+
+  constructor(readonly limit: number) {}
+
+  get inUse(): number {
+    return this.#inUse;
+  }
+
+  /** Charges n more bytes to holder; false (and nothing charged) when that would pass the limit. */
+  reserve(holder: object, n: number): boolean {
+    if (this.#inUse + n > this.limit) return false;
+    this.#inUse += n;
+    this.#held.set(holder, (this.#held.get(holder) ?? 0) + n);
+    return true;
+  }
+
+  release(holder: object): void {
+    const n = this.#held.get(holder);
+    if (n === undefined) return;
+    this.#held.delete(holder);
+    this.#inUse -= n;
+  }
+}
+
+function busy(): Problem {
+  return new Problem('SERVICE_UNAVAILABLE', 'the server is reading too many large bodies at once; nothing was changed', {
+    headers: { 'retry-after': String(BUSY_RETRY_SECONDS) },
+  });
 }
 
 /** application/json with any parameters, as long as a charset, if given, is UTF-8. */
@@ -51,15 +94,13 @@ export function readJsonBody(request: IncomingMessage, payload: Readable, limits
     return Promise.reject(tooLarge(limits.maxBytes));
   }
   const stream = decodingStream(request, payload);
-  // A declared length lets the chunks be copied into one buffer as they arrive: a large catalogue is then held
-  // once, not once in chunks and again concatenated.
-  // Only after authentication, so only a known provider can make the server reserve (untouched) memory.
-  const whole = !encoded && Number.isInteger(declared) && declared > 0 ? Buffer.allocUnsafe(declared) : null;
+  const memory = limits.memory;
+  // Announced bodies are charged whole before the first byte is read; others chunk by chunk.
+  const announced = !encoded && Number.isInteger(declared) && declared > 0;
+  let refused = memory !== undefined && announced && !memory.budget.reserve(memory.holder, declared);
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let received = 0;
-    /** bytes copied into `whole`; once a chunk does not fit, the rest goes to `chunks` */
-    let inWhole = 0;
     let settled = false;
     const finish = (error: unknown, value?: unknown) => {
       if (settled) return;
@@ -68,19 +109,43 @@ export function readJsonBody(request: IncomingMessage, payload: Readable, limits
       if (error) reject(error);
       else resolve(value);
     };
-    stream.on('data', (chunk: Buffer) => {
-      if (whole !== null && chunks.length === 0 && inWhole + chunk.length <= whole.length) {
-        chunk.copy(whole, inWhole);
-        inWhole += chunk.length;
-        received += chunk.length;
-        return;
+    // A refused body is still read, into nothing, so that the client (which is still sending) reliably receives
+    // the 503 instead of a reset connection. Reading it costs no memory; REQUEST_TIMEOUT_MS bounds its time.
+    const discardRest = () => {
+      refused = true;
+      chunks.length = 0;
+      memory?.budget.release(memory.holder);
+      if (stream !== payload) {
+        // Stop inflating: the compressed rest is read raw and dropped.
+        payload.unpipe(stream as Transform);
+        stream.removeAllListeners('data');
+        stream.destroy();
+        if (payload.readableEnded) {
+          finish(busy());
+          return;
+        }
+        let discarded = 0;
+        payload.on('data', (chunk: Buffer) => {
+          discarded += chunk.length;
+          if (discarded > limits.maxBytes) finish(busy());
+        });
+        payload.on('end', () => finish(busy()));
+        payload.resume();
       }
+    };
+    if (refused) discardRest();
+    stream.on('data', (chunk: Buffer) => {
       received += chunk.length;
       if (received > limits.maxBytes) {
         // Stop decoding at the limit: a gzip bomb never inflates past it.
         stream.pause();
         if (stream !== payload) stream.destroy();
-        finish(tooLarge(limits.maxBytes));
+        finish(refused ? busy() : tooLarge(limits.maxBytes));
+        return;
+      }
+      if (refused) return;
+      if (memory !== undefined && !announced && !memory.budget.reserve(memory.holder, chunk.length)) {
+        discardRest();
         return;
       }
       chunks.push(chunk);
@@ -96,18 +161,18 @@ export function readJsonBody(request: IncomingMessage, payload: Readable, limits
     });
     stream.on('end', () => {
       if (settled) return;
-      let bytes: Buffer;
-      if (whole !== null && chunks.length === 0) bytes = whole.subarray(0, inWhole);
-      else if (whole !== null) bytes = Buffer.concat([whole.subarray(0, inWhole), ...chunks], received);
-      else bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, received);
-      chunks.length = 0;
+      if (refused) {
+        finish(busy());
+        return;
+      }
       let text: string;
       try {
-        text = strictUtf8.decode(bytes);
+        text = strictUtf8.decode(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, received));
       } catch {
         finish(invalidJson('the body is not valid UTF-8'));
         return;
       }
+      chunks.length = 0;
       try {
         finish(null, JSON.parse(text));
       } catch (error) {

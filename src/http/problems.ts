@@ -40,6 +40,12 @@ export const PROBLEM_TYPES = {
     title: 'Method not allowed',
     about: 'The path exists but does not accept this method. The Allow header lists the methods it does accept.',
   },
+  REQUEST_TIMEOUT: {
+    status: 408,
+    slug: 'request-timeout',
+    title: 'Request timeout',
+    about: 'The request headers or body did not arrive in time (HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS), so the connection was closed. Nothing was changed. Send the whole request without pauses.',
+  },
   CONFLICT: {
     status: 409,
     slug: 'conflict',
@@ -57,6 +63,12 @@ export const PROBLEM_TYPES = {
     slug: 'payload-too-large',
     title: 'Payload too large',
     about: 'The request body (after decompression) is larger than the server accepts. Send fewer products or contact the operator about the limit.',
+  },
+  HEADERS_TOO_LARGE: {
+    status: 431,
+    slug: 'headers-too-large',
+    title: 'Request header fields too large',
+    about: 'The request headers are larger than the server accepts (16 KiB in all). Send fewer or shorter headers.',
   },
   UNSUPPORTED_MEDIA_TYPE: {
     status: 415,
@@ -140,6 +152,30 @@ export function problemBody(problem: Problem, request: FastifyRequest): Record<s
     request_id: request.id,
     ...extra,
   };
+}
+
+/**
+ * A whole HTTP/1.1 response for a problem found before any request object exists (malformed HTTP, timeouts,
+ * oversized headers): written straight to the socket, which is closed afterwards.
+ */
+export function rawProblemResponse(code: ProblemCode, detail: string, requestId: string): string {
+  const type = PROBLEM_TYPES[code];
+  const body = JSON.stringify({
+    type: `${PROBLEM_BASE}/${type.slug}`,
+    title: type.title,
+    status: type.status,
+    code,
+    detail,
+    request_id: requestId,
+  });
+  return (
+    `HTTP/1.1 ${type.status} ${type.title}\r\n` +
+    'Content-Type: application/problem+json; charset=utf-8\r\n' +
+    `Content-Length: ${Buffer.byteLength(body)}\r\n` +
+    `X-Request-Id: ${requestId}\r\n` +
+    'Connection: close\r\n\r\n' +
+    body
+  );
 }
 
 export function sendProblem(reply: FastifyReply, problem: Problem): FastifyReply {

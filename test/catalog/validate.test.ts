@@ -67,6 +67,23 @@ describe('validateCatalogue refuses, with pointer and code', () => {
     ['external_id with a newline', { external_id: 'a\nb' }, `${p}/external_id`, 'control_characters'],
     ['external_id with U+007F', { external_id: 'a\u007f' }, `${p}/external_id`, 'control_characters'],
     ['external_id with U+009F', { external_id: '\u009fa' }, `${p}/external_id`, 'control_characters'],
+    ['external_id with a lone high surrogate', { external_id: 'a\ud800' }, `${p}/external_id`, 'invalid_unicode'],
+
+    // PostgreSQL text cannot hold U+0000 and its JSON functions refuse unpaired surrogates: every stored string.
+    ['name with U+0000', { name: 'VPS\u0000S' }, `${p}/name`, 'control_characters'],
+    ['name with a lone high surrogate', { name: 'VPS \ud800' }, `${p}/name`, 'invalid_unicode'],
+    ['name with a lone low surrogate', { name: '\udc00 VPS' }, `${p}/name`, 'invalid_unicode'],
+    ['name with reversed surrogates', { name: '\ude00\ud83d' }, `${p}/name`, 'invalid_unicode'],
+    ['description with U+0000', { description: 'a\u0000' }, `${p}/description`, 'control_characters'],
+    ['description with a lone surrogate', { description: '\udfff' }, `${p}/description`, 'invalid_unicode'],
+    ['spec key with U+0000', { specs: { 'c\u0000pu': 'x' } }, `${p}/specs/c\u0000pu`, 'control_characters'],
+    ['spec key with a lone surrogate', { specs: { '\ud800': 'x' } }, `${p}/specs/\ud800`, 'invalid_unicode'],
+    ['spec value with U+0000', { specs: { os: '\u0000' } }, `${p}/specs/os`, 'control_characters'],
+    ['spec value with a lone surrogate', { specs: { os: 'linux\udbff' } }, `${p}/specs/os`, 'invalid_unicode'],
+    ['feature with U+0000', { features: ['ok', 'N\u0000Me'] }, `${p}/features/1`, 'control_characters'],
+    ['feature with a lone surrogate', { features: ['\ud83d'] }, `${p}/features/0`, 'invalid_unicode'],
+    ['location with U+0000', { datacenter_locations: ['\u0000'] }, `${p}/datacenter_locations/0`, 'control_characters'],
+    ['location with a lone surrogate', { datacenter_locations: ['Frankfurt\udc00'] }, `${p}/datacenter_locations/0`, 'invalid_unicode'],
 
     ['category missing', { category: undefined }, `${p}/category`, 'required'],
     ['category not a string', { category: ['vps_cloud'] }, `${p}/category`, 'type'],
@@ -242,6 +259,9 @@ describe('validateCatalogue accepts, within every limit', () => {
     ['features empty', { features: [] }, 'features', []],
     ['features with 4-byte characters', { features: [emoji(200)] }, 'features', [emoji(200)]],
     ['locations as given', { datacenter_locations: ['FRA', 'FRA', 'Ams '] }, 'datacenter_locations', ['FRA', 'FRA', 'Ams ']],
+    ['name with right-to-left marks and a paired surrogate', { name: '\u202eVPS\u200f \ud83d\ude00' }, 'name', '\u202eVPS\u200f \ud83d\ude00'],
+    ['description with tabs and newlines', { description: 'a\tb\r\nc' }, 'description', 'a\tb\r\nc'],
+    ['spec value with U+0001', { specs: { os: '\u0001' } }, 'specs', { os: '\u0001' }],
   ];
 
   it.each(cases)('%s', (_, patch, field, stored) => {

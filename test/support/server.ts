@@ -93,7 +93,7 @@ export interface StartOptions {
 }
 
 /** Generous: PGlite's first start takes seconds, and many more on a loaded machine. */
-const HEALTH_DEADLINE_MS = 60_000;
+const HEALTH_DEADLINE_MS = 90_000;
 
 async function waitForHealth(url: string, child: ChildProcess, output: () => string): Promise<void> {
   const deadline = Date.now() + HEALTH_DEADLINE_MS;

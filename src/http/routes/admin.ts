@@ -14,10 +14,13 @@ import { Problem } from '../problems.js';
 
 const HOST_SLUG = '^[a-z0-9][a-z0-9-]{0,62}$';
 const CATEGORY_SLUG = '^[a-z0-9][a-z0-9_-]{0,62}$';
+// Text PostgreSQL can store: no U+0000, no UTF-16 surrogate without its pair (patterns are compiled with the u flag,
+// so a proper pair is one code point outside the class).
+const STORABLE_TEXT = '^[^\\u0000\\ud800-\\udfff]*$';
 
 const CreateHostBody = Type.Object(
   {
-    name: Type.String({ minLength: 1, maxLength: 200 }),
+    name: Type.String({ minLength: 1, maxLength: 200, pattern: STORABLE_TEXT }),
     slug: Type.Optional(Type.String({ pattern: HOST_SLUG })),
     default_currency: Type.Optional(Type.String({ pattern: '^[A-Za-z]{3}$' })),
   },
@@ -26,7 +29,7 @@ const CreateHostBody = Type.Object(
 const CreateCategoryBody = Type.Object(
   {
     slug: Type.String({ pattern: CATEGORY_SLUG }),
-    label: Type.String({ minLength: 1, maxLength: 200 }),
+    label: Type.String({ minLength: 1, maxLength: 200, pattern: STORABLE_TEXT }),
   },
   { additionalProperties: false },
 );

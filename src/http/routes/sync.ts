@@ -1,12 +1,12 @@
 // POST /api/v1/sync/products: authenticate, peek at the rate limit, read, validate, plan and apply, answer.
 import { Type, type Static } from '@sinclair/typebox';
-import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { validateCatalogue } from '../../catalog/validate.js';
 import { categorySlugs } from '../../store/categories.js';
 import { runSync } from '../../store/sync.js';
 import { windowUsage, type WindowUsage } from '../../store/sync-runs.js';
 import { authenticateProvider } from '../auth.js';
-import { readJsonBody } from '../body.js';
+import { BodyMemory, readJsonBody } from '../body.js';
 import type { AppContext } from '../context.js';
 import { countProducts, syncOutcome } from '../metrics.js';
 import { Problem } from '../problems.js';
@@ -52,10 +52,15 @@ export const syncRoutes: FastifyPluginAsync<AppContext> = async (app, context) =
       : { name: 'sync', max: config.syncMaxPerWindow, seconds: config.syncWindowSeconds };
   const isDryRun = (query: unknown) => (query as { dry_run?: unknown }).dry_run === 'true' || (query as { dry_run?: unknown }).dry_run === true;
 
-  // This scope reads its own bodies: media type, streaming size limit, gzip and strict UTF-8 (body.ts).
+  // This scope reads its own bodies: media type, streaming size limit, gzip and strict UTF-8 (body.ts), within
+  // the process's budget of body memory, which a request gives back once it is answered (or its client is gone).
+  const bodyMemory = new BodyMemory(config.maxBodyBytesInFlight);
+  app.addHook('onRequest', async (request, reply) => {
+    reply.raw.once('close', () => bodyMemory.release(request));
+  });
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', async (request: { raw: import('node:http').IncomingMessage }, payload: import('node:stream').Readable) =>
-    readJsonBody(request.raw, payload, { maxBytes: config.maxBodyBytes }),
+  app.addContentTypeParser('*', async (request: FastifyRequest, payload: import('node:stream').Readable) =>
+    readJsonBody(request.raw, payload, { maxBytes: config.maxBodyBytes, memory: { budget: bodyMemory, holder: request } }),
   );
 
   app.post<{ Querystring: Static<typeof SyncQuery> }>(

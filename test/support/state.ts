@@ -1,0 +1,43 @@
+// What the directory holds, reduced to digests, so that a test can prove a refused request changed nothing.
+import { call, admin } from './api.js';
+import type { TestServer } from './server.js';
+
+/**
+ * md5 of every row of every table (postgres store), read straight from the database. Tables are listed from the
+ * catalog so that a table added later is covered without touching this function.
+ */
+export async function databaseDigest(server: TestServer): Promise<string> {
+  const tables = await server.sql<{ name: string }>(
+    `SELECT quote_ident(table_name) AS name FROM information_schema.tables
+     WHERE table_schema = 'public' AND table_type = 'BASE TABLE' AND table_name <> 'pgmigrations'
+     ORDER BY table_name`,
+  );
+  const parts = await Promise.all(
+    tables.map(async ({ name }) => {
+      const [row] = await server.sql<{ digest: string }>(
+        `SELECT md5(coalesce(string_agg(t::text, E'\\n' ORDER BY t::text), '')) AS digest FROM ${name} t`,
+      );
+      return `${name}:${row!.digest}`;
+    }),
+  );
+  return parts.join(' ');
+}
+
+/** The same promise through the API, for both stores: every host's products (all statuses) and sync runs. */
+export async function visibleDigest(server: TestServer, keys: string[], slugs: string[]): Promise<string> {
+  const parts: string[] = [];
+  for (const key of keys) {
+    const listing = await call(server, 'GET', '/api/v1/products?status=all&limit=1000', { token: key });
+    parts.push(listing.text);
+  }
+  for (const slug of slugs) {
+    const runs = await admin(server, 'GET', `/hosts/${slug}/syncs?limit=1000`);
+    parts.push(runs.text);
+  }
+  return parts.join('\n');
+}
+
+/** The state a test compares before and after: the database digest where it can be read, else the API view. */
+export function stateOf(server: TestServer, keys: string[], slugs: string[]): Promise<string> {
+  return server.store === 'postgres' ? databaseDigest(server) : visibleDigest(server, keys, slugs);
+}
