@@ -3,7 +3,7 @@
 // need the contract's codes and pointers, and normalization (trim, currency, specs, durations) happens on the way.
 
 import { isKnownCurrency } from './currency.js';
-import { canonicalProduct, fingerprintOf } from './fingerprint.js';
+import { fingerprintOf } from './fingerprint.js';
 import {
   CONTRACT_DURATION_MAX_N,
   CONTRACT_DURATION_MIN_N,
@@ -143,7 +143,7 @@ export function validateCatalogue(body: unknown, opts: ValidateOptions): Validat
     const product = validateProduct(run, list[i], i);
     // Once anything is wrong the products are never used: skip the fingerprints, keep looking for errors.
     if (run.count === 0 && product !== null) {
-      product.fingerprint = fingerprintOf(canonicalProduct(product));
+      product.fingerprint = fingerprintOf(product);
       products.push(product);
     }
     if (run.count > MAX_ERRORS_LISTED) break;

@@ -11,6 +11,15 @@ export interface Queryable {
   query<R = Row>(sql: string, params?: readonly unknown[]): Promise<QueryResult<R>>;
 }
 
+/** The queries of one open transaction, plus bulk loading: what a sync writes with. */
+export interface Transaction extends Queryable {
+  /**
+   * Bulk-loads rows with COPY: `copy` is "COPY table (columns)" (the adapter adds the source), `chunks` the
+   * rows in COPY text format, produced lazily so that a large catalogue is never one string in memory.
+   */
+  copyFrom(copy: string, chunks: Iterable<string>): Promise<void>;
+}
+
 export interface Session extends Queryable {
   /** runs a script of several statements (migrations) */
   exec(sql: string): Promise<void>;
@@ -19,7 +28,7 @@ export interface Session extends Queryable {
 export interface Database extends Queryable {
   readonly kind: 'postgres' | 'embedded';
   /** BEGIN … COMMIT around fn; ROLLBACK if it throws */
-  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  transaction<T>(fn: (tx: Transaction) => Promise<T>): Promise<T>;
   /** fn on one dedicated connection, e.g. to hold a session-level advisory lock */
   session<T>(fn: (session: Session) => Promise<T>): Promise<T>;
   /** waits for connections in use to be given back, then closes */

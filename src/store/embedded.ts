@@ -1,7 +1,7 @@
 // The PGlite adapter: PostgreSQL compiled to WebAssembly, in-process, persisted under DATA_DIR.
 import { mkdir } from 'node:fs/promises';
 import { PGlite } from '@electric-sql/pglite';
-import type { Database, Queryable, QueryResult, Session } from './db.js';
+import type { Database, QueryResult, Session, Transaction } from './db.js';
 
 /**
  * PGlite has a single connection: statements of concurrent callers would interleave inside one another's
@@ -36,7 +36,7 @@ export class EmbeddedDatabase implements Database {
     return new EmbeddedDatabase(db);
   }
 
-  #direct(): Session {
+  #direct(): Session & Transaction {
     const db = this.#db;
     return {
       async query<R>(sql: string, params?: readonly unknown[]): Promise<QueryResult<R>> {
@@ -46,6 +46,10 @@ export class EmbeddedDatabase implements Database {
       async exec(sql: string): Promise<void> {
         await db.exec(sql);
       },
+      async copyFrom(copy: string, chunks: Iterable<string>): Promise<void> {
+        // PGlite reads COPY input from a Blob named /dev/blob; the Blob takes the chunks without joining them.
+        await db.query(`${copy} FROM '/dev/blob'`, [], { blob: new Blob([...chunks]) });
+      },
     };
   }
 
@@ -53,7 +57,7 @@ export class EmbeddedDatabase implements Database {
     return this.#lock.run(() => this.#direct().query<R>(sql, params));
   }
 
-  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
+  transaction<T>(fn: (tx: Transaction) => Promise<T>): Promise<T> {
     return this.#lock.run(async () => {
       const session = this.#direct();
       await session.exec('BEGIN');

@@ -1,13 +1,16 @@
 // The pg adapter: a connection pool on a PostgreSQL server, shared safely by any number of processes.
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import pg from 'pg';
+import { from as copyFromStdin } from 'pg-copy-streams';
 import {
   DatabaseUnavailableError,
   isUnavailable,
   type Database,
   type PoolStats,
-  type Queryable,
   type QueryResult,
   type Session,
+  type Transaction,
 } from './db.js';
 
 export interface PostgresOptions {
@@ -63,7 +66,7 @@ export class PostgresDatabase implements Database {
     }
   }
 
-  async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
+  async transaction<T>(fn: (tx: Transaction) => Promise<T>): Promise<T> {
     return this.session(async (session) => {
       await session.query('BEGIN');
       try {
@@ -77,7 +80,7 @@ export class PostgresDatabase implements Database {
     });
   }
 
-  async session<T>(fn: (session: Session) => Promise<T>): Promise<T> {
+  async session<T>(fn: (session: Session & Transaction) => Promise<T>): Promise<T> {
     let client: pg.PoolClient;
     try {
       client = await this.pool.connect();
@@ -90,7 +93,7 @@ export class PostgresDatabase implements Database {
     };
     client.on('error', onError);
     this.#inUse.add(client);
-    const session: Session & { client: pg.PoolClient } = {
+    const session: Session & Transaction & { client: pg.PoolClient } = {
       client,
       async query<R>(sql: string, params?: readonly unknown[]): Promise<QueryResult<R>> {
         try {
@@ -103,6 +106,13 @@ export class PostgresDatabase implements Database {
       async exec(sql: string): Promise<void> {
         try {
           await client.query(sql);
+        } catch (error) {
+          throw wrap(error);
+        }
+      },
+      async copyFrom(copy: string, chunks: Iterable<string>): Promise<void> {
+        try {
+          await pipeline(Readable.from(chunks), client.query(copyFromStdin(`${copy} FROM STDIN`)));
         } catch (error) {
           throw wrap(error);
         }

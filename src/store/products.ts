@@ -1,6 +1,6 @@
 // The products aggregate: what a host lists, read for planning and written from a plan in bulk.
-import type { ExistingProduct, NormalizedProduct, PricingTier, ProductStatus, SyncPlan } from '../catalog/types.js';
-import type { Queryable } from './db.js';
+import type { ExistingProduct, NormalizedProduct, PlannedProduct, PricingTier, ProductStatus, SyncPlan } from '../catalog/types.js';
+import type { Queryable, Transaction } from './db.js';
 import { iso, isoOrNull, jsonOrNull, numberOrNull } from './rows.js';
 
 export interface StoredProduct {
@@ -33,57 +33,112 @@ export async function loadExistingProducts(tx: Queryable, hostId: number): Promi
   return existing;
 }
 
-// The record shape json_to_recordset reads: one JSON text parameter carries every row of a statement.
-const RECORD = `x(external_id text, id text, name text, category text, price numeric, currency text,
-  description text, specs json, pricing_tiers json, setup_fee numeric, contract_duration text,
-  features jsonb, datacenter_locations jsonb, fingerprint text)`;
+// Products are written with COPY: the fastest way into PostgreSQL, and its text format is cheap to produce.
+const CONTENT_COLUMNS = `name, category, price, currency, description, specs, pricing_tiers, setup_fee, contract_duration,
+  features, datacenter_locations, fingerprint`;
+/** 'now' is read by PostgreSQL as the transaction's start time, the same instant as now() in the statements. */
+const COPY_NEW_PRODUCTS = `COPY products (host_id, external_id, id, status, ${CONTENT_COLUMNS}, created_at, updated_at)`;
+const COPY_CHANGES = `COPY product_changes (external_id, ${CONTENT_COLUMNS})`;
+/** rows per chunk handed to COPY: large enough to amortize the stream, small enough to never hold a catalogue */
+const ROWS_PER_CHUNK = 512;
 
-function recordsOf(products: { id: string; product: NormalizedProduct }[]): string {
-  return JSON.stringify(
-    products.map(({ id, product: p }) => ({
-      external_id: p.external_id,
-      id,
-      name: p.name,
-      category: p.category,
-      price: p.price,
-      currency: p.currency,
-      description: p.description,
-      specs: p.specs,
-      pricing_tiers: p.pricing_tiers,
-      setup_fee: p.setup_fee,
-      contract_duration: p.contract_duration,
-      features: p.features,
-      datacenter_locations: p.datacenter_locations,
-      fingerprint: p.fingerprint,
-    })),
+const COPY_SPECIAL = /[\\\t\n\r]/;
+const COPY_ESCAPES: Readonly<Record<string, string>> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };
+
+/** A text value in COPY text format: backslash, tab and line breaks escaped. */
+function copyText(value: string): string {
+  return COPY_SPECIAL.test(value) ? value.replace(/[\\\t\n\r]/g, (c) => COPY_ESCAPES[c]!) : value;
+}
+
+/** JSON in COPY text format: JSON.stringify never emits raw tabs or line breaks, only backslashes need doubling. */
+function copyJson(value: unknown): string {
+  if (value === null) return '\\N';
+  return escapeJsonForCopy(JSON.stringify(value));
+}
+
+function escapeJsonForCopy(json: string): string {
+  return json.includes('\\') ? json.replaceAll('\\', '\\\\') : json;
+}
+
+/** Strings JSON.stringify would escape: quotes, backslashes, control characters, surrogates (lone ones become \u). */
+const JSON_SPECIAL = /["\\\u0000-\u001f\ud800-\udfff]/;
+
+// Lists of strings and pricing tiers are written by hand: JSON.stringify's per-call cost dominated these small values.
+function copyStringList(list: readonly string[] | null): string {
+  if (list === null) return '\\N';
+  let json = '[';
+  for (let i = 0; i < list.length; i++) {
+    const item = list[i]!;
+    json += (i === 0 ? '"' : ',"') + (JSON_SPECIAL.test(item) ? JSON.stringify(item).slice(1, -1) : item) + '"';
+  }
+  return escapeJsonForCopy(json + ']');
+}
+
+/** Periods are enum words and prices finite numbers, whose JavaScript and JSON spellings are the same. */
+function copyTiers(tiers: readonly PricingTier[] | null): string {
+  if (tiers === null) return '\\N';
+  let json = '[';
+  for (let i = 0; i < tiers.length; i++) {
+    json += (i === 0 ? '{"period":"' : ',{"period":"') + tiers[i]!.period + '","price":' + tiers[i]!.price + '}';
+  }
+  return json + ']';
+}
+
+/** The content columns of a product, tab-separated, in CONTENT_COLUMNS order. */
+function copyContent(p: NormalizedProduct): string {
+  return (
+    copyText(p.name) + '\t' + copyText(p.category) + '\t' + p.price + '\t' + copyText(p.currency) + '\t' +
+    (p.description === null ? '\\N' : copyText(p.description)) + '\t' + copyJson(p.specs) + '\t' +
+    copyTiers(p.pricing_tiers) + '\t' + (p.setup_fee === null ? '\\N' : p.setup_fee) + '\t' +
+    (p.contract_duration === null ? '\\N' : copyText(p.contract_duration)) + '\t' + copyStringList(p.features) + '\t' +
+    copyStringList(p.datacenter_locations) + '\t' + p.fingerprint
   );
 }
 
-/** Writes a plan in at most three statements; unchanged products are not touched. */
-export async function applyPlan(tx: Queryable, hostId: number, plan: SyncPlan): Promise<void> {
-  const created = plan.products.filter((p) => p.action === 'created');
-  const changed = plan.products.filter((p) => p.action === 'updated' || p.action === 'reactivated');
+function* copyChunks<T>(items: readonly T[], row: (item: T) => string): Generator<string> {
+  for (let start = 0; start < items.length; start += ROWS_PER_CHUNK) {
+    let chunk = '';
+    const end = Math.min(start + ROWS_PER_CHUNK, items.length);
+    for (let k = start; k < end; k++) chunk += row(items[k]!) + '\n';
+    yield chunk;
+  }
+}
+
+/**
+ * Writes a plan: new products by COPY, changed ones by COPY into a temporary table and one UPDATE, deactivations
+ * in one UPDATE. Unchanged products are not touched. The caller holds the host's row lock, so no other sync
+ * inserts the same new products concurrently.
+ */
+export async function applyPlan(tx: Transaction, hostId: number, plan: SyncPlan): Promise<void> {
+  const created: PlannedProduct[] = [];
+  const changed: PlannedProduct[] = [];
+  for (const planned of plan.products) {
+    if (planned.action === 'created') created.push(planned);
+    else if (planned.action === 'updated' || planned.action === 'reactivated') changed.push(planned);
+  }
 
   if (created.length > 0) {
-    await tx.query(
-      `INSERT INTO products (host_id, external_id, id, status, name, category, price, currency, description, specs,
-         pricing_tiers, setup_fee, contract_duration, features, datacenter_locations, fingerprint, created_at, updated_at)
-       SELECT $1, x.external_id, x.id, 'active', x.name, x.category, x.price, x.currency, x.description, x.specs,
-         x.pricing_tiers, x.setup_fee, x.contract_duration, x.features, x.datacenter_locations, x.fingerprint, now(), now()
-       FROM json_to_recordset($2::json) AS ${RECORD}`,
-      [hostId, recordsOf(created)],
+    const prefix = hostId + '\t';
+    await tx.copyFrom(
+      COPY_NEW_PRODUCTS,
+      copyChunks(created, (c) => prefix + copyText(c.external_id) + '\t' + c.id + '\tactive\t' + copyContent(c.product) + '\tnow\tnow'),
     );
   }
   if (changed.length > 0) {
+    await tx.query(
+      `CREATE TEMPORARY TABLE product_changes ON COMMIT DROP AS
+         SELECT external_id, ${CONTENT_COLUMNS} FROM products WITH NO DATA`,
+    );
+    await tx.copyFrom(COPY_CHANGES, copyChunks(changed, (c) => copyText(c.external_id) + '\t' + copyContent(c.product)));
     await tx.query(
       `UPDATE products p SET status = 'active', name = x.name, category = x.category, price = x.price,
          currency = x.currency, description = x.description, specs = x.specs, pricing_tiers = x.pricing_tiers,
          setup_fee = x.setup_fee, contract_duration = x.contract_duration, features = x.features,
          datacenter_locations = x.datacenter_locations, fingerprint = x.fingerprint,
          updated_at = now(), deactivated_at = NULL
-       FROM json_to_recordset($2::json) AS ${RECORD}
+       FROM product_changes x
        WHERE p.host_id = $1 AND p.external_id = x.external_id`,
-      [hostId, recordsOf(changed)],
+      [hostId],
     );
   }
   if (plan.deactivated.length > 0) {

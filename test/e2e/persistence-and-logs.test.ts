@@ -37,7 +37,8 @@ async function untilWritingProducts(server: TestServer, done: Promise<unknown>):
     const writing = await server.sql(
       `SELECT 1 FROM pg_stat_activity
        WHERE datname = current_database() AND pid <> pg_backend_pid()
-         AND state IN ('active', 'idle in transaction') AND query ILIKE 'INSERT INTO products%'`,
+         AND state IN ('active', 'idle in transaction')
+         AND (query ILIKE 'INSERT INTO products%' OR query ILIKE 'COPY products%')`,
     );
     if (writing.length > 0) return;
     await new Promise((resolve) => setTimeout(resolve, 5));

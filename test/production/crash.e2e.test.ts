@@ -87,7 +87,7 @@ describe('SIGKILL in the middle of a 50 000-product sync (PostgreSQL)', () => {
         const { rows } = await watcher.query(
           `SELECT 1 FROM pg_stat_activity
            WHERE datname = current_database() AND pid <> pg_backend_pid() AND state = 'active'
-             AND (query LIKE 'INSERT INTO products%' OR query LIKE 'UPDATE products%')`,
+             AND (query LIKE 'INSERT INTO products%' OR query LIKE 'COPY product%' OR query LIKE 'UPDATE products%')`,
         );
         return rows.length > 0;
       },

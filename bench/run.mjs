@@ -1,0 +1,472 @@
+#!/usr/bin/env node
+// hostdir's benchmark: the real server over HTTP on 127.0.0.1, for both stores, measured against the floors
+// no implementation can beat, in the same run. See README, "Performance".
+//
+//   npm run bench                      both stores, readable table
+//   npm run bench -- --json            … then one JSON object per store (PostgreSQL last)
+//   npm run bench -- --store postgres  one store only
+//   npm run bench -- --smoke           tiny sizes, one run each, no targets: proves the benchmark still works
+//   npm run bench -- --profile DIR     the server runs under `node --cpu-prof`; profiles land in DIR
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { Agent, request as httpRequest } from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import copyStreams from 'pg-copy-streams';
+import { body, catalogue, mixedCatalogue } from './products.mjs';
+import { issueApiKey } from '../dist/store/api-keys.js';
+import { insertHost } from '../dist/store/hosts.js';
+import { migrate } from '../dist/store/migrate.js';
+import { openDatabase } from '../dist/store/open.js';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const MAIN = path.join(ROOT, 'dist/main.js');
+const SCHEMA = path.join(ROOT, 'src/store/migrations');
+
+function option(name) {
+  const k = process.argv.indexOf(name);
+  return k < 0 ? null : (process.argv[k + 1] ?? '');
+}
+const JSON_OUTPUT = process.argv.includes('--json');
+const SMOKE = process.argv.includes('--smoke');
+const PROFILE_DIR = option('--profile');
+const STORES = option('--store') ? [option('--store')] : ['embedded', 'postgres'];
+/** --only create,unchanged: measure only these scenarios (while working on one); the floors always run */
+const ONLY = option('--only')?.split(',') ?? null;
+const wanted = (scenario) => ONLY === null || ONLY.includes(scenario);
+const ADMIN_DATABASE_URL = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+const SIZES = SMOKE
+  ? { products: 40, big: 120, hosts: 8, hostProducts: 5, clients: 4, runs: 1, warmups: 0 }
+  : { products: 10_000, big: 50_000, hosts: 500, hostProducts: 20, clients: 32, runs: 5, warmups: 1 };
+// --runs N / --warmups N: fewer rounds while working on one figure (a figure is a median of at least 5 otherwise)
+if (option('--runs')) SIZES.runs = Number(option('--runs'));
+if (option('--warmups')) SIZES.warmups = Number(option('--warmups'));
+const TIMES = SIZES.warmups + SIZES.runs;
+
+const log = (line) => process.stderr.write(`${line}\n`);
+
+// Servers the bench started die with it, also when it fails or is interrupted.
+const children = new Set();
+function track(child) {
+  children.add(child);
+  child.once('exit', () => children.delete(child));
+  return child;
+}
+process.on('exit', () => {
+  for (const child of children) child.kill('SIGKILL');
+});
+for (const signal of ['SIGINT', 'SIGTERM']) process.once(signal, () => process.exit(130));
+
+// ---------------------------------------------------------------------------------------------- measuring
+
+function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+const agent = new Agent({ keepAlive: true, maxSockets: 64 });
+
+/** One HTTP request; resolves with status and body text once the whole answer has arrived. */
+function post(url, payload, headers = {}) {
+  return new Promise((resolve, reject) => {
+    const target = new URL(url);
+    const req = httpRequest(
+      {
+        agent,
+        host: target.hostname,
+        port: target.port,
+        path: target.pathname + target.search,
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'content-length': payload.length, ...headers },
+      },
+      (res) => {
+        const chunks = [];
+        res.on('data', (chunk) => chunks.push(chunk));
+        res.on('end', () => resolve({ status: res.statusCode, text: Buffer.concat(chunks).toString('utf8') }));
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
+
+async function expect200(answer, what) {
+  const result = await answer;
+  if (result.status !== 200 && result.status !== 201) throw new Error(`${what}: HTTP ${result.status} ${result.text.slice(0, 500)}`);
+  return result;
+}
+
+/** Runs every task with at most `clients` in flight; resolves with the elapsed milliseconds. */
+async function concurrently(tasks, clients) {
+  let next = 0;
+  const start = performance.now();
+  await Promise.all(
+    Array.from({ length: clients }, async () => {
+      while (next < tasks.length) await tasks[next++]();
+    }),
+  );
+  return performance.now() - start;
+}
+
+// ---------------------------------------------------------------------------------------------- processes
+
+function waitForLine(child, what) {
+  return new Promise((resolve, reject) => {
+    let buffered = '';
+    const onData = (chunk) => {
+      buffered += chunk;
+      const end = buffered.indexOf('\n');
+      if (end >= 0) {
+        child.stdout.off('data', onData);
+        resolve(buffered.slice(0, end));
+      }
+    };
+    child.stdout.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`${what} exited with ${code}`)));
+  });
+}
+
+async function stopProcess(child) {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+async function createDatabase() {
+  const name = `hostdir_bench_${randomBytes(5).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: ADMIN_DATABASE_URL });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(ADMIN_DATABASE_URL);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      const client = new pg.Client({ connectionString: ADMIN_DATABASE_URL });
+      await client.connect();
+      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await client.end();
+    },
+  };
+}
+
+/** The real server (node dist/main.js), rate limit lifted so that the window never refuses a run. */
+async function startHostdir(store, databaseUrl, dataDir) {
+  const port = 20_000 + Math.floor(Math.random() * 20_000);
+  const adminToken = `bench-admin-${randomBytes(12).toString('hex')}`;
+  const env = {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? '',
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    DATA_DIR: dataDir,
+    ADMIN_TOKEN: adminToken,
+    LOG_LEVEL: 'warn',
+    SYNC_MAX_PER_WINDOW: '1000000',
+    ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+  };
+  const flags = PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(PROFILE_DIR)}`, `--cpu-prof-name=hostdir-${store}.cpuprofile`] : [];
+  const child = track(spawn(process.execPath, [...flags, MAIN], { env, stdio: ['ignore', 'pipe', 'pipe'] }));
+  let output = '';
+  child.stdout.on('data', (chunk) => (output += chunk));
+  child.stderr.on('data', (chunk) => (output += chunk));
+  const url = `http://127.0.0.1:${port}`;
+  // An embedded store's first start runs initdb in WebAssembly: seconds on an idle machine, far more on a busy one.
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`hostdir exited with ${child.exitCode}:\n${output}`);
+    try {
+      const answer = await fetch(`${url}/healthz`);
+      if (answer.ok) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error(`hostdir did not start:\n${output}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return { url, adminToken, child, output: () => output };
+}
+
+async function startFloorServer(store, databaseUrl) {
+  const child = track(
+    spawn(process.execPath, [path.join(ROOT, 'bench/floor-server.mjs'), store, databaseUrl ?? ''], { stdio: ['ignore', 'pipe', 'inherit'] }),
+  );
+  const { port } = JSON.parse(await waitForLine(child, 'floor server'));
+  return { url: `http://127.0.0.1:${port}`, child };
+}
+
+/**
+ * Onboards the hosts before the server starts, with the store's own functions on its database: thousands of
+ * onboardings over HTTP would take minutes on the embedded store, and they are not what is measured.
+ */
+async function seedHosts(databaseUrl, dataDir, count) {
+  const config = { databaseUrl, dataDir, dbPoolSize: 4, statementTimeoutMs: 600_000 };
+  const db = await openDatabase(config);
+  try {
+    await migrate(db);
+    const tag = randomBytes(3).toString('hex');
+    const keys = new Array(count);
+    await concurrently(
+      Array.from({ length: count }, (_, k) => () =>
+        db.transaction(async (tx) => {
+          const host = await insertHost(tx, { slug: `bench-${tag}-${k}`, name: `Bench ${tag} ${k}`, default_currency: 'USD' });
+          keys[k] = (await issueApiKey(tx, host.id)).key;
+        }),
+      ),
+      4,
+    );
+    return keys;
+  } finally {
+    await db.close();
+  }
+}
+
+function syncAs(server, key, payload) {
+  return expect200(post(`${server.url}/api/v1/sync/products`, payload, { authorization: `Bearer ${key}` }), 'sync');
+}
+
+// ---------------------------------------------------------------------------------------------- floors
+
+/** The rows hostdir stores for a catalogue, in COPY text format, for the COPY floor. */
+function copyText(products, hostId) {
+  const field = (value) => (value === null || value === undefined ? '\\N' : String(value).replace(/[\\\t\n\r]/g, (c) => ({ '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' })[c]));
+  const now = new Date().toISOString();
+  let out = '';
+  for (let k = 0; k < products.length; k++) {
+    const p = products[k];
+    const row = [
+      hostId, p.external_id, `prd_${String(k).padStart(26, '0')}`, 'active', p.name, p.category, p.price, p.currency.toUpperCase(),
+      p.description, JSON.stringify(p.specs), JSON.stringify(p.pricing_tiers), p.setup_fee, p.contract_duration,
+      JSON.stringify(p.features), JSON.stringify(p.datacenter_locations), randomBytes(20).toString('base64'), now, now, null,
+    ];
+    out += row.map(field).join('\t') + '\n';
+  }
+  return out;
+}
+
+const FLOOR_TABLE = 'CREATE TABLE floor_products (LIKE products INCLUDING ALL)';
+const COPY_FLOOR = `COPY floor_products (host_id, external_id, id, status, name, category, price, currency, description, specs,
+  pricing_tiers, setup_fee, contract_duration, features, datacenter_locations, fingerprint, created_at, updated_at, deactivated_at)`;
+const SELECT_FLOOR = 'SELECT external_id, id, status, fingerprint FROM floor_products WHERE host_id = $1';
+
+/** COPY and SELECT against the store's own kind of database: a table shaped like products, same rows. */
+async function openFloorDatabase(store, databaseUrl, dataDir) {
+  if (store === 'postgres') {
+    const client = new pg.Client({ connectionString: databaseUrl });
+    await client.connect();
+    await client.query(FLOOR_TABLE);
+    const { rows } = await client.query('SHOW server_version');
+    return {
+      version: `PostgreSQL ${rows[0].server_version}`,
+      async copy(text) {
+        await client.query('BEGIN');
+        await pipeline(Readable.from([text]), client.query(copyStreams.from(`${COPY_FLOOR} FROM STDIN`)));
+        await client.query('COMMIT');
+      },
+      select: (hostId) => client.query(SELECT_FLOOR, [hostId]),
+      close: () => client.end(),
+    };
+  }
+  const { PGlite } = await import('@electric-sql/pglite');
+  const db = await PGlite.create({ dataDir: path.join(dataDir, 'floor-pglite') });
+  // The same schema as the server's: every migration, in order (later ones add columns and indexes to products).
+  for (const file of (await readdir(SCHEMA)).filter((name) => name.endsWith('.sql')).sort()) {
+    await db.exec(await readFile(path.join(SCHEMA, file), 'utf8'));
+  }
+  await db.exec(FLOOR_TABLE);
+  const { rows } = await db.query('SHOW server_version');
+  return {
+    version: `PGlite (PostgreSQL ${rows[0].server_version})`,
+    async copy(text) {
+      await db.transaction(async (tx) => {
+        await tx.query(`${COPY_FLOOR} FROM '/dev/blob'`, [], { blob: new Blob([text]) });
+      });
+    },
+    select: (hostId) => db.query(SELECT_FLOOR, [hostId]),
+    close: () => db.close(),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------- one store
+
+async function readStatus(pid, field) {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status);
+  return match ? Number(match[1]) / 1024 : NaN;
+}
+
+async function benchStore(store) {
+  log(`\n== ${store}`);
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), `hostdir-bench-${store}-`));
+  const database = store === 'postgres' ? await createDatabase() : null;
+  // Started side by side: an embedded store's first start (initdb in WebAssembly) takes seconds each.
+  const scenarios = ['create', 'unchanged', 'mixed', 'create_50k'].filter(wanted).length;
+  const hostCount = scenarios * TIMES + (wanted('throughput') ? SIZES.hosts * TIMES : 0);
+  log(`  onboarding ${hostCount} hosts`);
+  const keys = await seedHosts(database?.url ?? null, dataDir, hostCount);
+  const take = (count) => keys.splice(0, count);
+  const [server, floor, floorDb] = await Promise.all([
+    startHostdir(store, database?.url ?? null, dataDir),
+    startFloorServer(store, database?.url ?? null),
+    openFloorDatabase(store, database?.url ?? null, dataDir),
+  ]);
+  const n = SIZES.products;
+  try {
+    const products = catalogue(n);
+    const payload = body(products);
+    const text = payload.toString('utf8');
+    const mixedPayload = body(mixedCatalogue(n));
+    const bigPayload = body(catalogue(SIZES.big));
+    const small = Array.from({ length: SIZES.hosts }, (_, h) => body(catalogue(SIZES.hostProducts, h * SIZES.hostProducts)));
+    const rows = copyText(products, 0);
+
+
+    const pid = server.child.pid;
+    const peaks = [];
+    let floorHost = 0;
+    const hostsFor = (scenario, count) => (wanted(scenario) ? take(count) : []);
+    const createHosts = hostsFor('create', TIMES);
+    const unchangedHosts = hostsFor('unchanged', TIMES);
+    const mixedHosts = hostsFor('mixed', TIMES);
+    const bigHosts = hostsFor('create_50k', TIMES);
+    const throughputHosts = Array.from({ length: TIMES }, () => hostsFor('throughput', SIZES.hosts));
+
+    /** name → [prepare(k) (untimed) → context, run(context, k) (timed)] */
+    const measurements = {
+      floor_http_ms: [() => null, () => expect200(post(`${floor.url}/discard`, payload), 'floor')],
+      floor_parse_ms: [() => null, () => JSON.parse(text)],
+      floor_copy_ms: [() => rows.replace(/^0\t/gm, `${++floorHost}\t`), (hostRows) => floorDb.copy(hostRows)],
+      floor_select_ms: [
+        () => floorHost,
+        async (hostId) => {
+          const { rows: read } = await floorDb.select(hostId);
+          if (read.length !== n) throw new Error(`floor select read ${read.length} rows`);
+        },
+      ],
+      floor_throughput_ms: [() => null, () => concurrently(small.map((b) => () => expect200(post(`${floor.url}/parse-tx`, b), 'floor')), SIZES.clients)],
+      create_ms: [(k) => createHosts[k], (key) => syncAs(server, key, payload)],
+      unchanged_ms: [async (k) => (await syncAs(server, unchangedHosts[k], payload), unchangedHosts[k]), (key) => syncAs(server, key, payload)],
+      mixed_ms: [async (k) => (await syncAs(server, mixedHosts[k], payload), mixedHosts[k]), (key) => syncAs(server, key, mixedPayload)],
+      create_50k_ms: [
+        async (k) => {
+          // Resets VmHWM (Linux), so that after the run it is this run's peak; the samples are the fallback.
+          await writeFile(`/proc/${pid}/clear_refs`, '5').catch(() => {});
+          return bigHosts[k];
+        },
+        async (key, k) => {
+          let sampled = 0;
+          const sampler = setInterval(() => {
+            readStatus(pid, 'VmRSS').then((mb) => (sampled = Math.max(sampled, mb)), () => {});
+          }, 5);
+          try {
+            await syncAs(server, key, bigPayload);
+          } finally {
+            clearInterval(sampler);
+          }
+          const hwm = await readStatus(pid, 'VmHWM');
+          if (k >= SIZES.warmups) peaks.push(Math.max(Number.isNaN(hwm) ? 0 : hwm, sampled));
+        },
+      ],
+      throughput_ms: [(k) => throughputHosts[k], (hostKeys) => concurrently(small.map((b, h) => () => syncAs(server, hostKeys[h], b)), SIZES.clients)],
+    };
+    const scenarioOf = (name) => name.replace(/_ms$/, '');
+    const active = Object.keys(measurements).filter((name) => name.startsWith('floor_') || wanted(scenarioOf(name)));
+
+    // Rounds, each measuring everything once: a machine whose load changes during the run then weighs on the
+    // floors and the scenarios alike, which keeps their ratios meaningful.
+    const times = Object.fromEntries(active.map((name) => [name, []]));
+    for (let k = 0; k < TIMES; k++) {
+      const round = [];
+      for (const name of active) {
+        const [prepare, run] = measurements[name];
+        const context = await prepare(k);
+        const start = performance.now();
+        await run(context, k);
+        const elapsed = performance.now() - start;
+        if (k >= SIZES.warmups) times[name].push(elapsed);
+        round.push(`${name.replace(/_ms$/, '')} ${elapsed.toFixed(0)}`);
+      }
+      log(`  round ${k + 1}/${TIMES}${k < SIZES.warmups ? ' (warm-up)' : ''}, ms: ${round.join(', ')}`);
+    }
+    const figures = {};
+    const medianOf = (name) => (times[name]?.length ? median(times[name]) : NaN);
+    for (const name of ['floor_http_ms', 'floor_parse_ms', 'floor_copy_ms', 'floor_select_ms']) figures[name] = medianOf(name);
+    figures.floor_throughput_per_s = (SIZES.hosts / medianOf('floor_throughput_ms')) * 1000;
+    for (const name of ['create_ms', 'unchanged_ms', 'mixed_ms', 'create_50k_ms']) figures[name] = medianOf(name);
+    figures.peak_rss_mb_50k = peaks.length ? median(peaks) : NaN;
+    figures.body_mb_50k = bigPayload.length / 1024 / 1024;
+    figures.throughput_syncs_per_s = (SIZES.hosts / medianOf('throughput_ms')) * 1000;
+
+    const round = (value) => (value >= 100 ? Math.round(value * 10) / 10 : Number(value.toPrecision(3)));
+    const result = Object.fromEntries(Object.entries(figures).map(([key, value]) => [key, round(value)]));
+    return {
+      store,
+      ...result,
+      machine: {
+        cores: os.cpus().length,
+        cpu: os.cpus()[0]?.model.trim() ?? 'unknown',
+        memory_gb: Math.round(os.totalmem() / 1024 ** 3),
+        node: process.version,
+        postgresql: floorDb.version,
+      },
+    };
+  } finally {
+    await floorDb.close();
+    await stopProcess(floor.child);
+    await stopProcess(server.child);
+    await database?.drop();
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+// ---------------------------------------------------------------------------------------------- report
+
+function targets(r) {
+  if (r.store === 'embedded') return [['create_ms < 2000', r.create_ms, 2000]];
+  return [
+    ['create_ms ≤ 1.5 × (http+parse+copy)', r.create_ms, 1.5 * (r.floor_http_ms + r.floor_parse_ms + r.floor_copy_ms)],
+    ['unchanged_ms ≤ 2.0 × (http+parse+select)', r.unchanged_ms, 2 * (r.floor_http_ms + r.floor_parse_ms + r.floor_select_ms)],
+    ['mixed_ms ≤ 1.5 × create_ms', r.mixed_ms, 1.5 * r.create_ms],
+    ['create_50k_ms ≤ 5.5 × create_ms', r.create_50k_ms, 5.5 * r.create_ms],
+    ['peak_rss_mb_50k ≤ 150 + 4 × body_mb_50k', r.peak_rss_mb_50k, 150 + 4 * r.body_mb_50k],
+    ['throughput ≥ 0.5 × floor', -r.throughput_syncs_per_s, -0.5 * r.floor_throughput_per_s],
+  ];
+}
+
+function printTable(results) {
+  const keys = Object.keys(results[0]).filter((key) => key !== 'store' && key !== 'machine');
+  const header = ['figure', ...results.map((r) => r.store)];
+  const lines = [header, ...keys.map((key) => [key, ...results.map((r) => String(r[key]))])];
+  const widths = header.map((_, c) => Math.max(...lines.map((line) => line[c].length)));
+  const out = [];
+  for (const line of lines) out.push(line.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]) : cell.padStart(widths[c]))).join('  '));
+  if (!SMOKE) {
+    for (const r of results) {
+      out.push('', `targets (${r.store}):`);
+      for (const [label, value, limit] of targets(r)) {
+        const shown = value < 0 ? `${(-value).toFixed(1)} vs ${(-limit).toFixed(1)}` : `${value.toFixed(1)} vs ${limit.toFixed(1)}`;
+        out.push(`  ${value <= limit ? 'met ' : 'MISS'}  ${label.padEnd(42)} ${shown}`);
+      }
+    }
+  }
+  const m = results[0].machine;
+  out.push('', `machine: ${m.cores} cores (${m.cpu}), ${m.memory_gb} GB, Node ${m.node}; ${results.map((r) => r.machine.postgresql).join(', ')}`);
+  process.stdout.write(`${out.join('\n')}\n`);
+}
+
+const results = [];
+for (const store of STORES) results.push(await benchStore(store));
+printTable(results);
+if (JSON_OUTPUT) for (const r of results) process.stdout.write(`${JSON.stringify(r)}\n`);
