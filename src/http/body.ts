@@ -176,7 +176,10 @@ export function readJsonBodyWithDigest(request: IncomingMessage, payload: Readab
           errors: [{ pointer: '', code: 'invalid_gzip', detail: 'the body is not valid gzip data' }],
         }));
       } else {
-        finish(error);
+        // The client went away mid-body (ECONNRESET, "aborted"): a fault of the request, not of the database.
+        finish(new Problem('BAD_REQUEST', 'the connection closed before the body was complete', {
+          headers: { connection: 'close' },
+        }));
       }
     });
     stream.on('end', () => {
