@@ -17,8 +17,8 @@ export interface PricingTier {
   price: number;
 }
 
-/** One product after validation and normalization: the complete state the directory stores. */
-export interface NormalizedProduct {
+/** What a product says about itself, normalized: the fields a host sends, as the directory keeps them. */
+export interface ProductContent {
   external_id: string;
   /** trimmed */
   name: string;
@@ -36,6 +36,10 @@ export interface NormalizedProduct {
   contract_duration: string | null;
   features: string[] | null;
   datacenter_locations: string[] | null;
+}
+
+/** One product after validation and normalization: the complete state the directory stores. */
+export interface NormalizedProduct extends ProductContent {
   /** digest of the canonical serialization of every field above except external_id */
   fingerprint: string;
 }

@@ -1,5 +1,5 @@
 // The public directory: what people browsing hosts see. Only active products of active hosts ever leave here.
-import type { PricingTier } from '../catalog/types.js';
+import type { ProductContent } from '../catalog/types.js';
 import type { Queryable } from './db.js';
 import { iso, isoOrNull, jsonOrNull, numberOrNull } from './rows.js';
 
@@ -32,21 +32,11 @@ export interface ListedHostRef {
   name: string;
 }
 
-export interface ListedProduct {
+/** A product as the public sees it: its content without the host's own external_id. */
+export interface ListedProduct extends Omit<ProductContent, 'external_id'> {
   id: string;
-  name: string;
-  category: string;
-  price: number;
-  currency: string;
   /** the monthly pricing tier if the product has one, else price */
   monthly_price: number;
-  description: string | null;
-  specs: Record<string, string> | null;
-  pricing_tiers: PricingTier[] | null;
-  setup_fee: number | null;
-  contract_duration: string | null;
-  features: string[] | null;
-  datacenter_locations: string[] | null;
   created_at: string;
   updated_at: string;
   host: ListedHostRef;

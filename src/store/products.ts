@@ -1,22 +1,10 @@
 // The products aggregate: what a host lists, read for planning and written from a plan in bulk.
-import type { ExistingProduct, NormalizedProduct, PlannedProduct, PricingTier, ProductStatus, SyncPlan } from '../catalog/types.js';
+import type { ExistingProduct, NormalizedProduct, PlannedProduct, PricingTier, ProductContent, ProductStatus, SyncPlan } from '../catalog/types.js';
 import type { Queryable, Transaction } from './db.js';
 import { iso, isoOrNull, jsonOrNull, numberOrNull } from './rows.js';
 
-export interface StoredProduct {
+export interface StoredProduct extends ProductContent {
   id: string;
-  external_id: string;
-  name: string;
-  category: string;
-  price: number;
-  currency: string;
-  description: string | null;
-  specs: Record<string, string> | null;
-  pricing_tiers: PricingTier[] | null;
-  setup_fee: number | null;
-  contract_duration: string | null;
-  features: string[] | null;
-  datacenter_locations: string[] | null;
   status: ProductStatus;
   created_at: string;
   updated_at: string;
