@@ -1,7 +1,7 @@
 // The public directory: what people browsing hosts see. Only active products of active hosts ever leave here.
 import type { ProductContent } from '../catalog/types.js';
 import type { Queryable } from './db.js';
-import { iso, isoOrNull, jsonOrNull, numberOrNull } from './rows.js';
+import { iso, isoOrNull, numberOrNull, productContentOf } from './rows.js';
 
 export type DirectorySort = 'price' | 'newest' | 'name';
 export type SortOrder = 'asc' | 'desc';
@@ -83,18 +83,8 @@ const SORT_KEY: Record<DirectorySort, { expression: string; unindexed: string; c
 function toListedProduct(row: Record<string, unknown>): ListedProduct {
   return {
     id: String(row.id),
-    name: String(row.name),
-    category: String(row.category),
-    price: numberOrNull(row.price) ?? 0,
-    currency: String(row.currency),
+    ...productContentOf(row),
     monthly_price: numberOrNull(row.monthly_price) ?? 0,
-    description: (row.description as string | null) ?? null,
-    specs: jsonOrNull(row.specs),
-    pricing_tiers: jsonOrNull(row.pricing_tiers),
-    setup_fee: numberOrNull(row.setup_fee),
-    contract_duration: (row.contract_duration as string | null) ?? null,
-    features: jsonOrNull(row.features),
-    datacenter_locations: jsonOrNull(row.datacenter_locations),
     created_at: iso(row.created_at),
     updated_at: iso(row.updated_at),
     host: { slug: String(row.host_slug), name: String(row.host_name) },

@@ -1,7 +1,7 @@
 // The products aggregate: what a host lists, read for planning and written from a plan in bulk.
 import type { ExistingProduct, NormalizedProduct, PlannedProduct, PricingTier, ProductContent, ProductStatus, SyncPlan } from '../catalog/types.js';
 import type { Queryable, Transaction } from './db.js';
-import { iso, isoOrNull, jsonOrNull, numberOrNull } from './rows.js';
+import { iso, isoOrNull, productContentOf } from './rows.js';
 
 export interface StoredProduct extends ProductContent {
   id: string;
@@ -147,17 +147,7 @@ function toStoredProduct(row: Record<string, unknown>): StoredProduct {
   return {
     id: String(row.id),
     external_id: String(row.external_id),
-    name: String(row.name),
-    category: String(row.category),
-    price: numberOrNull(row.price) ?? 0,
-    currency: String(row.currency),
-    description: (row.description as string | null) ?? null,
-    specs: jsonOrNull(row.specs),
-    pricing_tiers: jsonOrNull(row.pricing_tiers),
-    setup_fee: numberOrNull(row.setup_fee),
-    contract_duration: (row.contract_duration as string | null) ?? null,
-    features: jsonOrNull(row.features),
-    datacenter_locations: jsonOrNull(row.datacenter_locations),
+    ...productContentOf(row),
     status: row.status as ProductStatus,
     created_at: iso(row.created_at),
     updated_at: iso(row.updated_at),
