@@ -1,5 +1,6 @@
 // Typed calls to the server's admin API (/admin/v1), and where to find that API.
 import { join } from 'node:path';
+import type { SyncSummary } from '../catalog/types.js';
 
 export type HostStatus = 'active' | 'suspended';
 
@@ -51,14 +52,7 @@ export interface SyncRun {
   dry_run: boolean;
   applied_at: string;
   duration_ms: number;
-  summary: {
-    received: number;
-    created: number;
-    updated: number;
-    unchanged: number;
-    reactivated: number;
-    deactivated: number;
-  };
+  summary: SyncSummary;
 }
 
 export interface Category {
