@@ -46,11 +46,19 @@ function failed(request: FastifyRequest, detail: string): Problem {
  * Resolves the key's owner before the body is read. Malformed and unknown keys take the same path (a digest
  * lookup) so that their answers cannot be told apart by timing.
  */
-export async function authenticateProvider(db: Database, request: FastifyRequest): Promise<KeyOwner> {
+export function authenticateProvider(db: Database, request: FastifyRequest): Promise<KeyOwner> {
+  return authenticateProviderBy(request, (digest) => findKeyOwner(db, digest));
+}
+
+/** authenticateProvider with the owner looked up by `lookup`, which may read more about the host in the same query. */
+export async function authenticateProviderBy<T extends KeyOwner>(
+  request: FastifyRequest,
+  lookup: (digest: Buffer) => Promise<T | null>,
+): Promise<T> {
   refuseIfThrottled(request);
   const token = bearerToken(request);
   if (token === null) throw failed(request, 'send an API key as "Authorization: Bearer rk_…"');
-  const owner = await findKeyOwner(db, hashApiKey(token));
+  const owner = await lookup(hashApiKey(token));
   if (!owner || !isWellFormedApiKey(token)) throw failed(request, 'the API key is malformed or unknown');
   if (owner.keyStatus !== 'active') throw new Problem('KEY_REVOKED', 'this API key has been revoked');
   if (owner.hostStatus !== 'active') throw new Problem('KEY_REVOKED', 'the provider of this API key is suspended');

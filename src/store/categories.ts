@@ -17,11 +17,6 @@ export async function listCategories(db: Queryable): Promise<Category[]> {
   return rows;
 }
 
-export async function categorySlugs(db: Queryable): Promise<Set<string>> {
-  const { rows } = await db.query<{ slug: string }>('SELECT slug FROM categories');
-  return new Set(rows.map((row) => row.slug));
-}
-
 export async function addCategory(db: Queryable, category: Category): Promise<Category> {
   const { rows } = await db.query<Category>(
     'INSERT INTO categories (slug, label) VALUES ($1, $2) ON CONFLICT (slug) DO NOTHING RETURNING slug, label',

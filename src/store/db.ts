@@ -11,6 +11,12 @@ export interface Queryable {
   query<R = Row>(sql: string, params?: readonly unknown[]): Promise<QueryResult<R>>;
 }
 
+/** One statement of a batch: SQL with $1… placeholders, and their values. */
+export interface Statement {
+  sql: string;
+  params?: readonly unknown[];
+}
+
 /** The queries of one open transaction, plus bulk loading: what a sync writes with. */
 export interface Transaction extends Queryable {
   /**
@@ -18,6 +24,17 @@ export interface Transaction extends Queryable {
    * rows in COPY text format, produced lazily so that a large catalogue is never one string in memory.
    */
   copyFrom(copy: string, chunks: Iterable<string>): Promise<void>;
+  /**
+   * Runs statements one after another in one round trip, and resolves with their results in order. Each
+   * statement sees what the ones before it did and, under READ COMMITTED, takes its own snapshot when it starts:
+   * a statement after a row lock sees what the lock's previous holder committed. If one fails, none after it runs.
+   */
+  queries(statements: readonly Statement[], options?: BatchOptions): Promise<QueryResult<Row>[]>;
+}
+
+export interface BatchOptions {
+  /** COMMIT in the same round trip, after the statements: the transaction is over once the batch resolves */
+  commit?: boolean;
 }
 
 export interface Session extends Queryable {

@@ -1,7 +1,7 @@
 // The PGlite adapter: PostgreSQL compiled to WebAssembly, in-process, persisted under DATA_DIR.
 import { mkdir } from 'node:fs/promises';
 import { PGlite } from '@electric-sql/pglite';
-import type { Database, QueryResult, Session, Transaction } from './db.js';
+import type { Database, QueryResult, Row, Session, Statement, Transaction } from './db.js';
 
 /**
  * PGlite has a single connection: statements of concurrent callers would interleave inside one another's
@@ -50,6 +50,15 @@ export class EmbeddedDatabase implements Database {
         // PGlite reads COPY input from a Blob named /dev/blob; the Blob takes the chunks without joining them.
         await db.query(`${copy} FROM '/dev/blob'`, [], { blob: new Blob([...chunks]) });
       },
+      async queries(statements: readonly Statement[]): Promise<QueryResult<Row>[]> {
+        // In-process, a round trip costs nothing: the statements run one by one, with their parameters bound.
+        const results: QueryResult<Row>[] = [];
+        for (const { sql, params } of statements) {
+          const result = await db.query<Row>(sql, params as unknown[] | undefined);
+          results.push({ rows: result.rows, rowCount: result.affectedRows ?? result.rows.length });
+        }
+        return results;
+      },
     };
   }
 
@@ -60,10 +69,23 @@ export class EmbeddedDatabase implements Database {
   transaction<T>(fn: (tx: Transaction) => Promise<T>): Promise<T> {
     return this.#lock.run(async () => {
       const session = this.#direct();
+      let committed = false;
+      const tx: Transaction = {
+        query: (sql, params) => session.query(sql, params),
+        copyFrom: (copy, chunks) => session.copyFrom(copy, chunks),
+        async queries(statements, options) {
+          const results = await session.queries(statements);
+          if (options?.commit) {
+            await session.exec('COMMIT');
+            committed = true;
+          }
+          return results;
+        },
+      };
       await session.exec('BEGIN');
       try {
-        const result = await fn(session);
-        await session.exec('COMMIT');
+        const result = await fn(tx);
+        if (!committed) await session.exec('COMMIT');
         return result;
       } catch (error) {
         await session.exec('ROLLBACK').catch(() => {});

@@ -1,15 +1,18 @@
 // The pg adapter: a connection pool on a PostgreSQL server, shared safely by any number of processes.
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import pg from 'pg';
+import pg, { escapeLiteral } from 'pg';
 import { from as copyFromStdin } from 'pg-copy-streams';
 import {
   DatabaseUnavailableError,
   isUnavailable,
+  type BatchOptions,
   type Database,
   type PoolStats,
   type QueryResult,
+  type Row,
   type Session,
+  type Statement,
   type Transaction,
 } from './db.js';
 
@@ -22,6 +25,35 @@ export interface PostgresOptions {
 
 // numeric stays a string (exact decimal); int8 counts fit in a double for every count hostdir keeps.
 pg.types.setTypeParser(pg.types.builtins.INT8, (value: string) => Number(value));
+
+/**
+ * A parameter as a SQL literal. Written as a quoted string of unknown type, the way the extended protocol sends
+ * parameters as text, so that PostgreSQL infers each one's type from its place exactly as it would for $n.
+ */
+function literal(value: unknown): string {
+  if (value === null || value === undefined) return 'NULL';
+  if (typeof value === 'string') return escapeLiteral(value);
+  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return `'${String(value)}'`;
+  if (value instanceof Date) return `'${value.toISOString()}'`;
+  throw new TypeError(`cannot write a ${typeof value} as a SQL literal`);
+}
+
+/** A quoted string (left as it is) or a $n placeholder (replaced by its value). */
+const LITERAL_OR_PLACEHOLDER = /'(?:[^']|'')*'|\$(\d+)/g;
+
+/** Statements with their parameters written in, joined for the simple query protocol: one message, one round trip. */
+export function simpleQueryText(statements: readonly Statement[]): string {
+  return statements
+    .map(({ sql, params = [] }) =>
+      sql.replace(LITERAL_OR_PLACEHOLDER, (match, n: string | undefined) => {
+        if (n === undefined) return match;
+        const k = Number(n) - 1;
+        if (k >= params.length) throw new RangeError(`$${n} has no value`);
+        return literal(params[k]);
+      }),
+    )
+    .join(';\n');
+}
 
 function wrap(error: unknown): unknown {
   if (isUnavailable(error) && !(error instanceof DatabaseUnavailableError)) {
@@ -68,13 +100,39 @@ export class PostgresDatabase implements Database {
 
   async transaction<T>(fn: (tx: Transaction) => Promise<T>): Promise<T> {
     return this.session(async (session) => {
-      await session.query('BEGIN');
+      // BEGIN travels with the transaction's first batch of statements, and COMMIT with its last when the caller
+      // says so: two round trips saved.
+      let begun = false;
+      let committed = false;
+      const begin = async () => {
+        if (!begun) await session.query('BEGIN');
+        begun = true;
+      };
+      const tx: Transaction = {
+        async query<R>(sql: string, params?: readonly unknown[]): Promise<QueryResult<R>> {
+          await begin();
+          return session.query<R>(sql, params);
+        },
+        async copyFrom(copy: string, chunks: Iterable<string>): Promise<void> {
+          await begin();
+          return session.copyFrom(copy, chunks);
+        },
+        async queries(statements: readonly Statement[], options?: BatchOptions): Promise<QueryResult<Row>[]> {
+          const opening = begun ? [] : [{ sql: 'BEGIN' }];
+          const closing = options?.commit ? [{ sql: 'COMMIT' }] : [];
+          // Counted as begun before it is sent: should a statement fail, the transaction it opened is rolled back.
+          begun = true;
+          const results = await session.queries([...opening, ...statements, ...closing]);
+          committed = closing.length > 0;
+          return results.slice(opening.length, opening.length + statements.length);
+        },
+      };
       try {
-        const result = await fn(session);
-        await session.query('COMMIT');
+        const result = await fn(tx);
+        if (begun && !committed) await session.query('COMMIT');
         return result;
       } catch (error) {
-        await session.query('ROLLBACK').catch(() => {});
+        if (begun) await session.query('ROLLBACK').catch(() => {});
         throw error;
       }
     });
@@ -116,6 +174,21 @@ export class PostgresDatabase implements Database {
         } catch (error) {
           throw wrap(error);
         }
+      },
+      async queries(statements: readonly Statement[]): Promise<QueryResult<Row>[]> {
+        if (statements.length === 0) return [];
+        let results: pg.QueryResult | pg.QueryResult[];
+        try {
+          // Without parameters, pg sends the text as one simple Query message; PostgreSQL runs its statements in
+          // order, each with its own snapshot, and stops at the first error.
+          results = (await client.query(simpleQueryText(statements))) as pg.QueryResult | pg.QueryResult[];
+        } catch (error) {
+          throw wrap(error);
+        }
+        return (Array.isArray(results) ? results : [results]).map((result) => ({
+          rows: result.rows as Row[],
+          rowCount: result.rowCount ?? 0,
+        }));
       },
     };
     try {

@@ -1,6 +1,6 @@
 // The products aggregate: what a host lists, read for planning and written from a plan in bulk.
 import type { ExistingProduct, NormalizedProduct, PlannedProduct, PricingTier, ProductContent, ProductStatus, SyncPlan } from '../catalog/types.js';
-import type { Queryable, Transaction } from './db.js';
+import type { BatchOptions, Queryable, QueryResult, Row, Statement, Transaction } from './db.js';
 import { iso, isoOrNull, productContentOf } from './rows.js';
 
 export interface StoredProduct extends ProductContent {
@@ -11,13 +11,14 @@ export interface StoredProduct extends ProductContent {
   deactivated_at: string | null;
 }
 
-export async function loadExistingProducts(tx: Queryable, hostId: number): Promise<Map<string, ExistingProduct>> {
-  const { rows } = await tx.query<ExistingProduct>(
-    'SELECT external_id, id, status, fingerprint FROM products WHERE host_id = $1',
-    [hostId],
-  );
+/** The statement reading what a host lists, for planning; its rows are read by existingProductsOf. */
+export function existingProductsStatement(hostId: number): Statement {
+  return { sql: 'SELECT external_id, id, status, fingerprint FROM products WHERE host_id = $1', params: [hostId] };
+}
+
+export function existingProductsOf(rows: readonly Row[]): Map<string, ExistingProduct> {
   const existing = new Map<string, ExistingProduct>();
-  for (const row of rows) existing.set(row.external_id, row);
+  for (const row of rows as unknown as readonly ExistingProduct[]) existing.set(row.external_id, row);
   return existing;
 }
 
@@ -93,52 +94,94 @@ function* copyChunks<T>(items: readonly T[], row: (item: T) => string): Generato
 }
 
 /**
- * Writes a plan: new products by COPY, changed ones by COPY into a temporary table and one UPDATE, deactivations
- * in one UPDATE. Unchanged products are not touched. The caller holds the host's row lock, so no other sync
- * inserts the same new products concurrently.
+ * Up to this many new (or changed) products are written by one statement in the sync's last round trip, from
+ * their JSON; more go by COPY, which streams and is faster per row but costs round trips of its own.
  */
-export async function applyPlan(tx: Transaction, hostId: number, plan: SyncPlan): Promise<void> {
+export const WRITE_BY_STATEMENT_MAX = 256;
+
+/** The content columns as json_to_recordset reads them from the products' JSON. */
+const CONTENT_RECORD = `name text, category text, price numeric, currency text, description text, specs json,
+  pricing_tiers json, setup_fee numeric, contract_duration text, features jsonb, datacenter_locations jsonb,
+  fingerprint text`;
+
+/** Products as the JSON array json_to_recordset reads: external_id, id and the normalized content of each. */
+function recordsJson(products: readonly PlannedProduct[]): string {
+  return JSON.stringify(products.map((p) => ({ ...p.product, id: p.id })));
+}
+
+const SET_CONTENT = `status = 'active', name = x.name, category = x.category, price = x.price,
+  currency = x.currency, description = x.description, specs = x.specs, pricing_tiers = x.pricing_tiers,
+  setup_fee = x.setup_fee, contract_duration = x.contract_duration, features = x.features,
+  datacenter_locations = x.datacenter_locations, fingerprint = x.fingerprint,
+  updated_at = now(), deactivated_at = NULL`;
+
+/**
+ * Writes a plan: new products by INSERT or COPY, changed ones by UPDATE from their JSON or from a temporary table
+ * filled by COPY, deactivations by one UPDATE. Unchanged products are not touched. The caller holds the host's row
+ * lock, so no other sync inserts the same new products concurrently. `followedBy` gives the caller's statements to
+ * run in the same round trip as the last write, once the writes before it are done (and `options` for that
+ * round trip); their results are returned.
+ */
+export async function applyPlan(
+  tx: Transaction,
+  hostId: number,
+  plan: SyncPlan,
+  followedBy: () => readonly Statement[],
+  options?: BatchOptions,
+): Promise<QueryResult<Row>[]> {
   const created: PlannedProduct[] = [];
   const changed: PlannedProduct[] = [];
   for (const planned of plan.products) {
     if (planned.action === 'created') created.push(planned);
     else if (planned.action === 'updated' || planned.action === 'reactivated') changed.push(planned);
   }
+  const last: Statement[] = [];
 
-  if (created.length > 0) {
+  if (created.length > WRITE_BY_STATEMENT_MAX) {
     const prefix = hostId + '\t';
     await tx.copyFrom(
       COPY_NEW_PRODUCTS,
       copyChunks(created, (c) => prefix + copyText(c.external_id) + '\t' + c.id + '\tactive\t' + copyContent(c.product) + '\tnow\tnow'),
     );
+  } else if (created.length > 0) {
+    last.push({
+      sql: `INSERT INTO products (host_id, external_id, id, status, ${CONTENT_COLUMNS}, created_at, updated_at)
+         SELECT $1, x.external_id, x.id, 'active', ${CONTENT_COLUMNS}, now(), now()
+         FROM json_to_recordset($2::json) AS x (external_id text, id text, ${CONTENT_RECORD})`,
+      params: [hostId, recordsJson(created)],
+    });
   }
-  if (changed.length > 0) {
+
+  if (changed.length > WRITE_BY_STATEMENT_MAX) {
     await tx.query(
       `CREATE TEMPORARY TABLE product_changes ON COMMIT DROP AS
          SELECT external_id, ${CONTENT_COLUMNS} FROM products WITH NO DATA`,
     );
     await tx.copyFrom(COPY_CHANGES, copyChunks(changed, (c) => copyText(c.external_id) + '\t' + copyContent(c.product)));
     await tx.query(
-      `UPDATE products p SET status = 'active', name = x.name, category = x.category, price = x.price,
-         currency = x.currency, description = x.description, specs = x.specs, pricing_tiers = x.pricing_tiers,
-         setup_fee = x.setup_fee, contract_duration = x.contract_duration, features = x.features,
-         datacenter_locations = x.datacenter_locations, fingerprint = x.fingerprint,
-         updated_at = now(), deactivated_at = NULL
-       FROM product_changes x
-       WHERE p.host_id = $1 AND p.external_id = x.external_id`,
+      `UPDATE products p SET ${SET_CONTENT} FROM product_changes x WHERE p.host_id = $1 AND p.external_id = x.external_id`,
       [hostId],
     );
+  } else if (changed.length > 0) {
+    last.push({
+      sql: `UPDATE products p SET ${SET_CONTENT}
+         FROM json_to_recordset($2::json) AS x (external_id text, ${CONTENT_RECORD})
+         WHERE p.host_id = $1 AND p.external_id = x.external_id`,
+      params: [hostId, recordsJson(changed)],
+    });
   }
+
   if (plan.deactivated.length > 0) {
     // A join, not "IN (SELECT …)": for a host the statistics do not know yet, the planner estimates one active
     // row and picks a semi join that re-reads the whole list per product (50 000 × 50 000: minutes).
-    await tx.query(
-      `UPDATE products p SET status = 'inactive', deactivated_at = now(), updated_at = now()
-       FROM json_array_elements_text($2::json) AS gone (external_id)
-       WHERE p.host_id = $1 AND p.status = 'active' AND p.external_id = gone.external_id`,
-      [hostId, JSON.stringify(plan.deactivated.map((d) => d.external_id))],
-    );
+    last.push({
+      sql: `UPDATE products p SET status = 'inactive', deactivated_at = now(), updated_at = now()
+         FROM json_array_elements_text($2::json) AS gone (external_id)
+         WHERE p.host_id = $1 AND p.status = 'active' AND p.external_id = gone.external_id`,
+      params: [hostId, JSON.stringify(plan.deactivated.map((d) => d.external_id))],
+    });
   }
+  return (await tx.queries([...last, ...followedBy()], options)).slice(last.length);
 }
 
 export type StatusFilter = ProductStatus | 'all';

@@ -1,6 +1,6 @@
 // Sync runs: the record of every accepted sync, and the sliding-window rate limit derived from them.
 import type { ProductAction, SyncPlan, SyncSummary } from '../catalog/types.js';
-import type { Queryable } from './db.js';
+import type { Queryable, Statement } from './db.js';
 import { iso } from './rows.js';
 
 export interface WindowUsage {
@@ -11,28 +11,52 @@ export interface WindowUsage {
 }
 
 /**
- * How full a host's window is, by the database's clock so that every server process agrees. Only the `max`
- * most recent runs matter: when the window is full, the oldest of them is the one whose expiry frees a slot.
+ * How full a host's window is, as a subquery with columns `used` and `frees_in`: `host` is an SQL expression for
+ * the host's id, and the window's dry-run flag, seconds and max are the parameters $p, $p+1 and $p+2. By the
+ * database's clock, so that every server process agrees. Only the `max` most recent runs matter: when the window
+ * is full, the oldest of them is the one whose expiry frees a slot.
  */
-export async function windowUsage(
-  db: Queryable,
-  hostId: number,
-  window: { dryRun: boolean; seconds: number; max: number },
-): Promise<WindowUsage> {
-  const { rows } = await db.query<{ used: number; frees_in: number }>(
-    `WITH recent AS (
+export function windowUsageSubquery(host: string, p: number): string {
+  return `(WITH recent AS (
        SELECT applied_at FROM sync_runs
-       WHERE host_id = $1 AND dry_run = $2 AND applied_at > clock_timestamp() - make_interval(secs => $3)
+       WHERE host_id = ${host} AND dry_run = $${p} AND applied_at > clock_timestamp() - make_interval(secs => $${p + 1})
        ORDER BY applied_at DESC
-       LIMIT $4
+       LIMIT $${p + 2}
      )
      SELECT count(*)::int AS used,
-            coalesce(ceil(extract(epoch FROM min(applied_at) + make_interval(secs => $3) - clock_timestamp())), 0)::int AS frees_in
-     FROM recent`,
-    [hostId, window.dryRun, window.seconds, window.max],
-  );
-  const row = rows[0]!;
+            coalesce(ceil(extract(epoch FROM min(applied_at) + make_interval(secs => $${p + 1}) - clock_timestamp())), 0)::int AS frees_in
+     FROM recent)`;
+}
+
+export interface Window {
+  dryRun: boolean;
+  seconds: number;
+  max: number;
+}
+
+/** The statement reading how full a host's window is; its row is read by windowUsageOf. */
+export function windowUsageStatement(hostId: number, window: Window): Statement {
+  return { sql: `SELECT * FROM ${windowUsageSubquery('$1', 2)} AS usage`, params: [hostId, window.dryRun, window.seconds, window.max] };
+}
+
+export function windowUsageOf(row: Record<string, unknown>): WindowUsage {
   return { used: Number(row.used), freesInSeconds: Math.max(0, Number(row.frees_in)) };
+}
+
+export async function windowUsage(db: Queryable, hostId: number, window: Window): Promise<WindowUsage> {
+  const { sql, params } = windowUsageStatement(hostId, window);
+  const { rows } = await db.query<Record<string, unknown>>(sql, params);
+  return windowUsageOf(rows[0]!);
+}
+
+/**
+ * The usage once one more run is in the window, without asking the database again: the run was just recorded
+ * under the host's lock, so it is the newest, and the oldest only changes if the window was empty.
+ */
+export function usageWithOneMoreRun(before: WindowUsage, window: Window): WindowUsage {
+  return before.used === 0
+    ? { used: 1, freesInSeconds: window.seconds }
+    : { used: Math.min(window.max, before.used + 1), freesInSeconds: before.freesInSeconds };
 }
 
 export interface NewSyncRun {
@@ -91,13 +115,14 @@ export function decodeRunActions(text: string | null): RunActions {
   return actions;
 }
 
-export async function insertSyncRun(tx: Queryable, run: NewSyncRun): Promise<{ appliedAt: string; durationMs: number }> {
-  const { rows } = await tx.query<{ applied_at: unknown; duration_ms: number }>(
-    `INSERT INTO sync_runs (host_id, id, dry_run, request_id, received, created, updated, unchanged, reactivated,
+/** The statement recording a run; its row is read by recordedRunOf. */
+export function insertSyncRunStatement(run: NewSyncRun): Statement {
+  return {
+    sql: `INSERT INTO sync_runs (host_id, id, dry_run, request_id, received, created, updated, unchanged, reactivated,
        deactivated, started_at, applied_at, duration_ms, actions)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, clock_timestamp(), $12, $13)
      RETURNING applied_at, duration_ms`,
-    [
+    params: [
       run.hostId,
       run.id,
       run.dryRun,
@@ -112,8 +137,10 @@ export async function insertSyncRun(tx: Queryable, run: NewSyncRun): Promise<{ a
       run.durationMs,
       encodeRunActions(run.plan),
     ],
-  );
-  const row = rows[0]!;
+  };
+}
+
+export function recordedRunOf(row: Record<string, unknown>): { appliedAt: string; durationMs: number } {
   return { appliedAt: iso(row.applied_at), durationMs: Number(row.duration_ms) };
 }
 

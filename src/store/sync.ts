@@ -2,12 +2,21 @@
 import { newId } from '../catalog/ids.js';
 import { planSync } from '../catalog/plan.js';
 import type { NormalizedProduct, SyncPlan } from '../catalog/types.js';
-import { touchApiKey } from './api-keys.js';
-import type { Database } from './db.js';
-import { lockHost } from './hosts.js';
+import { KEY_OWNER, keyStatusStatement, toKeyOwner, touchApiKeyStatement, type KeyOwner } from './api-keys.js';
+import type { Database, Queryable } from './db.js';
+import { lockHostStatement } from './hosts.js';
 import { completeIdempotencyKey, type StoredAnswer } from './idempotency.js';
-import { applyPlan, loadExistingProducts } from './products.js';
-import { insertSyncRun, windowUsage, type WindowUsage } from './sync-runs.js';
+import { applyPlan, existingProductsOf, existingProductsStatement } from './products.js';
+import {
+  insertSyncRunStatement,
+  recordedRunOf,
+  usageWithOneMoreRun,
+  windowUsageOf,
+  windowUsageStatement,
+  windowUsageSubquery,
+  type Window,
+  type WindowUsage,
+} from './sync-runs.js';
 
 export interface SyncRequest {
   hostId: number;
@@ -64,39 +73,44 @@ export async function runSync(db: Database, request: SyncRequest): Promise<SyncO
 
 async function applySync(db: Database, request: SyncRequest): Promise<SyncOutcome> {
   return db.transaction(async (tx) => {
-    // Transaction-scoped (works behind PgBouncer in transaction mode): a sync stuck behind another sync of the
-    // same host gives up instead of holding a connection for as long as the other one runs.
-    await tx.query(`SELECT set_config('lock_timeout', $1, true)`, [`${request.lockTimeoutMs}ms`]);
-    // Concurrent syncs of one host queue here; the window is checked only once the lock is held.
-    const host = await lockHost(tx, request.hostId);
-    if (!host || host.status !== 'active') return { kind: 'refused' };
-    const { rows: keys } = await tx.query<{ status: string }>('SELECT status FROM api_keys WHERE id = $1', [request.keyId]);
-    if (keys[0]?.status !== 'active') return { kind: 'refused' };
-
-    const window = { dryRun: request.dryRun, seconds: request.window.seconds, max: request.window.max };
-    const usage = await windowUsage(tx, request.hostId, window);
+    const window: Window = { dryRun: request.dryRun, seconds: request.window.seconds, max: request.window.max };
+    // One round trip opens the transaction, takes the host's row lock (concurrent syncs of one host queue there)
+    // and reads everything the sync decides on. Each statement after the lock takes its snapshot once the lock
+    // is held, so a sync that waited sees the previous holder's run in its window and its products as written.
+    // lock_timeout is transaction-scoped (works behind PgBouncer in transaction mode): a sync stuck behind another
+    // of the same host gives up instead of holding a connection for as long as the other one runs.
+    const [, host, key, usageRows, products] = await tx.queries([
+      { sql: `SELECT set_config('lock_timeout', $1, true)`, params: [`${request.lockTimeoutMs}ms`] },
+      lockHostStatement(request.hostId),
+      keyStatusStatement(request.keyId),
+      windowUsageStatement(request.hostId, window),
+      existingProductsStatement(request.hostId),
+    ]);
+    if (host!.rows[0]?.status !== 'active' || key!.rows[0]?.status !== 'active') return { kind: 'refused' };
+    const usage = windowUsageOf(usageRows!.rows[0]!);
     if (usage.used >= request.window.max) return { kind: 'rate_limited', usage };
 
-    const existing = await loadExistingProducts(tx, request.hostId);
-    const plan = planSync(existing, request.products, () => newId('prd'));
-    if (!request.dryRun) {
-      await applyPlan(tx, request.hostId, plan);
-      await touchApiKey(tx, request.keyId);
-    }
+    const plan = planSync(existingProductsOf(products!.rows), request.products, () => newId('prd'));
     const syncId = newId('syn');
-    const recorded = await insertSyncRun(tx, {
-      id: syncId,
-      hostId: request.hostId,
-      dryRun: request.dryRun,
-      requestId: request.requestId,
-      summary: plan.summary,
-      plan,
-      startedAt: request.startedAt,
-      durationMs: Date.now() - request.startedAt.getTime(),
-    });
-    const after = await windowUsage(tx, request.hostId, window);
-    const applied: AppliedSync = { syncId, plan, ...recorded, usage: after };
+    // Built once the writes before it are done, so that its duration counts them.
+    const run = () =>
+      insertSyncRunStatement({
+        id: syncId,
+        hostId: request.hostId,
+        dryRun: request.dryRun,
+        requestId: request.requestId,
+        summary: plan.summary,
+        plan,
+        startedAt: request.startedAt,
+        durationMs: Date.now() - request.startedAt.getTime(),
+      });
+    // Without an answer to keep for an Idempotency-Key, the last round trip commits too.
     const idempotency = request.idempotency;
+    const last = { commit: idempotency === undefined };
+    const [recorded] = request.dryRun
+      ? await tx.queries([run()], last)
+      : (await applyPlan(tx, request.hostId, plan, () => [touchApiKeyStatement(request.keyId), run()], last)).slice(1);
+    const applied: AppliedSync = { syncId, plan, ...recordedRunOf(recorded!.rows[0]!), usage: usageWithOneMoreRun(usage, window) };
     if (idempotency) {
       const answer = idempotency.answerOf(applied);
       const stored = await completeIdempotencyKey(tx, request.hostId, idempotency.key, { ...idempotency, answer });
@@ -104,4 +118,21 @@ async function applySync(db: Database, request: SyncRequest): Promise<SyncOutcom
     }
     return { kind: 'applied', ...applied };
   });
+}
+
+/** Who is syncing, read before the body is: the key's owner, how full its window is, and the category registry. */
+export interface SyncCaller extends KeyOwner {
+  usage: WindowUsage;
+  categories: Set<string>;
+}
+
+export async function findSyncCaller(db: Queryable, digest: Buffer, window: Window): Promise<SyncCaller | null> {
+  const { rows } = await db.query<Record<string, unknown>>(
+    `SELECT owner.*, usage.used, usage.frees_in, array(SELECT slug FROM categories) AS categories
+     FROM (${KEY_OWNER}) AS owner CROSS JOIN LATERAL ${windowUsageSubquery('owner.host_id', 2)} AS usage`,
+    [digest, window.dryRun, window.seconds, window.max],
+  );
+  const row = rows[0];
+  if (!row) return null;
+  return { ...toKeyOwner(row), usage: windowUsageOf(row), categories: new Set(row.categories as string[]) };
 }

@@ -1,5 +1,6 @@
-// What a sync writes reads back exactly as sent (normalized), whatever the characters: products are bulk-loaded with
-// COPY, whose text format has its own escapes, so tabs, line breaks, backslashes and "\N" must survive the trip.
+// What a sync writes reads back exactly as sent (normalized), whatever the characters. A few products are written
+// from their JSON by one statement; many are bulk-loaded with COPY, whose text format has its own escapes, so tabs,
+// line breaks, backslashes and "\N" must survive both trips.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, onboard, product, sync } from '../support/api.js';
 import { STORES, startServer, type TestServer } from '../support/server.js';
@@ -49,23 +50,28 @@ describe.each(STORES)('bulk writes of a sync (%s store)', (store) => {
     await server?.stop();
   });
 
-  it('stores created, updated and reactivated products exactly, escapes and all', async () => {
-    const host = await onboard(server, `Escapes ${store}`);
-    const first = [tricky('a\\b'), tricky('plain-1'), product('plain-2'), product('to-drop')];
+  // More products than WRITE_BY_STATEMENT_MAX (256) created, then updated, at once go by COPY.
+  it.each([
+    ['a few products, written by statements', 0],
+    ['hundreds of products, written by COPY', 300],
+  ])('stores created, updated and reactivated products exactly, escapes and all: %s', async (_, padding) => {
+    const host = await onboard(server, `Escapes ${store} ${padding}`);
+    const pad = (price: number) => Array.from({ length: padding }, (_, k) => tricky(`pad-${k}`, { price }));
+    const first = [tricky('a\\b'), tricky('plain-1'), product('plain-2'), product('to-drop'), ...pad(1)];
     const created = await sync(server, host.key, first);
     expect(created.status).toBe(200);
-    expect(created.body.summary).toMatchObject({ received: 4, created: 4 });
+    expect(created.body.summary).toMatchObject({ received: 4 + padding, created: 4 + padding });
 
     let stored = new Map((await listing(server, host.key)).map((p) => [p.external_id, p]));
     expectStored(stored.get('a\\b'), first[0]!);
     expectStored(stored.get('plain-1'), first[1]!);
     expect(stored.get('plain-2').status).toBe('active');
 
-    // Update one with new tricky content, keep one, drop one: the update goes through the temporary table.
+    // Update one with new tricky content, keep one, drop one.
     const changedContent = tricky('plain-1', { name: 'changed\\\t\n', description: null, specs: { a: true }, price: 0.07 });
-    const second = [tricky('a\\b'), changedContent, product('plain-2')];
+    const second = [tricky('a\\b'), changedContent, product('plain-2'), ...pad(2)];
     const updated = await sync(server, host.key, second);
-    expect(updated.body.products.map((p: any) => p.action)).toEqual(['unchanged', 'updated', 'unchanged']);
+    expect(updated.body.products.map((p: any) => p.action)).toEqual(['unchanged', 'updated', 'unchanged', ...pad(2).map(() => 'updated')]);
     expect(updated.body.deactivated.map((d: any) => d.external_id)).toEqual(['to-drop']);
     stored = new Map((await listing(server, host.key)).map((p) => [p.external_id, p]));
     expectStored(stored.get('plain-1'), changedContent);
@@ -83,7 +89,8 @@ describe.each(STORES)('bulk writes of a sync (%s store)', (store) => {
 
     // The same catalogue once more: nothing differs, so nothing is written.
     const resent = await sync(server, host.key, [...second, back]);
-    expect(resent.body.summary).toMatchObject({ unchanged: 4, created: 0, updated: 0, reactivated: 0, deactivated: 0 });
+    expect(resent.body.summary).toMatchObject({ unchanged: 4 + padding, created: 0, updated: 0, reactivated: 0, deactivated: 0 });
+    if (padding > 0) expectStored(stored.get('pad-0'), pad(2)[0]!);
     const after = await listing(server, host.key);
     expect(after.map((p) => p.updated_at)).toEqual([...stored.values()].map((p) => p.updated_at));
   });

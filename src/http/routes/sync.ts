@@ -5,7 +5,6 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { syncRequestBodySchema } from '../../catalog/product-schema.js';
 import { validateCatalogue } from '../../catalog/validate.js';
-import { categorySlugs } from '../../store/categories.js';
 import {
   claimIdempotencyKey,
   completeIdempotencyKey,
@@ -13,9 +12,9 @@ import {
   type IdempotencyPolicy,
   type StoredAnswer,
 } from '../../store/idempotency.js';
-import { IdempotencyClaimLostError, runSync, type AppliedSync } from '../../store/sync.js';
-import { windowUsage, type WindowUsage } from '../../store/sync-runs.js';
-import { authenticateProvider } from '../auth.js';
+import { findSyncCaller, IdempotencyClaimLostError, runSync, type AppliedSync, type SyncCaller } from '../../store/sync.js';
+import type { WindowUsage } from '../../store/sync-runs.js';
+import { authenticateProviderBy } from '../auth.js';
 import { BodyMemory, readJsonBodyWithDigest, type ReceivedBody } from '../body.js';
 import type { AppContext } from '../context.js';
 import { countProducts, syncOutcome } from '../metrics.js';
@@ -69,6 +68,7 @@ function rateLimited(policy: WindowPolicy, usage: WindowUsage): Problem {
 declare module 'fastify' {
   interface FastifyRequest {
     syncStartedAt?: Date;
+    syncCaller?: SyncCaller;
     idempotency?: IdempotencyState;
   }
 }
@@ -167,10 +167,13 @@ export const syncRoutes: FastifyPluginAsync<AppContext> = async (app, context) =
       // Steps 1 and 2 of the contract, and the key's claim, before a byte of the body is read.
       onRequest: async (request, reply) => {
         request.syncStartedAt = new Date();
-        const provider = await authenticateProvider(db, request);
-        request.provider = provider;
         const policy = policyFor(isDryRun(request.query));
-        const usage = await windowUsage(db, provider.hostId, { dryRun: policy.name === 'dry-run', seconds: policy.seconds, max: policy.max });
+        const window = { dryRun: policy.name === 'dry-run', seconds: policy.seconds, max: policy.max };
+        // The key's owner, its window and the category registry in one query.
+        const provider = await authenticateProviderBy(request, (digest) => findSyncCaller(db, digest, window));
+        request.provider = provider;
+        request.syncCaller = provider;
+        const { usage } = provider;
         rateLimitHeaders(reply, policy, usage);
         const key = idempotencyKeyOf(request);
         if (key !== null) {
@@ -204,7 +207,7 @@ export const syncRoutes: FastifyPluginAsync<AppContext> = async (app, context) =
       },
     },
     async (request, reply) => {
-      const provider = request.provider!;
+      const provider = request.syncCaller!;
       const body = request.body as ReceivedBody | undefined;
       if (body === undefined) throw new Problem('UNSUPPORTED_MEDIA_TYPE', 'send the catalogue as an application/json body');
       const dryRun = request.query.dry_run === true;
@@ -235,7 +238,7 @@ export const syncRoutes: FastifyPluginAsync<AppContext> = async (app, context) =
 
       if (!body.parsed.ok) return refuse(body.parsed.problem);
       const validation = validateCatalogue(body.parsed.value, {
-        categories: await categorySlugs(db),
+        categories: provider.categories,
         defaultCurrency: provider.defaultCurrency,
         maxProducts: config.maxProducts,
       });

@@ -1,0 +1,89 @@
+// Statement batches: several statements in one round trip, their parameters written in as literals for PostgreSQL's
+// simple query protocol. Whatever a value holds, it must arrive as the same value, never as SQL.
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Database } from '../../src/store/db.js';
+import { EmbeddedDatabase } from '../../src/store/embedded.js';
+import { PostgresDatabase, simpleQueryText } from '../../src/store/postgres.js';
+import { createTestDatabase } from '../support/server.js';
+
+describe('simpleQueryText', () => {
+  it('writes each parameter in as a quoted literal of unknown type, like the extended protocol sends it', () => {
+    expect(
+      simpleQueryText([
+        { sql: 'SELECT $1, $2, $3, $4', params: ["it's", 42, false, null] },
+        { sql: 'SELECT $1::timestamptz', params: [new Date('2026-01-02T03:04:05.678Z')] },
+      ]),
+    ).toBe(`SELECT 'it''s', '42', 'false', NULL;\nSELECT '2026-01-02T03:04:05.678Z'::timestamptz`);
+  });
+
+  it('leaves placeholders inside quoted strings alone, and doubles backslashes in an E string', () => {
+    expect(simpleQueryText([{ sql: "SELECT '$1 costs', $1, '''$2'''", params: ['a\\b'] }])).toBe(
+      "SELECT '$1 costs',  E'a\\\\b', '''$2'''",
+    );
+  });
+
+  it('refuses a placeholder without a value, and values it cannot write', () => {
+    expect(() => simpleQueryText([{ sql: 'SELECT $2', params: ['one'] }])).toThrow(/\$2 has no value/);
+    expect(() => simpleQueryText([{ sql: 'SELECT $1', params: [{ a: 1 }] }])).toThrow(TypeError);
+  });
+});
+
+// Any text, however hostile, comes back unchanged from both stores, each statement seeing the ones before it.
+describe.each(['postgres', 'embedded'] as const)('batches on the %s store', (kind) => {
+  let db: Database;
+  let drop: (() => Promise<void>) | undefined;
+
+  beforeAll(async () => {
+    if (kind === 'postgres') {
+      const database = await createTestDatabase();
+      drop = database.drop;
+      db = new PostgresDatabase({ url: database.url, poolSize: 2, statementTimeoutMs: 10_000 });
+    } else {
+      db = await EmbeddedDatabase.open(null);
+    }
+  });
+
+  afterAll(async () => {
+    await db?.close();
+    await drop?.();
+  });
+
+  it('returns every string exactly as sent', async () => {
+    // No NUL: PostgreSQL text cannot hold it (the sync refuses it before any statement is built).
+    const text = fc.string({ unit: 'binary', maxLength: 40 }).filter((s) => !s.includes('\u0000'));
+    const wellFormed = text.filter((s) => s.isWellFormed());
+    await fc.assert(
+      fc.asyncProperty(wellFormed, wellFormed, async (a, b) => {
+        const results = await db.transaction((tx) =>
+          tx.queries([
+            { sql: 'SELECT $1::text AS a, $2::text AS b', params: [a, b] },
+            { sql: "SELECT $1::text || '$2' AS c", params: [`'; SELECT 1; --${a}`] },
+          ]),
+        );
+        expect(results.map((r) => r.rows)).toEqual([[{ a, b }], [{ c: `'; SELECT 1; --${a}$2` }]]);
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it('runs the statements in order in the transaction, commits with the last batch when asked, and stops at an error', async () => {
+    await db.query('CREATE TABLE batch_rows (n int PRIMARY KEY)');
+    const [, counted] = await db.transaction((tx) =>
+      tx.queries(
+        [
+          { sql: 'INSERT INTO batch_rows VALUES ($1), ($2)', params: [1, 2] },
+          { sql: 'SELECT count(*)::int AS n FROM batch_rows' },
+        ],
+        { commit: true },
+      ),
+    );
+    expect(counted!.rows).toEqual([{ n: 2 }]);
+    await expect(
+      db.transaction((tx) =>
+        tx.queries([{ sql: 'INSERT INTO batch_rows VALUES ($1)', params: [3] }, { sql: 'INSERT INTO batch_rows VALUES (1)' }, { sql: 'INSERT INTO batch_rows VALUES (4)' }]),
+      ),
+    ).rejects.toMatchObject({ code: '23505' });
+    expect((await db.query('SELECT n FROM batch_rows ORDER BY n')).rows).toEqual([{ n: 1 }, { n: 2 }]);
+  });
+});
