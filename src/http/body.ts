@@ -152,6 +152,9 @@ export function readJsonBodyWithDigest(request: IncomingMessage, payload: Readab
   const announced = !encoded && Number.isInteger(declared) && declared > 0;
   let refused = memory !== undefined && announced && !memory.budget.reserve(memory.holder, declared);
   return new Promise((resolve, reject) => {
+    // An announced body is copied into one buffer of its length as it arrives, so that neither its chunks nor a
+    // joined copy of them are held; any other body is kept as chunks and joined at its end.
+    let whole: Buffer | null = announced && !refused ? Buffer.allocUnsafe(declared) : null;
     const chunks: Buffer[] = [];
     const hash = createHash('sha256');
     let received = 0;
@@ -167,6 +170,7 @@ export function readJsonBodyWithDigest(request: IncomingMessage, payload: Readab
     // the 503 instead of a reset connection. Reading it costs no memory; REQUEST_TIMEOUT_MS bounds its time.
     const discardRest = () => {
       refused = true;
+      whole = null;
       chunks.length = 0;
       memory?.budget.release(memory.holder);
       if (stream !== payload) {
@@ -202,7 +206,8 @@ export function readJsonBodyWithDigest(request: IncomingMessage, payload: Readab
         discardRest();
         return;
       }
-      chunks.push(chunk);
+      if (whole !== null) chunk.copy(whole, received - chunk.length);
+      else chunks.push(chunk);
       hash.update(chunk);
     });
     stream.on('error', (error: NodeJS.ErrnoException) => {
@@ -223,7 +228,8 @@ export function readJsonBodyWithDigest(request: IncomingMessage, payload: Readab
         finish(busy());
         return;
       }
-      const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, received);
+      // node:http ends an announced body only after Content-Length bytes, so `whole` is full here.
+      const bytes = whole !== null ? whole.subarray(0, received) : chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, received);
       chunks.length = 0;
       finish(null, new ReceivedBody(hash.digest('hex'), bytes));
     });
