@@ -162,6 +162,9 @@ export function readJsonBodyWithDigest(request: IncomingMessage, payload: Readab
     const finish = (error: unknown, value?: ReceivedBody) => {
       if (settled) return;
       settled = true;
+      // The stream's listeners live as long as the request: they must not keep the bytes, which value holds if any.
+      whole = null;
+      chunks.length = 0;
       stream.removeAllListeners('data');
       if (error) reject(error);
       else resolve(value!);
@@ -230,7 +233,6 @@ export function readJsonBodyWithDigest(request: IncomingMessage, payload: Readab
       }
       // node:http ends an announced body only after Content-Length bytes, so `whole` is full here.
       const bytes = whole !== null ? whole.subarray(0, received) : chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, received);
-      chunks.length = 0;
       finish(null, new ReceivedBody(hash.digest('hex'), bytes));
     });
   });
