@@ -2,6 +2,7 @@
 // Start: config → store → migrate → app → listen → graceful stop on SIGTERM/SIGINT.
 import cluster from 'node:cluster';
 import { pathToFileURL } from 'node:url';
+import v8 from 'node:v8';
 import { adminTokenPath, resolveAdminToken } from './admin-token.js';
 import { joinMetricsCollection, runPrimary } from './cluster.js';
 import { loadConfig, type Config } from './config.js';
@@ -70,6 +71,22 @@ export function stopOnSignal(server: RunningServer): void {
 }
 
 /**
+ * How far, in percent, V8 lets its old generation grow past what survived its last full collection before the next.
+ * A sync holds its normalized catalogue for seconds, so it reaches the old generation and is garbage there once the
+ * sync ends. Left to its own heuristics, V8 let the heap grow to three or four times the data alive at its last
+ * collection, and two or three syncs' worth of catalogues piled up: a 50 000-product sync peaked at about 350 MB of
+ * resident memory instead of 220 (npm run bench, peak_rss_mb_50k). At 50 a full collection runs about twice per
+ * large sync; the benchmark's times did not change measurably.
+ */
+const HEAP_GROWING_PERCENT = 50;
+
+/** Bounds the heap's growth (HEAP_GROWING_PERCENT) unless node was started with its own --heap-growing-percent. */
+function boundHeapGrowth(): void {
+  if (process.execArgv.some((flag) => /heap[-_]growing[-_]percent/.test(flag))) return;
+  v8.setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
+}
+
+/**
  * Serves with config.workers processes: one serves in this process; more make this process the primary of a
  * node:cluster whose workers share the port (config.ts refuses more than one on the embedded store).
  */
@@ -78,6 +95,7 @@ export async function serve(config: Config): Promise<void> {
     process.exit(await runPrimary(config));
   }
   if (cluster.isWorker) joinMetricsCollection();
+  boundHeapGrowth();
   stopOnSignal(await startServer(config));
 }
 

@@ -1,5 +1,5 @@
 // Reads a JSON request body from the stream: media type first, then a size limit enforced while reading
-// (on decoded bytes when gzip-encoded), then strict UTF-8 and JSON.
+// (on decoded bytes when gzip-encoded); parseJsonBody then checks strict UTF-8 and JSON.
 import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Readable, Transform } from 'node:stream';
@@ -88,20 +88,55 @@ function tooLarge(limit: number): Problem {
 }
 
 /**
- * A body read whole: the SHA-256 of its decoded bytes (what an Idempotency-Key's fingerprint is made of), and
- * either the parsed JSON or the 422 problem saying why it is not JSON. Parse failures are values here so that an
- * idempotent request can still store them as its answer.
+ * A body read whole: the SHA-256 of its decoded bytes (what an Idempotency-Key's fingerprint is made of), and the
+ * bytes, for one reader to take. Whether they are JSON is the reader's to find out (parseJsonBody), so that a large
+ * body can be read piece by piece rather than as one string and one tree.
  */
-export interface ReceivedBody {
-  digest: string;
-  parsed: { ok: true; value: unknown } | { ok: false; problem: Problem };
+export class ReceivedBody {
+  #bytes: Buffer | null;
+
+  constructor(
+    readonly digest: string,
+    bytes: Buffer,
+  ) {
+    this.#bytes = bytes;
+  }
+
+  /** The decoded bytes, handed over once: the body keeps no reference, so they go when their reader is done. */
+  takeBytes(): Buffer {
+    const bytes = this.#bytes;
+    if (bytes === null) throw new Error('the body was already taken');
+    this.#bytes = null;
+    return bytes;
+  }
 }
 
-/** Refuses (throws) bodies of the wrong media type, too large, or not gzip-decodable; see readJsonBodyWithDigest. */
+/**
+ * A body parsed whole: the JSON value, or the 422 problem saying why it is not JSON (not UTF-8, or not JSON).
+ * Parse failures are values here so that an idempotent request can still store them as its answer.
+ */
+export type ParsedBody = { ok: true; value: unknown } | { ok: false; problem: Problem };
+
+export function parseJsonBody(bytes: Uint8Array): ParsedBody {
+  let text: string;
+  try {
+    text = strictUtf8.decode(bytes);
+  } catch {
+    return { ok: false, problem: invalidJson('the body is not valid UTF-8') };
+  }
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch (error) {
+    return { ok: false, problem: invalidJson(error instanceof SyntaxError ? error.message : 'the body is not valid JSON') };
+  }
+}
+
+/** Refuses (throws) bodies of the wrong media type, too large, not gzip-decodable, or not JSON. */
 export async function readJsonBody(request: IncomingMessage, payload: Readable, limits: BodyLimits): Promise<unknown> {
   const body = await readJsonBodyWithDigest(request, payload, limits);
-  if (!body.parsed.ok) throw body.parsed.problem;
-  return body.parsed.value;
+  const parsed = parseJsonBody(body.takeBytes());
+  if (!parsed.ok) throw parsed.problem;
+  return parsed.value;
 }
 
 export function readJsonBodyWithDigest(request: IncomingMessage, payload: Readable, limits: BodyLimits): Promise<ReceivedBody> {
@@ -117,6 +152,9 @@ export function readJsonBodyWithDigest(request: IncomingMessage, payload: Readab
   const announced = !encoded && Number.isInteger(declared) && declared > 0;
   let refused = memory !== undefined && announced && !memory.budget.reserve(memory.holder, declared);
   return new Promise((resolve, reject) => {
+    // An announced body is copied into one buffer of its length as it arrives, so that neither its chunks nor a
+    // joined copy of them are held; any other body is kept as chunks and joined at its end.
+    let whole: Buffer | null = announced && !refused ? Buffer.allocUnsafe(declared) : null;
     const chunks: Buffer[] = [];
     const hash = createHash('sha256');
     let received = 0;
@@ -124,6 +162,9 @@ export function readJsonBodyWithDigest(request: IncomingMessage, payload: Readab
     const finish = (error: unknown, value?: ReceivedBody) => {
       if (settled) return;
       settled = true;
+      // The stream's listeners live as long as the request: they must not keep the bytes, which value holds if any.
+      whole = null;
+      chunks.length = 0;
       stream.removeAllListeners('data');
       if (error) reject(error);
       else resolve(value!);
@@ -132,6 +173,7 @@ export function readJsonBodyWithDigest(request: IncomingMessage, payload: Readab
     // the 503 instead of a reset connection. Reading it costs no memory; REQUEST_TIMEOUT_MS bounds its time.
     const discardRest = () => {
       refused = true;
+      whole = null;
       chunks.length = 0;
       memory?.budget.release(memory.holder);
       if (stream !== payload) {
@@ -167,7 +209,8 @@ export function readJsonBodyWithDigest(request: IncomingMessage, payload: Readab
         discardRest();
         return;
       }
-      chunks.push(chunk);
+      if (whole !== null) chunk.copy(whole, received - chunk.length);
+      else chunks.push(chunk);
       hash.update(chunk);
     });
     stream.on('error', (error: NodeJS.ErrnoException) => {
@@ -188,21 +231,9 @@ export function readJsonBodyWithDigest(request: IncomingMessage, payload: Readab
         finish(busy());
         return;
       }
-      const digest = hash.digest('hex');
-      const refusedAs = (problem: Problem): ReceivedBody => ({ digest, parsed: { ok: false, problem } });
-      let text: string;
-      try {
-        text = strictUtf8.decode(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, received));
-      } catch {
-        finish(null, refusedAs(invalidJson('the body is not valid UTF-8')));
-        return;
-      }
-      chunks.length = 0;
-      try {
-        finish(null, { digest, parsed: { ok: true, value: JSON.parse(text) } } satisfies ReceivedBody);
-      } catch (error) {
-        finish(null, refusedAs(invalidJson(error instanceof SyntaxError ? error.message : 'the body is not valid JSON')));
-      }
+      // node:http ends an announced body only after Content-Length bytes, so `whole` is full here.
+      const bytes = whole !== null ? whole.subarray(0, received) : chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, received);
+      finish(null, new ReceivedBody(hash.digest('hex'), bytes));
     });
   });
 }

@@ -440,6 +440,26 @@ describe('fingerprints', () => {
     expect(fingerprint).toBe(fingerprintOf(content));
   });
 
+  it('stay what they were: the directory stores them, and a changed one would mark every product updated', () => {
+    const full = acceptOne({
+      name: 'VPS S',
+      price: 9.99,
+      currency: 'EUR',
+      description: 'Fast — 🚀',
+      specs: { ram: 8, cpu: '4' },
+      pricing_tiers: [
+        { period: 'monthly', price: 9.99 },
+        { period: 'annually', price: 99 },
+      ],
+      setup_fee: 0,
+      contract_duration: '12 months',
+      features: ['NVMe', 'Backups'],
+      datacenter_locations: ['FRA'],
+    });
+    expect(full.fingerprint).toBe('52a0f91eddc8c5a351d51d6c03d47fd4');
+    expect(acceptOne({ name: 'x', category: 'dedicated', price: 0, currency: 'USD' }).fingerprint).toBe('e80c35fd3e9cbb95e89550ec5a149b16');
+  });
+
   it('ignore spec key order, external_id and input spellings that normalize alike', () => {
     const a = acceptOne({ specs: { cpu: 4, ram: '8' }, currency: 'usd', contract_duration: '12 months', name: ' VPS S ' });
     const b = acceptOne({ specs: { ram: 8, cpu: '4' }, currency: 'USD', contract_duration: 'P12M', name: 'VPS S', external_id: 'other' });

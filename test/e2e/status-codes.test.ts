@@ -329,6 +329,25 @@ describe.each(STORES)('status codes of the sync endpoint (%s store)', (store) =>
       expectRateLimitHeaders(answer, 1);
     });
 
+    it("answers a catalogue with one broken product with JSON.parse's message for the whole body, or as not UTF-8", async () => {
+      const host = await onboard(server, 'Broken Product Hosting');
+      const good = JSON.stringify(small('a'));
+      const broken = `{"products": [${good}, {"external_id": "b",}]}`;
+      let message = '';
+      try {
+        JSON.parse(broken);
+      } catch (error) {
+        message = (error as SyntaxError).message;
+      }
+      const notJson = expectProblem(await rawSync(server, { key: host.key, contentType: 'application/json', body: broken }), 'VALIDATION_FAILED', SYNC);
+      expect(notJson.errors).toEqual([{ pointer: '', code: 'invalid_json', detail: message }]);
+
+      const badByte = Buffer.concat([Buffer.from(`{"products": [${good}, {"external_id": "b`), Buffer.from([0xff]), Buffer.from('"}]}')]);
+      const notUtf8 = expectProblem(await rawSync(server, { key: host.key, contentType: 'application/json', body: badByte }), 'VALIDATION_FAILED', SYNC);
+      expect(notUtf8.errors).toEqual([{ pointer: '', code: 'invalid_json', detail: 'the body is not valid UTF-8' }]);
+      expect(await listingOf(server, host.key)).toEqual([]);
+    });
+
     it('collects every error of the payload in one answer', async () => {
       const host = await onboard(server, 'Many Errors Hosting');
       const answer = await call(server, 'POST', SYNC, {

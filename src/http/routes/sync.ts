@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { syncRequestBodySchema } from '../../catalog/product-schema.js';
-import { validateCatalogue } from '../../catalog/validate.js';
+import { validateCatalogue, validateCatalogueJson, type ValidateOptions, type ValidationResult } from '../../catalog/validate.js';
 import {
   claimIdempotencyKey,
   completeIdempotencyKey,
@@ -15,7 +15,7 @@ import {
 import { findSyncCaller, IdempotencyClaimLostError, runSync, type AppliedSync, type SyncCaller } from '../../store/sync.js';
 import type { WindowUsage } from '../../store/sync-runs.js';
 import { authenticateProviderBy } from '../auth.js';
-import { BodyMemory, readJsonBodyWithDigest, type ReceivedBody } from '../body.js';
+import { BodyMemory, parseJsonBody, readJsonBodyWithDigest, type ReceivedBody } from '../body.js';
 import type { AppContext } from '../context.js';
 import { countProducts, syncOutcome } from '../metrics.js';
 import { Problem, problemBody } from '../problems.js';
@@ -93,6 +93,19 @@ function requestFingerprint(dryRun: boolean, body: ReceivedBody): string {
 function replay(reply: FastifyReply, answer: StoredAnswer): FastifyReply {
   for (const [name, value] of Object.entries(answer.headers)) reply.header(name, value);
   return reply.status(answer.status).header('idempotent-replayed', 'true').send(answer.body);
+}
+
+/**
+ * The body's catalogue, validated product by product so that the body's whole tree is never built (a 50 000-product
+ * body would otherwise be held as bytes, string and tree at once). A body that is not plainly {"products": [...]},
+ * or not JSON at all, is parsed whole: that gives JSON.parse's own error, or validateCatalogue's answer to its shape.
+ */
+function validateBody(body: ReceivedBody, options: ValidateOptions): ValidationResult | Problem {
+  const bytes = body.takeBytes();
+  const validation = validateCatalogueJson(bytes, options);
+  if (validation !== null) return validation;
+  const parsed = parseJsonBody(bytes);
+  return parsed.ok ? validateCatalogue(parsed.value, options) : parsed.problem;
 }
 
 function answerBody(hostSlug: string, dryRun: boolean, applied: AppliedSync) {
@@ -236,12 +249,12 @@ export const syncRoutes: FastifyPluginAsync<AppContext> = async (app, context) =
         return reply.status(answer.status).type(PROBLEM_TYPE).send(answer.body);
       };
 
-      if (!body.parsed.ok) return refuse(body.parsed.problem);
-      const validation = validateCatalogue(body.parsed.value, {
+      const validation = validateBody(body, {
         categories: provider.categories,
         defaultCurrency: provider.defaultCurrency,
         maxProducts: config.maxProducts,
       });
+      if (validation instanceof Problem) return refuse(validation);
       if (!validation.ok) {
         const count = validation.truncated ? `more than ${validation.errors.length}` : String(validation.errors.length);
         return refuse(
