@@ -90,7 +90,7 @@ function hash128(w: Int32Array, n: number): string {
   let h4 = h1;
   // Zero padding up to a whole block: the buffer is reused, so stale words past n are cleared first.
   const end = (n + 3) & ~3;
-    for (let k = n; k < end; k++) w[k] = 0;
+  for (let k = n; k < end; k++) w[k] = 0;
   for (let k = 0; k < end; k += 4) {
     const a = Math.imul(rotl(Math.imul(w[k]!, C1), 15), C2);
     h1 ^= a;
