@@ -17,9 +17,9 @@ const BUSY_RETRY_SECONDS = 5;
 
 /**
  * The bytes of request bodies this process holds at once. A body is charged as it arrives (all of it at once when
- * Content-Length announces it) and released only when its request is answered, because the parsed catalogue
- * lives that long. Without it, N clients sending maximum-size bodies at once would need N × (body + parsed
- * objects) of memory; with it, at most MAX_BODY_BYTES_IN_FLIGHT worth of bodies is ever held.
+ * Content-Length announces it) and released only when its request is answered, because the normalized catalogue
+ * lives that long. Without it, N clients sending maximum-size bodies at once would need N × (body + normalized
+ * catalogue) of memory; with it, at most MAX_BODY_BYTES_IN_FLIGHT worth of bodies is ever held.
  */
 export class BodyMemory {
   #inUse = 0;

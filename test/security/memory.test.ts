@@ -12,11 +12,12 @@ const MAX_BODY_BYTES = 8 * MiB;
 const IN_FLIGHT = 2 * MAX_BODY_BYTES;
 const CLIENTS = 20;
 /**
- * Resident bytes one body costs at its peak, as a multiple of its size: the raw chunks, the decoded string, the
- * parsed objects, the normalized products and the JSON handed to PostgreSQL all live at once for a moment.
- * Measured at 11–13× for a catalogue of 500-byte products (see SECURITY.md); 16× leaves room for the GC's timing.
+ * Resident bytes the budget costs at its peak, as a multiple of its size: the raw bytes until they are validated,
+ * the normalized products, the rows handed to PostgreSQL and garbage not yet collected. Measured at 5–7× for a
+ * catalogue of 500-byte products (see SECURITY.md; 8–10× when the body was parsed whole); 10× leaves room for the
+ * GC's timing.
  */
-const AMPLIFICATION = 16;
+const AMPLIFICATION = 10;
 
 async function memoryOf(pid: number): Promise<{ rss: number; hwm: number }> {
   const status = await readFile(`/proc/${pid}/status`, 'utf8');
