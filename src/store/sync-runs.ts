@@ -43,12 +43,6 @@ export function windowUsageOf(row: Record<string, unknown>): WindowUsage {
   return { used: Number(row.used), freesInSeconds: Math.max(0, Number(row.frees_in)) };
 }
 
-export async function windowUsage(db: Queryable, hostId: number, window: Window): Promise<WindowUsage> {
-  const { sql, params } = windowUsageStatement(hostId, window);
-  const { rows } = await db.query<Record<string, unknown>>(sql, params);
-  return windowUsageOf(rows[0]!);
-}
-
 /**
  * The usage once one more run is in the window, without asking the database again: the run was just recorded
  * under the host's lock, so it is the newest, and the oldest only changes if the window was empty.
