@@ -70,10 +70,14 @@ export class EmbeddedDatabase implements Database {
     return this.#lock.run(async () => {
       const session = this.#direct();
       let committed = false;
+      const open = () => {
+        if (committed) throw new Error('the transaction was committed by its last batch');
+      };
       const tx: Transaction = {
-        query: (sql, params) => session.query(sql, params),
-        copyFrom: (copy, chunks) => session.copyFrom(copy, chunks),
+        query: async (sql, params) => (open(), session.query(sql, params)),
+        copyFrom: async (copy, chunks) => (open(), session.copyFrom(copy, chunks)),
         async queries(statements, options) {
+          open();
           const results = await session.queries(statements);
           if (options?.commit) {
             await session.exec('COMMIT');

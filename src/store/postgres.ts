@@ -115,6 +115,7 @@ export class PostgresDatabase implements Database {
       let begun = false;
       let committed = false;
       const begin = async () => {
+        if (committed) throw new Error('the transaction was committed by its last batch');
         if (!begun) await session.query('BEGIN');
         begun = true;
       };
@@ -128,6 +129,7 @@ export class PostgresDatabase implements Database {
           return session.copyFrom(copy, chunks);
         },
         async queries(statements: readonly Statement[], options?: BatchOptions): Promise<QueryResult<Row>[]> {
+          if (committed) throw new Error('the transaction was committed by its last batch');
           const opening = begun ? [] : [{ sql: 'BEGIN' }];
           const closing = options?.commit ? [{ sql: 'COMMIT' }] : [];
           // Counted as begun before it is sent: should a statement fail, the transaction it opened is rolled back.

@@ -94,4 +94,14 @@ describe.each(['postgres', 'embedded'] as const)('batches on the %s store', (kin
     ).rejects.toMatchObject({ code: '23505' });
     expect((await db.query('SELECT n FROM batch_rows ORDER BY n')).rows).toEqual([{ n: 1 }, { n: 2 }]);
   });
+
+  it('refuses statements after the batch that committed, which would run outside the transaction', async () => {
+    await expect(
+      db.transaction(async (tx) => {
+        await tx.queries([{ sql: 'SELECT 1' }], { commit: true });
+        await tx.query('INSERT INTO batch_rows VALUES (5)');
+      }),
+    ).rejects.toThrow(/committed by its last batch/);
+    expect((await db.query('SELECT count(*)::int AS n FROM batch_rows WHERE n = 5')).rows).toEqual([{ n: 0 }]);
+  });
 });
