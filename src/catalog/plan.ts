@@ -1,6 +1,6 @@
 // The sync decision (contract section 2): what the directory holds for a host + the host's catalogue → a plan.
 
-import type { ExistingProduct, NormalizedProduct, PlannedProduct, SyncPlan } from './types.js';
+import type { CatalogueProduct, ExistingProduct, KnownProduct, PlannedProduct, SyncPlan } from './types.js';
 
 /**
  * Pure and O(n) apart from sorting the deactivated products. `existing` is keyed by external_id and holds the
@@ -9,7 +9,7 @@ import type { ExistingProduct, NormalizedProduct, PlannedProduct, SyncPlan } fro
  */
 export function planSync(
   existing: ReadonlyMap<string, ExistingProduct>,
-  payload: readonly NormalizedProduct[],
+  payload: readonly CatalogueProduct[],
   newProductId: () => string,
 ): SyncPlan {
   const products = new Array<PlannedProduct>(payload.length);
@@ -62,5 +62,23 @@ export function planSync(
       reactivated,
       deactivated: deactivated.length,
     },
+  };
+}
+
+/**
+ * The plan for a catalogue of products that the directory holds exactly (each of them active with the same
+ * fingerprint, and no other product of the host active): what planSync gives then, every product unchanged, without
+ * reading what the directory holds.
+ */
+export function planUnchanged(payload: readonly KnownProduct[]): SyncPlan {
+  const products = new Array<PlannedProduct>(payload.length);
+  for (let i = 0; i < payload.length; i++) {
+    const product = payload[i]!;
+    products[i] = { external_id: product.external_id, id: product.id, action: 'unchanged', product };
+  }
+  return {
+    products,
+    deactivated: [],
+    summary: { received: payload.length, created: 0, updated: 0, unchanged: payload.length, reactivated: 0, deactivated: 0 },
   };
 }

@@ -44,6 +44,29 @@ export interface NormalizedProduct extends ProductContent {
   fingerprint: string;
 }
 
+/**
+ * A product whose bytes a receipt vouches for (receipts.ts): its external_id and fingerprint are known without
+ * parsing it; `content()` parses and normalizes it, for the few that are written.
+ */
+export interface KnownProduct {
+  external_id: string;
+  fingerprint: string;
+  /** the id the directory gave it when its receipt was written */
+  id: string;
+  content(): NormalizedProduct;
+}
+
+/** A product of a valid catalogue, as validation gives it: normalized, or known from a receipt. */
+export type CatalogueProduct = NormalizedProduct | KnownProduct;
+
+export function isKnown(product: CatalogueProduct): product is KnownProduct {
+  return 'content' in product;
+}
+
+export function contentOf(product: CatalogueProduct): NormalizedProduct {
+  return isKnown(product) ? product.content() : product;
+}
+
 export type ProductStatus = 'active' | 'inactive';
 
 /** What the planner needs to know about a product the directory already holds. */
@@ -60,7 +83,7 @@ export interface PlannedProduct {
   external_id: string;
   id: string;
   action: ProductAction;
-  product: NormalizedProduct;
+  product: CatalogueProduct;
 }
 
 export interface SyncSummary {

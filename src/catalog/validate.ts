@@ -5,6 +5,7 @@
 import { isKnownCurrency } from './currency.js';
 import { fingerprintOf } from './fingerprint.js';
 import { findProductExtents } from './product-extents.js';
+import { productDigest, type Receipt, type Receipts } from './receipts.js';
 import {
   CONTRACT_DURATION_MAX_N,
   CONTRACT_DURATION_MIN_N,
@@ -24,6 +25,8 @@ import { CONTRACT_DURATION_PATTERN } from './product-schema.js';
 import {
   BILLING_PERIODS,
   type BillingPeriod,
+  type CatalogueProduct,
+  type KnownProduct,
   type NormalizedProduct,
   type PricingTier,
   type ValidationIssue,
@@ -60,8 +63,15 @@ export const VALIDATION_CODES = [
 ] as const;
 export type ValidationCode = (typeof VALIDATION_CODES)[number];
 
-export type ValidationResult =
-  | { ok: true; products: NormalizedProduct[] }
+export type ValidationResult<P extends CatalogueProduct = CatalogueProduct> =
+  | {
+      ok: true;
+      products: P[];
+      /** from validateCatalogueJson with receipts: each product's digest, in payload order */
+      digests?: string[];
+      /** from validateCatalogueJson with receipts: every product has a stored receipt, and every stored receipt a product */
+      allKnown?: boolean;
+    }
   | { ok: false; errors: ValidationIssue[]; truncated: boolean };
 
 const PERIOD_DETAIL = `must be one of: ${BILLING_PERIODS.join(', ')}`;
@@ -103,7 +113,7 @@ interface Run {
   readonly seen: Map<string, number>;
 }
 
-export function validateCatalogue(body: unknown, opts: ValidateOptions): ValidationResult {
+export function validateCatalogue(body: unknown, opts: ValidateOptions): ValidationResult<NormalizedProduct> {
   const run = newRun(opts);
   if (!isObject(body)) {
     report(run, '', 'type', mustBe('an object', body));
@@ -135,22 +145,90 @@ export function validateCatalogue(body: unknown, opts: ValidateOptions): Validat
  * is parsed on its own and normalized at once, so that its parsed objects die young and only the normalized
  * products stay. Null when the body is not plainly {"products": [...]} (see findProductExtents) or not UTF-8 JSON:
  * the caller then parses it whole, which gives JSON.parse's own error, or validateCatalogue's answer.
+ *
+ * With `receipts`, each product's digest is taken and kept in the result (see receipts.ts). A product whose digest
+ * is in `receipts.stored` (which must have been stored under the context of these options) is not parsed: its
+ * bytes once validated to the receipt's product, so they do again. The answer is the same as without receipts,
+ * errors included: only a receipted product's external_id can be wrong with it, as a duplicate, and such a
+ * product is validated like any other.
  */
-export function validateCatalogueJson(json: Uint8Array, opts: ValidateOptions): ValidationResult | null {
+export function validateCatalogueJson(
+  json: Uint8Array,
+  opts: ValidateOptions,
+  receipts?: { stored: Receipts | null },
+): ValidationResult | null {
   const extents = findProductExtents(json);
   if (extents === null) return null;
   const run = newRun(opts);
   const count = extents.starts.length;
   let validating = checkCount(run, count, opts.maxProducts);
-  const products: NormalizedProduct[] = [];
+  const products: CatalogueProduct[] = [];
+  const stored = receipts?.stored ?? null;
+  const digests: string[] | null = receipts ? [] : null;
+  let known = 0;
   for (let i = 0; i < count; i++) {
+    const start = extents.starts[i]!;
+    const end = extents.ends[i]!;
+    if (digests !== null) {
+      const digest = productDigest(json.subarray(start, end));
+      digests.push(digest);
+      const receipt = stored?.find(digest, i);
+      if (receipt !== undefined && !run.seen.has(receipt.external_id)) {
+        known++;
+        if (validating) {
+          run.seen.set(receipt.external_id, i);
+          if (run.count === 0) products.push(new ReceivedProduct(receipt, { json, start, end, index: i, opts }));
+        }
+        continue;
+      }
+    }
     // Products past the point where validation stops are still parsed: a body that is not JSON is refused as
     // such, whatever else is wrong with it.
-    const raw = parseItem(json, extents.starts[i]!, extents.ends[i]!);
+    const raw = parseItem(json, start, end);
     if (raw === NOT_JSON) return null;
     if (validating) validating = addProduct(run, raw, i, products);
   }
-  return result(run, products);
+  if (run.count > 0 || digests === null) return result(run, products);
+  // Known products have distinct external_ids, so distinct receipts: if every product is known and no receipt is
+  // left over, the catalogue is the one the receipts were written for.
+  return { ok: true, products, digests, allKnown: stored !== null && known === count && stored.size === count };
+}
+
+/** Where a receipted product's bytes are, and what they are validated against when they are needed after all. */
+interface ProductBytes {
+  json: Uint8Array;
+  start: number;
+  end: number;
+  index: number;
+  opts: ValidateOptions;
+}
+
+/** A product known from its receipt; its content is parsed and normalized only if the sync writes it. */
+class ReceivedProduct implements KnownProduct {
+  readonly external_id: string;
+  readonly fingerprint: string;
+  readonly id: string;
+  readonly #bytes: ProductBytes;
+
+  constructor(receipt: Receipt, bytes: ProductBytes) {
+    this.external_id = receipt.external_id;
+    this.fingerprint = receipt.fingerprint;
+    this.id = receipt.id;
+    this.#bytes = bytes;
+  }
+
+  content(): NormalizedProduct {
+    const { json, start, end, index, opts } = this.#bytes;
+    const run = newRun(opts);
+    const raw = parseItem(json, start, end);
+    const product = raw === NOT_JSON ? null : validateProduct(run, raw, index);
+    if (product !== null && run.count === 0) {
+      product.fingerprint = fingerprintOf(product);
+      if (product.fingerprint === this.fingerprint && product.external_id === this.external_id) return product;
+    }
+    // Only a receipt stored under another context, or rules changed without RULES_VERSION, can get here.
+    throw new Error(`product ${index} does not validate to what its receipt says`);
+  }
 }
 
 // A byte-order mark inside the body is kept, so that JSON.parse refuses it as it does in the whole body (where only
@@ -195,7 +273,7 @@ function checkCount(run: Run, count: number, maxProducts: number): boolean {
  * Validates product i (in payload order) and, while the payload has no error, adds it to `products`, normalized.
  * False once more errors are found than are listed: the products after it need not be looked at.
  */
-function addProduct(run: Run, raw: unknown, i: number, products: NormalizedProduct[]): boolean {
+function addProduct(run: Run, raw: unknown, i: number, products: (NormalizedProduct | KnownProduct)[]): boolean {
   const product = validateProduct(run, raw, i);
   // Once anything is wrong the products are never used: skip the fingerprints, keep looking for errors.
   if (run.count === 0 && product !== null) {
@@ -205,11 +283,11 @@ function addProduct(run: Run, raw: unknown, i: number, products: NormalizedProdu
   return run.count <= MAX_ERRORS_LISTED;
 }
 
-function result(run: Run, products: NormalizedProduct[]): ValidationResult {
+function result<P extends CatalogueProduct>(run: Run, products: P[]): ValidationResult<P> {
   return run.count === 0 ? { ok: true, products } : failed(run);
 }
 
-function failed(run: Run): ValidationResult {
+function failed(run: Run): { ok: false; errors: ValidationIssue[]; truncated: boolean } {
   return { ok: false, errors: run.errors, truncated: run.count > MAX_ERRORS_LISTED };
 }
 

@@ -1,5 +1,5 @@
 // The products aggregate: what a host lists, read for planning and written from a plan in bulk.
-import type { ExistingProduct, NormalizedProduct, PlannedProduct, PricingTier, ProductContent, ProductStatus, SyncPlan } from '../catalog/types.js';
+import { contentOf, type ExistingProduct, type NormalizedProduct, type PlannedProduct, type PricingTier, type ProductContent, type ProductStatus, type SyncPlan } from '../catalog/types.js';
 import type { BatchOptions, Queryable, QueryResult, Row, Statement, Transaction } from './db.js';
 import { iso, isoOrNull, productContentOf } from './rows.js';
 
@@ -106,7 +106,7 @@ const CONTENT_RECORD = `name text, category text, price numeric, currency text, 
 
 /** Products as the JSON array json_to_recordset reads: external_id, id and the normalized content of each. */
 function recordsJson(products: readonly PlannedProduct[]): string {
-  return JSON.stringify(products.map((p) => ({ ...p.product, id: p.id })));
+  return JSON.stringify(products.map((p) => ({ ...contentOf(p.product), id: p.id })));
 }
 
 const SET_CONTENT = `status = 'active', name = x.name, category = x.category, price = x.price,
@@ -141,7 +141,7 @@ export async function applyPlan(
     const prefix = hostId + '\t';
     await tx.copyFrom(
       COPY_NEW_PRODUCTS,
-      copyChunks(created, (c) => prefix + copyText(c.external_id) + '\t' + c.id + '\tactive\t' + copyContent(c.product) + '\tnow\tnow'),
+      copyChunks(created, (c) => prefix + copyText(c.external_id) + '\t' + c.id + '\tactive\t' + copyContent(contentOf(c.product)) + '\tnow\tnow'),
     );
   } else if (created.length > 0) {
     last.push({
@@ -157,7 +157,7 @@ export async function applyPlan(
       `CREATE TEMPORARY TABLE product_changes ON COMMIT DROP AS
          SELECT external_id, ${CONTENT_COLUMNS} FROM products WITH NO DATA`,
     );
-    await tx.copyFrom(COPY_CHANGES, copyChunks(changed, (c) => copyText(c.external_id) + '\t' + copyContent(c.product)));
+    await tx.copyFrom(COPY_CHANGES, copyChunks(changed, (c) => copyText(c.external_id) + '\t' + copyContent(contentOf(c.product))));
     await tx.query(
       `UPDATE products p SET ${SET_CONTENT} FROM product_changes x WHERE p.host_id = $1 AND p.external_id = x.external_id`,
       [hostId],

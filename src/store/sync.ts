@@ -1,9 +1,10 @@
 // One sync as one transaction: lock the host, take the rate-limit slot, plan against what is stored, write.
 import { newId } from '../catalog/ids.js';
-import { planSync } from '../catalog/plan.js';
-import type { NormalizedProduct, SyncPlan } from '../catalog/types.js';
+import { planSync, planUnchanged } from '../catalog/plan.js';
+import { receiptsText } from '../catalog/receipts.js';
+import { isKnown, type CatalogueProduct, type KnownProduct, type SyncPlan } from '../catalog/types.js';
 import { KEY_OWNER, keyStatusStatement, toKeyOwner, touchApiKeyStatement, type KeyOwner } from './api-keys.js';
-import type { Database, Queryable } from './db.js';
+import type { Database, Queryable, Statement, Transaction } from './db.js';
 import { lockHostStatement } from './hosts.js';
 import { completeIdempotencyKey, type StoredAnswer } from './idempotency.js';
 import { applyPlan, existingProductsOf, existingProductsStatement } from './products.js';
@@ -23,7 +24,9 @@ export interface SyncRequest {
   keyId: string;
   requestId: string;
   dryRun: boolean;
-  products: NormalizedProduct[];
+  products: CatalogueProduct[];
+  /** how validation used the host's receipts (receipts.ts); absent when the catalogue keeps none */
+  receipts?: ReceiptsUse;
   window: { seconds: number; max: number };
   startedAt: Date;
   /** how long to wait for a concurrent sync of the same host before giving up with 'busy' */
@@ -74,23 +77,34 @@ export async function runSync(db: Database, request: SyncRequest): Promise<SyncO
 async function applySync(db: Database, request: SyncRequest): Promise<SyncOutcome> {
   return db.transaction(async (tx) => {
     const window: Window = { dryRun: request.dryRun, seconds: request.window.seconds, max: request.window.max };
+    // A catalogue that is, product for product, the one its host's receipts were written for needs nothing of what
+    // the directory holds, if that is still what the receipts describe and they were not rewritten since read.
+    const receipts = request.receipts;
+    const known = receipts?.allKnown === true && receipts.writtenBy !== null ? knownProducts(request.products) : null;
     // One round trip opens the transaction, takes the host's row lock (concurrent syncs of one host queue there)
     // and reads everything the sync decides on. Each statement after the lock takes its snapshot once the lock
     // is held, so a sync that waited sees the previous holder's run in its window and its products as written.
     // lock_timeout is transaction-scoped (works behind PgBouncer in transaction mode): a sync stuck behind another
     // of the same host gives up instead of holding a connection for as long as the other one runs.
-    const [, host, key, usageRows, products] = await tx.queries([
+    const [, host, key, usageRows, held] = await tx.queries([
       { sql: `SELECT set_config('lock_timeout', $1, true)`, params: [`${request.lockTimeoutMs}ms`] },
       lockHostStatement(request.hostId),
       keyStatusStatement(request.keyId),
       windowUsageStatement(request.hostId, window),
-      existingProductsStatement(request.hostId),
+      known ? receiptsCurrentStatement(request.hostId, receipts!.writtenBy!) : existingProductsStatement(request.hostId),
     ]);
     if (host!.rows[0]?.status !== 'active' || key!.rows[0]?.status !== 'active') return { kind: 'refused' };
     const usage = windowUsageOf(usageRows!.rows[0]!);
     if (usage.used >= request.window.max) return { kind: 'rate_limited', usage };
 
-    const plan = planSync(existingProductsOf(products!.rows), request.products, () => newId('prd'));
+    const current = known !== null && held!.rows[0]?.current === true;
+    let plan: SyncPlan;
+    if (current) {
+      plan = planUnchanged(known);
+    } else {
+      const existing = known ? await queryRows(tx, existingProductsStatement(request.hostId)) : held!.rows;
+      plan = planSync(existingProductsOf(existing), request.products, () => newId('prd'));
+    }
     const syncId = newId('syn');
     // Built once the writes before it are done, so that its duration counts them.
     const run = () =>
@@ -104,12 +118,13 @@ async function applySync(db: Database, request: SyncRequest): Promise<SyncOutcom
         startedAt: request.startedAt,
         durationMs: Date.now() - request.startedAt.getTime(),
       });
+    const keepReceipts = current ? [] : keepReceiptsStatements(request.hostId, syncId, receipts, plan);
     // Without an answer to keep for an Idempotency-Key, the last round trip commits too.
     const idempotency = request.idempotency;
     const last = { commit: idempotency === undefined };
     const [recorded] = request.dryRun
       ? await tx.queries([run()], last)
-      : (await applyPlan(tx, request.hostId, plan, () => [touchApiKeyStatement(request.keyId), run()], last)).slice(1);
+      : (await applyPlan(tx, request.hostId, plan, () => [touchApiKeyStatement(request.keyId), run(), ...keepReceipts], last)).slice(1);
     const applied: AppliedSync = { syncId, plan, ...recordedRunOf(recorded!.rows[0]!), usage: usageWithOneMoreRun(usage, window) };
     if (idempotency) {
       const answer = idempotency.answerOf(applied);
@@ -120,19 +135,96 @@ async function applySync(db: Database, request: SyncRequest): Promise<SyncOutcom
   });
 }
 
-/** Who is syncing, read before the body is: the key's owner, how full its window is, and the category registry. */
+async function queryRows(tx: Transaction, statement: Statement): Promise<Record<string, unknown>[]> {
+  return (await tx.query(statement.sql, statement.params)).rows;
+}
+
+/** The products as known from their receipts, or null if any one is not. */
+function knownProducts(products: readonly CatalogueProduct[]): KnownProduct[] | null {
+  for (const product of products) if (!isKnown(product)) return null;
+  return products as KnownProduct[];
+}
+
+// ---------------------------------------------------------------------------------------------- receipts
+
+/** How a sync's validation used its host's receipts (receipts.ts). */
+export interface ReceiptsUse {
+  /** the context the catalogue was validated under */
+  context: string;
+  /** each product's digest, in payload order */
+  digests: string[];
+  /** who wrote the receipts validation used (StoredReceipts.writtenBy), or null if none held under this context */
+  writtenBy: string | null;
+  /** every product had a receipt, and every receipt a product */
+  allKnown: boolean;
+}
+
+/** A host's receipts as stored: the context they hold under, their text (receipts.ts), and the sync that wrote them. */
+export interface StoredReceipts {
+  context: string;
+  text: string;
+  writtenBy: string;
+}
+
+/** Whether the host's products are what the receipts written by `writtenBy` describe; no row if they were rewritten. */
+function receiptsCurrentStatement(hostId: number, writtenBy: string): Statement {
+  return { sql: 'SELECT current FROM sync_receipts WHERE host_id = $1 AND written_by = $2', params: [hostId, writtenBy] };
+}
+
+/**
+ * What an applied sync does to its host's receipts, so that `current` is true only while the products are what
+ * they describe: a catalogue without receipts leaves them not current; the catalogue they were written for makes
+ * them current, unless they were rewritten since they were read; any other catalogue writes its own.
+ */
+function keepReceiptsStatements(hostId: number, syncId: string, receipts: ReceiptsUse | undefined, plan: SyncPlan): Statement[] {
+  if (receipts === undefined) {
+    return [{ sql: 'UPDATE sync_receipts SET current = false WHERE host_id = $1 AND current', params: [hostId] }];
+  }
+  if (receipts.allKnown && receipts.writtenBy !== null) {
+    return [{ sql: 'UPDATE sync_receipts SET current = (written_by = $2) WHERE host_id = $1', params: [hostId, receipts.writtenBy] }];
+  }
+  const { digests } = receipts;
+  const text = receiptsText(
+    plan.products.map((p, k) => ({ digest: digests[k]!, fingerprint: p.product.fingerprint, id: p.id, external_id: p.external_id })),
+  );
+  return [
+    {
+      sql: `INSERT INTO sync_receipts (host_id, context, receipts, written_by, current) VALUES ($1, $2, $3, $4, true)
+            ON CONFLICT (host_id) DO UPDATE
+            SET context = excluded.context, receipts = excluded.receipts, written_by = excluded.written_by, current = true`,
+      params: [hostId, receipts.context, text, syncId],
+    },
+  ];
+}
+
+/**
+ * Who is syncing, read before the body is: the key's owner, how full its window is, the category registry and,
+ * when asked for, the host's receipts (null when it has none).
+ */
 export interface SyncCaller extends KeyOwner {
   usage: WindowUsage;
   categories: Set<string>;
+  receipts: StoredReceipts | null;
 }
 
-export async function findSyncCaller(db: Queryable, digest: Buffer, window: Window): Promise<SyncCaller | null> {
+export async function findSyncCaller(
+  db: Queryable,
+  digest: Buffer,
+  window: Window,
+  options: { receipts: boolean },
+): Promise<SyncCaller | null> {
   const { rows } = await db.query<Record<string, unknown>>(
     `SELECT owner.*, usage.used, usage.frees_in, array(SELECT slug FROM categories) AS categories
-     FROM (${KEY_OWNER}) AS owner CROSS JOIN LATERAL ${windowUsageSubquery('owner.host_id', 2)} AS usage`,
+       ${options.receipts ? ', r.context AS receipts_context, r.receipts, r.written_by AS receipts_written_by' : ''}
+     FROM (${KEY_OWNER}) AS owner CROSS JOIN LATERAL ${windowUsageSubquery('owner.host_id', 2)} AS usage
+       ${options.receipts ? 'LEFT JOIN sync_receipts r ON r.host_id = owner.host_id' : ''}`,
     [digest, window.dryRun, window.seconds, window.max],
   );
   const row = rows[0];
   if (!row) return null;
-  return { ...toKeyOwner(row), usage: windowUsageOf(row), categories: new Set(row.categories as string[]) };
+  const receipts =
+    typeof row.receipts === 'string'
+      ? { context: String(row.receipts_context), text: row.receipts, writtenBy: String(row.receipts_written_by) }
+      : null;
+  return { ...toKeyOwner(row), usage: windowUsageOf(row), categories: new Set(row.categories as string[]), receipts };
 }

@@ -4,6 +4,8 @@ import { createHash } from 'node:crypto';
 import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { syncRequestBodySchema } from '../../catalog/product-schema.js';
+import { Receipts, receiptsContext, RECEIPTS_MIN_BODY_BYTES } from '../../catalog/receipts.js';
+import type { CatalogueProduct } from '../../catalog/types.js';
 import { validateCatalogue, validateCatalogueJson, type ValidateOptions, type ValidationResult } from '../../catalog/validate.js';
 import {
   claimIdempotencyKey,
@@ -12,7 +14,7 @@ import {
   type IdempotencyPolicy,
   type StoredAnswer,
 } from '../../store/idempotency.js';
-import { findSyncCaller, IdempotencyClaimLostError, runSync, type AppliedSync, type SyncCaller } from '../../store/sync.js';
+import { findSyncCaller, IdempotencyClaimLostError, runSync, type AppliedSync, type ReceiptsUse, type StoredReceipts, type SyncCaller } from '../../store/sync.js';
 import type { WindowUsage } from '../../store/sync-runs.js';
 import { authenticateProviderBy } from '../auth.js';
 import { BodyMemory, parseJsonBody, readJsonBodyWithDigest, type ReceivedBody } from '../body.js';
@@ -100,12 +102,36 @@ function replay(reply: FastifyReply, answer: StoredAnswer): FastifyReply {
  * body would otherwise be held as bytes, string and tree at once). A body that is not plainly {"products": [...]},
  * or not JSON at all, is parsed whole: that gives JSON.parse's own error, or validateCatalogue's answer to its shape.
  */
-function validateBody(body: ReceivedBody, options: ValidateOptions): ValidationResult | Problem {
+function validateBody(body: ReceivedBody, options: ValidateOptions, stored: StoredReceipts | null): Validation | Problem {
   const bytes = body.takeBytes();
-  const validation = validateCatalogueJson(bytes, options);
-  if (validation !== null) return validation;
+  if (bytes.length >= RECEIPTS_MIN_BODY_BYTES) {
+    // A large catalogue keeps receipts, and uses its host's if they were stored under the same context.
+    const context = receiptsContext(options.defaultCurrency, options.categories);
+    const usable = stored?.context === context ? stored : null;
+    const validation = validateCatalogueJson(bytes, options, { stored: usable ? new Receipts(usable.text) : null });
+    if (validation?.ok && validation.digests) {
+      const receipts = { context, digests: validation.digests, writtenBy: usable?.writtenBy ?? null, allKnown: validation.allKnown === true };
+      return { ...validation, receipts };
+    }
+    if (validation !== null) return validation;
+  } else {
+    const validation = validateCatalogueJson(bytes, options);
+    if (validation !== null) return validation;
+  }
   const parsed = parseJsonBody(bytes);
   return parsed.ok ? validateCatalogue(parsed.value, options) : parsed.problem;
+}
+
+type Validation = ValidationResult | { ok: true; products: CatalogueProduct[]; receipts: ReceiptsUse };
+
+/**
+ * Whether the request's body may be large enough to use receipts, known from its headers before it is read: a
+ * compressed body, or one of unknown length, may be.
+ */
+function mayUseReceipts(request: FastifyRequest): boolean {
+  const length = Number(request.headers['content-length']);
+  const encoding = request.headers['content-encoding'];
+  return !Number.isInteger(length) || length >= RECEIPTS_MIN_BODY_BYTES || (encoding !== undefined && encoding !== 'identity');
 }
 
 function answerBody(hostSlug: string, dryRun: boolean, applied: AppliedSync) {
@@ -182,8 +208,9 @@ export const syncRoutes: FastifyPluginAsync<AppContext> = async (app, context) =
         request.syncStartedAt = new Date();
         const policy = policyFor(isDryRun(request.query));
         const window = { dryRun: policy.name === 'dry-run', seconds: policy.seconds, max: policy.max };
-        // The key's owner, its window and the category registry in one query.
-        const provider = await authenticateProviderBy(request, (digest) => findSyncCaller(db, digest, window));
+        // The key's owner, its window, the category registry and, for a large body, the host's receipts in one query.
+        const receipts = mayUseReceipts(request);
+        const provider = await authenticateProviderBy(request, (digest) => findSyncCaller(db, digest, window, { receipts }));
         request.provider = provider;
         request.syncCaller = provider;
         const { usage } = provider;
@@ -249,11 +276,11 @@ export const syncRoutes: FastifyPluginAsync<AppContext> = async (app, context) =
         return reply.status(answer.status).type(PROBLEM_TYPE).send(answer.body);
       };
 
-      const validation = validateBody(body, {
-        categories: provider.categories,
-        defaultCurrency: provider.defaultCurrency,
-        maxProducts: config.maxProducts,
-      });
+      const validation = validateBody(
+        body,
+        { categories: provider.categories, defaultCurrency: provider.defaultCurrency, maxProducts: config.maxProducts },
+        provider.receipts,
+      );
       if (validation instanceof Problem) return refuse(validation);
       if (!validation.ok) {
         const count = validation.truncated ? `more than ${validation.errors.length}` : String(validation.errors.length);
@@ -277,6 +304,7 @@ export const syncRoutes: FastifyPluginAsync<AppContext> = async (app, context) =
           requestId: request.id,
           dryRun,
           products: validation.products,
+          ...('receipts' in validation ? { receipts: validation.receipts } : {}),
           window: { seconds: policy.seconds, max: policy.max },
           startedAt: request.syncStartedAt ?? new Date(),
           lockTimeoutMs: config.lockTimeoutMs,
