@@ -3,6 +3,8 @@
 // (the caller then parses the body whole); for a body that is not JSON, null; for a plain catalogue, never null.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { productDigest, Receipts, receiptsText } from '../../src/catalog/receipts.js';
+import { contentOf, isKnown } from '../../src/catalog/types.js';
 import { validateCatalogue, validateCatalogueJson, type ValidateOptions, type ValidationResult } from '../../src/catalog/validate.js';
 
 const OPTS: ValidateOptions = {
@@ -369,5 +371,66 @@ describe('validateCatalogueJson on chosen bodies', () => {
   ])('leaves %s to the whole-body path, which answers it', (_, body) => {
     expect(validateCatalogueJson(utf8(body), OPTS)).toBeNull();
     expect(wholeBody(utf8(body))).not.toBe(NOT_JSON);
+  });
+});
+
+describe('validateCatalogueJson with receipts answers as without them', () => {
+  /** Products rendered once each, so that the same product is the same bytes wherever it is sent again. */
+  const pool = fc.tuple(fc.array(item, { minLength: 1, maxLength: 10 }), fc.integer()).map(([list, seed]) => {
+    const c = chooser(seed);
+    return list.map((value) => render(value, c));
+  });
+  const bodyOf = (rendered: readonly string[]) => utf8('{"products":[' + rendered.join(',') + ']}');
+
+  it('for a catalogue made of products sent before (in any order, repeated, changed) and new ones', () => {
+    fc.assert(
+      fc.property(
+        pool,
+        fc.array(fc.nat(), { maxLength: 10 }),
+        fc.array(fc.nat(), { minLength: 1, maxLength: 12 }),
+        (rendered, before, now) => {
+          const previous = bodyOf(before.map((k) => rendered[k % rendered.length]!));
+          const first = validateCatalogueJson(previous, OPTS, { stored: null });
+          if (first === null || !first.ok) return;
+          const text = receiptsText(
+            first.products.map((p, k) => ({ digest: first.digests![k]!, fingerprint: p.fingerprint, id: `prd_${k}`, external_id: p.external_id })),
+          );
+          const sent = now.map((k) => rendered[k % rendered.length]!);
+          const body = bodyOf(sent);
+          const expected = validateCatalogueJson(body, OPTS);
+          const got = validateCatalogueJson(body, OPTS, { stored: new Receipts(text) });
+          expect(got === null).toBe(expected === null);
+          if (got === null || expected === null) return;
+          if (!expected.ok) {
+            expect(got).toStrictEqual(expected);
+            return;
+          }
+          expect(got.ok).toBe(true);
+          if (!got.ok) return;
+          expect(got.products.map(contentOf)).toStrictEqual(expected.products);
+          expect(got.digests).toStrictEqual(sent.map((s) => productDigest(utf8(s))));
+          const receipted = new Set(first.digests);
+          const allKnown = got.digests!.every((d) => receipted.has(d)) && receipted.size === sent.length;
+          expect(got.allKnown).toBe(allKnown);
+          // Known products carry their receipt's id; the others are plain normalized products.
+          for (const product of got.products) if (isKnown(product)) expect(product.id).toMatch(/^prd_\d+$/);
+        },
+      ),
+      RUNS,
+    );
+  });
+
+  it('reports a product sent twice byte for byte as a duplicate, as without receipts', () => {
+    const product = '{"external_id":"a","name":"VPS","category":"vps_cloud","price":1}';
+    const other = '{"external_id":"b","name":"VPS","category":"vps_cloud","price":2}';
+    const first = validateCatalogueJson(bodyOf([product, other]), OPTS, { stored: null });
+    if (first === null || !first.ok) throw new Error('the first catalogue is valid');
+    const stored = new Receipts(
+      receiptsText(first.products.map((p, k) => ({ digest: first.digests![k]!, fingerprint: p.fingerprint, id: `prd_${k}`, external_id: p.external_id }))),
+    );
+    const body = bodyOf([other, product, product]);
+    const got = validateCatalogueJson(body, OPTS, { stored });
+    expect(got).toStrictEqual(validateCatalogueJson(body, OPTS));
+    expect(got).toMatchObject({ ok: false, errors: [{ pointer: '/products/2/external_id', code: 'duplicate', detail: 'duplicate of /products/1/external_id' }] });
   });
 });
