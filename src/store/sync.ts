@@ -1,7 +1,7 @@
 // One sync as one transaction: lock the host, take the rate-limit slot, plan against what is stored, write.
 import { newId } from '../catalog/ids.js';
 import { planSync, planUnchanged } from '../catalog/plan.js';
-import { receiptsText } from '../catalog/receipts.js';
+import { receiptsText, type Receipt } from '../catalog/receipts.js';
 import { isKnown, type CatalogueProduct, type KnownProduct, type SyncPlan } from '../catalog/types.js';
 import { KEY_OWNER, keyStatusStatement, toKeyOwner, touchApiKeyStatement, type KeyOwner } from './api-keys.js';
 import type { Database, Queryable, Statement, Transaction } from './db.js';
@@ -118,13 +118,17 @@ async function applySync(db: Database, request: SyncRequest): Promise<SyncOutcom
         startedAt: request.startedAt,
         durationMs: Date.now() - request.startedAt.getTime(),
       });
-    const keepReceipts = current ? [] : keepReceiptsStatements(request.hostId, syncId, receipts, plan);
-    // Without an answer to keep for an Idempotency-Key, the last round trip commits too.
+    // New receipts are megabytes for a large catalogue: written on their own once the products are, with their
+    // text as a parameter rather than within a batch's text, and never held while the products are written.
+    const newReceipts = !current && receipts !== undefined && !(receipts.allKnown && receipts.writtenBy !== null) && !request.dryRun;
+    const keepReceipts = current || newReceipts ? [] : keepReceiptsStatements(request.hostId, receipts);
+    // Without an answer to keep for an Idempotency-Key (or receipts to write), the last round trip commits too.
     const idempotency = request.idempotency;
-    const last = { commit: idempotency === undefined };
+    const last = { commit: idempotency === undefined && !newReceipts };
     const [recorded] = request.dryRun
       ? await tx.queries([run()], last)
       : (await applyPlan(tx, request.hostId, plan, () => [touchApiKeyStatement(request.keyId), run(), ...keepReceipts], last)).slice(1);
+    if (newReceipts) await writeReceipts(tx, request.hostId, syncId, receipts!, plan);
     const applied: AppliedSync = { syncId, plan, ...recordedRunOf(recorded!.rows[0]!), usage: usageWithOneMoreRun(usage, window) };
     if (idempotency) {
       const answer = idempotency.answerOf(applied);
@@ -171,30 +175,33 @@ function receiptsCurrentStatement(hostId: number, writtenBy: string): Statement 
   return { sql: 'SELECT current FROM sync_receipts WHERE host_id = $1 AND written_by = $2', params: [hostId, writtenBy] };
 }
 
-/**
- * What an applied sync does to its host's receipts, so that `current` is true only while the products are what
- * they describe: a catalogue without receipts leaves them not current; the catalogue they were written for makes
- * them current, unless they were rewritten since they were read; any other catalogue writes its own.
- */
-function keepReceiptsStatements(hostId: number, syncId: string, receipts: ReceiptsUse | undefined, plan: SyncPlan): Statement[] {
+// What an applied sync does to its host's receipts, so that `current` is true only while the products are what
+// they describe: a catalogue without receipts leaves them not current; the catalogue they were written for makes
+// them current, unless they were rewritten since they were read (keepReceiptsStatements); any other catalogue
+// writes its own (writeReceipts).
+
+function keepReceiptsStatements(hostId: number, receipts: ReceiptsUse | undefined): Statement[] {
   if (receipts === undefined) {
     return [{ sql: 'UPDATE sync_receipts SET current = false WHERE host_id = $1 AND current', params: [hostId] }];
   }
-  if (receipts.allKnown && receipts.writtenBy !== null) {
-    return [{ sql: 'UPDATE sync_receipts SET current = (written_by = $2) WHERE host_id = $1', params: [hostId, receipts.writtenBy] }];
+  return [{ sql: 'UPDATE sync_receipts SET current = (written_by = $2) WHERE host_id = $1', params: [hostId, receipts.writtenBy] }];
+}
+
+function* receiptsOf(digests: readonly string[], plan: SyncPlan): Generator<Receipt> {
+  for (let k = 0; k < plan.products.length; k++) {
+    const p = plan.products[k]!;
+    yield { digest: digests[k]!, fingerprint: p.product.fingerprint, id: p.id, external_id: p.external_id };
   }
-  const { digests } = receipts;
-  const text = receiptsText(
-    plan.products.map((p, k) => ({ digest: digests[k]!, fingerprint: p.product.fingerprint, id: p.id, external_id: p.external_id })),
+}
+
+async function writeReceipts(tx: Transaction, hostId: number, syncId: string, receipts: ReceiptsUse, plan: SyncPlan): Promise<void> {
+  const text = receiptsText(receiptsOf(receipts.digests, plan));
+  await tx.query(
+    `INSERT INTO sync_receipts (host_id, context, receipts, written_by, current) VALUES ($1, $2, $3, $4, true)
+     ON CONFLICT (host_id) DO UPDATE
+     SET context = excluded.context, receipts = excluded.receipts, written_by = excluded.written_by, current = true`,
+    [hostId, receipts.context, text, syncId],
   );
-  return [
-    {
-      sql: `INSERT INTO sync_receipts (host_id, context, receipts, written_by, current) VALUES ($1, $2, $3, $4, true)
-            ON CONFLICT (host_id) DO UPDATE
-            SET context = excluded.context, receipts = excluded.receipts, written_by = excluded.written_by, current = true`,
-      params: [hostId, receipts.context, text, syncId],
-    },
-  ];
 }
 
 /**
