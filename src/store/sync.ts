@@ -214,6 +214,10 @@ export interface SyncCaller extends KeyOwner {
   receipts: StoredReceipts | null;
 }
 
+/** The receipts' columns, read only when the window has room: a request refused with 429 has no use for them. */
+const RECEIPTS_COLUMNS = `, r.context AS receipts_context, r.written_by AS receipts_written_by,
+       CASE WHEN usage.used < $4 THEN r.receipts END AS receipts`;
+
 export async function findSyncCaller(
   db: Queryable,
   digest: Buffer,
@@ -222,7 +226,7 @@ export async function findSyncCaller(
 ): Promise<SyncCaller | null> {
   const { rows } = await db.query<Record<string, unknown>>(
     `SELECT owner.*, usage.used, usage.frees_in, array(SELECT slug FROM categories) AS categories
-       ${options.receipts ? ', r.context AS receipts_context, r.receipts, r.written_by AS receipts_written_by' : ''}
+       ${options.receipts ? RECEIPTS_COLUMNS : ''}
      FROM (${KEY_OWNER}) AS owner CROSS JOIN LATERAL ${windowUsageSubquery('owner.host_id', 2)} AS usage
        ${options.receipts ? 'LEFT JOIN sync_receipts r ON r.host_id = owner.host_id' : ''}`,
     [digest, window.dryRun, window.seconds, window.max],
