@@ -4,17 +4,28 @@
 //
 // A receipt is a fact about bytes, not about what the directory holds: it stays true whatever happens to the
 // products since, as long as validation would answer the same. That is what the context pins down: the host's
-// default currency, the category registry and the version of the rules below. (The product's id is a fact too:
+// default currency, the category registry and the rules themselves (RULES below). (The product's id is a fact too:
 // products are never deleted, so an external_id keeps its id.) Whether the host's products are still exactly what
 // the receipts describe is a separate question, which the store answers (sync_receipts.current).
 
-import { hash } from 'node:crypto';
+import { createHash, hash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+
+/** The modules of this directory whose code decides what a product's bytes validate and normalize to. */
+const RULE_MODULES = ['validate', 'fingerprint', 'limits', 'currency', 'product-schema', 'product-extents', 'types', 'receipts'];
 
 /**
- * Bump whenever validation, normalization or the fingerprint could answer differently for the same bytes (a limit,
- * a rule, a field, the fingerprint's serialization): every stored receipt then stops counting.
+ * The rules, as a digest of their code and of the currencies the runtime knows (Intl's list, which comes with
+ * Node.js): any change to either, however small, makes every stored receipt stop counting, and the next sync of each
+ * host validates its catalogue whole once. Nothing to remember to bump.
  */
-const RULES_VERSION = 1;
+const RULES = ((): string => {
+  const here = new URL(import.meta.url);
+  const extension = here.pathname.slice(here.pathname.lastIndexOf('.'));
+  const digest = createHash('sha256');
+  for (const name of RULE_MODULES) digest.update(readFileSync(new URL(`./${name}${extension}`, here)));
+  return digest.update(Intl.supportedValuesOf('currency').join(',')).digest('base64');
+})();
 
 /**
  * Bodies smaller than this are validated whole each time, and keep no receipts: reading and writing receipts costs
@@ -25,7 +36,7 @@ export const RECEIPTS_MIN_BODY_BYTES = 64 * 1024;
 /** The conditions under which a receipt holds: the same bytes validate to the same product under them. */
 export function receiptsContext(defaultCurrency: string, categories: Iterable<string>): string {
   const slugs = [...categories].sort();
-  return hash('sha256', `${RULES_VERSION}\n${defaultCurrency.toUpperCase()}\n${slugs.join('\n')}`, 'base64');
+  return hash('sha256', `${RULES}\n${defaultCurrency.toUpperCase()}\n${slugs.join('\n')}`, 'base64');
 }
 
 /** The digest a product's bytes are known by: SHA-256, so that no host can make two products pass for one. */

@@ -226,7 +226,7 @@ class ReceivedProduct implements KnownProduct {
       product.fingerprint = fingerprintOf(product);
       if (product.fingerprint === this.fingerprint && product.external_id === this.external_id) return product;
     }
-    // Only a receipt stored under another context, or rules changed without RULES_VERSION, can get here.
+    // Only a receipt stored under another context (see receiptsContext) can get here.
     throw new Error(`product ${index} does not validate to what its receipt says`);
   }
 }
