@@ -57,10 +57,21 @@ export interface Receipt {
  * four can hold a tab or a line break (base64, hex, a ULID id, and an external_id, which refuses control characters).
  */
 export function receiptsText(receipts: Iterable<Receipt>): string {
-  // Joined once from its pieces: concatenated, it would be a rope of a node per piece until flattened.
-  const pieces: string[] = [];
-  for (const r of receipts) pieces.push(r.digest, '\t', r.fingerprint, '\t', r.id, '\t', r.external_id, '\n');
-  return pieces.join('');
+  return [...receiptsChunks(receipts)].join('');
+}
+
+/** receiptsText in pieces of at most `perChunk` receipts, so that a large catalogue's is never one string. */
+export function* receiptsChunks(receipts: Iterable<Receipt>, perChunk = 1024): Generator<string> {
+  // Each piece joined once: concatenated, it would be a rope of a node per part until flattened.
+  let parts: string[] = [];
+  for (const r of receipts) {
+    parts.push(r.digest, '\t', r.fingerprint, '\t', r.id, '\t', r.external_id, '\n');
+    if (parts.length >= perChunk * 8) {
+      yield parts.join('');
+      parts = [];
+    }
+  }
+  if (parts.length > 0) yield parts.join('');
 }
 
 /** Stored receipts, looked up by digest; a product is first looked for where it was in the last catalogue. */

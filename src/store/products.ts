@@ -35,7 +35,7 @@ const COPY_SPECIAL = /[\\\t\n\r]/;
 const COPY_ESCAPES: Readonly<Record<string, string>> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };
 
 /** A text value in COPY text format: backslash, tab and line breaks escaped. */
-function copyText(value: string): string {
+export function copyText(value: string): string {
   return COPY_SPECIAL.test(value) ? value.replace(/[\\\t\n\r]/g, (c) => COPY_ESCAPES[c]!) : value;
 }
 

@@ -1,13 +1,13 @@
 // One sync as one transaction: lock the host, take the rate-limit slot, plan against what is stored, write.
 import { newId } from '../catalog/ids.js';
 import { planSync, planUnchanged } from '../catalog/plan.js';
-import { receiptsText, type Receipt } from '../catalog/receipts.js';
+import { receiptsChunks, type Receipt } from '../catalog/receipts.js';
 import { isKnown, type CatalogueProduct, type KnownProduct, type SyncPlan } from '../catalog/types.js';
 import { KEY_OWNER, keyStatusStatement, toKeyOwner, touchApiKeyStatement, type KeyOwner } from './api-keys.js';
 import type { Database, Queryable, Statement, Transaction } from './db.js';
 import { lockHostStatement } from './hosts.js';
 import { completeIdempotencyKey, type StoredAnswer } from './idempotency.js';
-import { applyPlan, existingProductsOf, existingProductsStatement } from './products.js';
+import { applyPlan, copyText, existingProductsOf, existingProductsStatement } from './products.js';
 import {
   insertSyncRunStatement,
   recordedRunOf,
@@ -118,10 +118,12 @@ async function applySync(db: Database, request: SyncRequest): Promise<SyncOutcom
         startedAt: request.startedAt,
         durationMs: Date.now() - request.startedAt.getTime(),
       });
-    // New receipts are megabytes for a large catalogue: written on their own once the products are, with their
-    // text as a parameter rather than within a batch's text, and never held while the products are written.
-    const newReceipts = !current && receipts !== undefined && !(receipts.allKnown && receipts.writtenBy !== null) && !request.dryRun;
-    const keepReceipts = current || newReceipts ? [] : keepReceiptsStatements(request.hostId, receipts);
+    // A dry run changes nothing, receipts included; a catalogue answered from current receipts leaves them so.
+    const step = current || request.dryRun ? null : receiptsStep(receipts);
+    // New receipts are megabytes for a large catalogue: streamed by COPY once the products are written (the last
+    // batch deletes the old ones), never held whole.
+    const newReceipts = step?.kind === 'replace';
+    const keepReceipts = step ? [receiptsStatement(request.hostId, step)] : [];
     // Without an answer to keep for an Idempotency-Key (or receipts to write), the last round trip commits too.
     const idempotency = request.idempotency;
     const last = { commit: idempotency === undefined && !newReceipts };
@@ -177,14 +179,26 @@ function receiptsCurrentStatement(hostId: number, writtenBy: string): Statement 
 
 // What an applied sync does to its host's receipts, so that `current` is true only while the products are what
 // they describe: a catalogue without receipts leaves them not current; the catalogue they were written for makes
-// them current, unless they were rewritten since they were read (keepReceiptsStatements); any other catalogue
-// writes its own (writeReceipts).
+// them current, unless they were rewritten since they were read; any other catalogue writes its own.
 
-function keepReceiptsStatements(hostId: number, receipts: ReceiptsUse | undefined): Statement[] {
-  if (receipts === undefined) {
-    return [{ sql: 'UPDATE sync_receipts SET current = false WHERE host_id = $1 AND current', params: [hostId] }];
+type ReceiptsStep = { kind: 'stale' } | { kind: 'confirm'; writtenBy: string } | { kind: 'replace' };
+
+function receiptsStep(receipts: ReceiptsUse | undefined): ReceiptsStep {
+  if (receipts === undefined) return { kind: 'stale' };
+  if (receipts.allKnown && receipts.writtenBy !== null) return { kind: 'confirm', writtenBy: receipts.writtenBy };
+  return { kind: 'replace' };
+}
+
+/** The step's statement in the last batch; 'replace' deletes the old receipts, writeReceipts writes the new. */
+function receiptsStatement(hostId: number, step: ReceiptsStep): Statement {
+  switch (step.kind) {
+    case 'stale':
+      return { sql: 'UPDATE sync_receipts SET current = false WHERE host_id = $1 AND current', params: [hostId] };
+    case 'confirm':
+      return { sql: 'UPDATE sync_receipts SET current = (written_by = $2) WHERE host_id = $1', params: [hostId, step.writtenBy] };
+    case 'replace':
+      return { sql: 'DELETE FROM sync_receipts WHERE host_id = $1', params: [hostId] };
   }
-  return [{ sql: 'UPDATE sync_receipts SET current = (written_by = $2) WHERE host_id = $1', params: [hostId, receipts.writtenBy] }];
 }
 
 function* receiptsOf(digests: readonly string[], plan: SyncPlan): Generator<Receipt> {
@@ -194,14 +208,14 @@ function* receiptsOf(digests: readonly string[], plan: SyncPlan): Generator<Rece
   }
 }
 
+/** One row, its last column (the receipts) in pieces: COPY data need not break where rows do. */
 async function writeReceipts(tx: Transaction, hostId: number, syncId: string, receipts: ReceiptsUse, plan: SyncPlan): Promise<void> {
-  const text = receiptsText(receiptsOf(receipts.digests, plan));
-  await tx.query(
-    `INSERT INTO sync_receipts (host_id, context, receipts, written_by, current) VALUES ($1, $2, $3, $4, true)
-     ON CONFLICT (host_id) DO UPDATE
-     SET context = excluded.context, receipts = excluded.receipts, written_by = excluded.written_by, current = true`,
-    [hostId, receipts.context, text, syncId],
-  );
+  function* row(): Generator<string> {
+    yield `${hostId}\t${copyText(receipts.context)}\t${copyText(syncId)}\tt\t`;
+    for (const chunk of receiptsChunks(receiptsOf(receipts.digests, plan))) yield copyText(chunk);
+    yield '\n';
+  }
+  await tx.copyFrom('COPY sync_receipts (host_id, context, written_by, current, receipts)', row());
 }
 
 /**

@@ -151,6 +151,27 @@ describe('receipts and the host lock (PostgreSQL store)', () => {
     ]);
     expect((await sync(server, host.key, products)).body.summary).toMatchObject({ unchanged: 3, reactivated: COUNT - 3 });
     expect(await server.sql('SELECT current FROM sync_receipts WHERE written_by = $1', [created.body.sync_id])).toEqual([{ current: true }]);
+    // A dry run of another catalogue leaves them as they are.
+    expect((await sync(server, host.key, products.slice(1), '?dry_run=true')).status).toBe(200);
+    expect(await server.sql('SELECT current FROM sync_receipts WHERE written_by = $1', [created.body.sync_id])).toEqual([{ current: true }]);
+  });
+
+  it('stores receipts of any length and content exactly: a line per product, in payload order', async () => {
+    const host = await onboard(server, 'Receipts content');
+    // More than one piece of the COPY that writes them (1024 receipts each), external_ids that COPY must escape.
+    const products = Array.from({ length: 1100 }, (_, k) => product(`back\\slash "${k}" \\N ü`, { price: k }));
+    const created = await sync(server, host.key, products);
+    expect(created.status).toBe(200);
+    const [{ receipts }] = await server.sql<any>(
+      'SELECT r.receipts FROM sync_receipts r JOIN hosts h ON h.id = r.host_id WHERE h.slug = $1',
+      [host.slug],
+    );
+    const lines = receipts.split('\n');
+    expect(lines.pop()).toBe('');
+    const fields = lines.map((line: string) => line.split('\t'));
+    expect(fields.map((f: string[]) => f[3])).toEqual(products.map((p) => p.external_id));
+    expect(fields.map((f: string[]) => f[2])).toEqual(created.body.products.map((p: any) => p.id));
+    expect((await sync(server, host.key, products)).body.summary).toMatchObject({ unchanged: 1100 });
   });
 
   it('plans against the products when the receipts it read were rewritten while it waited for the host', async () => {
