@@ -113,13 +113,41 @@ describe.each(STORES)('receipts (%s store)', (store) => {
     expect((await listing(server, host.key)).get('registry-0').category).toBe(slug);
   });
 
-  it('answers a dry run of a receipted catalogue from its receipts, and changes nothing', async () => {
+  it('validates a dry run with the receipts, and changes nothing, receipts included', async () => {
     const host = await onboard(server, `Receipts dry ${store}`);
     const products = catalogue('dry');
     expect((await sync(server, host.key, products)).status).toBe(200);
     const dry = await sync(server, host.key, products.slice(1), '?dry_run=true');
     expect(dry.body.summary).toMatchObject({ unchanged: COUNT - 1, deactivated: 1 });
     expect((await listing(server, host.key)).get('dry-0').status).toBe('active');
+    expect((await sync(server, host.key, products)).body.summary).toMatchObject({ unchanged: COUNT });
+  });
+});
+
+describe.each(STORES)('receipts and Idempotency-Key (%s store)', (store) => {
+  let server: TestServer;
+
+  beforeAll(async () => {
+    server = await startServer(store, { env: { SYNC_MAX_PER_WINDOW: '1000' } });
+  });
+
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  // New receipts are written after the last batch, so the answer kept for the key is stored before the commit.
+  it('keeps the answer of a sync that writes receipts for its key, and replays it', async () => {
+    const host = await onboard(server, `Receipts key ${store}`);
+    const products = catalogue('key');
+    const send = () =>
+      call(server, 'POST', '/api/v1/sync/products', { token: host.key, json: { products }, headers: { 'idempotency-key': `receipts-${store}` } });
+    const first = await send();
+    expect(first.status).toBe(200);
+    expect(first.body.summary).toMatchObject({ created: COUNT });
+    const retry = await send();
+    expect(retry.status).toBe(200);
+    expect(retry.headers.get('idempotent-replayed')).toBe('true');
+    expect(retry.body).toEqual(first.body);
     expect((await sync(server, host.key, products)).body.summary).toMatchObject({ unchanged: COUNT });
   });
 });
