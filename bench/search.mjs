@@ -159,8 +159,8 @@ async function generate() {
            -- spec values are strings, as validation stores them
            json_build_object('cpu_cores', (1 + r % 32)::text, 'ram_gb', (1 << (r % 8)::int)::text, 'disk_gb', (20 * (1 + s % 50))::text),
            CASE WHEN r % 10 < 7
-             THEN json_build_array(json_build_object('period', 'monthly', 'price', price),
-                                   json_build_object('period', 'annually', 'price', round(price * 10, 2)))
+             THEN json_build_array(json_build_object('period', 'Monthly', 'price', price, 'canonical_period', 'monthly'),
+                                   json_build_object('period', 'Annually', 'price', round(price * 10, 2), 'canonical_period', 'annually'))
            END,
            CASE WHEN s % 4 = 0 THEN 0 END,
            CASE WHEN s % 3 = 0 THEN 'P1M' ELSE 'none' END,

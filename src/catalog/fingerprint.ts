@@ -154,7 +154,8 @@ export function fingerprintOf(p: Omit<NormalizedProduct, 'fingerprint'>): string
   length = 0;
   text(p.name);
   text(p.category);
-  number(p.price);
+  if (p.price === null) word(NULL);
+  else number(p.price);
   text(p.currency);
   textOrNull(p.description);
   if (p.specs === null) {
@@ -174,6 +175,7 @@ export function fingerprintOf(p: Omit<NormalizedProduct, 'fingerprint'>): string
     word(p.pricing_tiers.length);
     for (let i = 0; i < p.pricing_tiers.length; i++) {
       const tier = p.pricing_tiers[i]!;
+      // canonical_period follows from period, so it adds nothing to the content.
       text(tier.period);
       number(tier.price);
     }

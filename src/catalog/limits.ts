@@ -13,6 +13,8 @@ export const SPEC_KEY_MAX_LENGTH = 100;
 export const SPEC_VALUE_MAX_LENGTH = 1_000;
 
 export const PRICING_TIERS_MAX_ITEMS = 20;
+/** a tier's period, as the billing system names it */
+export const PERIOD_MAX_LENGTH = 50;
 
 /** features and datacenter_locations */
 export const LIST_MAX_ITEMS = 100;

@@ -12,13 +12,14 @@ import {
   LIST_ITEM_MAX_LENGTH,
   LIST_MAX_ITEMS,
   NAME_MAX_LENGTH,
+  PERIOD_MAX_LENGTH,
   PRICE_MAX,
   PRICING_TIERS_MAX_ITEMS,
   SPEC_KEY_MAX_LENGTH,
   SPEC_VALUE_MAX_LENGTH,
   SPECS_MAX_KEYS,
 } from './limits.js';
-import { BILLING_PERIODS } from './types.js';
+import { CANONICAL_PERIODS } from './billing-periods.js';
 
 /** JSON Schema patterns have no flags, so case-insensitive words are spelled as character classes. */
 function anyCase(word: string): string {
@@ -46,7 +47,19 @@ export const PRODUCT_ID_PATTERN = '^prd_[0-9A-HJKMNP-TV-Z]{26}$';
 const nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 const optionalNullable = <T extends TSchema>(schema: T) => Type.Optional(nullable(schema));
 
-const BillingPeriod = Type.Union(BILLING_PERIODS.map((period) => Type.Literal(period)));
+const BillingPeriod = Type.String({
+  minLength: 1,
+  maxLength: PERIOD_MAX_LENGTH,
+  description:
+    'as the billing system names it ("Monthly", "month", "1 year", "Semi-Annually", "One Time"); recognised ' +
+    'case- and punctuation-insensitively and also stored as its canonical_period; any other value is kept as sent',
+});
+
+const CanonicalPeriod = nullable(
+  Type.Union(CANONICAL_PERIODS.map((period) => Type.Literal(period)), {
+    description: 'the period the tier names, or null when the directory does not recognise it',
+  }),
+);
 
 const Price = Type.Number({ minimum: 0, maximum: PRICE_MAX });
 
@@ -56,7 +69,13 @@ const StringList = Type.Array(Type.String({ minLength: 1, maxLength: LIST_ITEM_M
 
 export const PricingTier = Type.Object(
   { period: BillingPeriod, price: Price },
-  { additionalProperties: false, description: 'no period may appear twice in one product' },
+  { additionalProperties: false, description: 'no two tiers of one product may name the same period' },
+);
+
+/** A tier as the directory keeps it: as sent, with the period it names. */
+export const PricingTierOutput = Type.Object(
+  { period: Type.String(), price: Type.Number(), canonical_period: CanonicalPeriod },
+  { additionalProperties: false },
 );
 
 export const ProductInput = Type.Object(
@@ -73,7 +92,9 @@ export const ProductInput = Type.Object(
       description: `1–${NAME_MAX_LENGTH} characters after trimming surrounding whitespace; stored trimmed`,
     }),
     category: Type.String({ description: 'one of the category slugs of GET /api/v1/categories' }),
-    price: Price,
+    price: optionalNullable(
+      Type.Number({ minimum: 0, maximum: PRICE_MAX, description: 'the monthly price; absent or null: price on request' }),
+    ),
     currency: optionalNullable(
       Type.String({
         pattern: '^[A-Za-z]{3}$',
@@ -134,11 +155,11 @@ export const ProductOutput = Type.Object(
     external_id: Type.String(),
     name: Type.String(),
     category: Type.String(),
-    price: Type.Number(),
+    price: nullable(Type.Number({ description: 'null: no price given (price on request)' })),
     currency: Type.String({ pattern: '^[A-Z]{3}$' }),
     description: nullable(Type.String()),
     specs: nullable(Type.Record(Type.String(), Type.String())),
-    pricing_tiers: nullable(Type.Array(PricingTier)),
+    pricing_tiers: nullable(Type.Array(PricingTierOutput)),
     setup_fee: nullable(Type.Number()),
     contract_duration: nullable(
       Type.String({ description: 'ISO 8601 duration of one unit (P12M) or "none"' }),

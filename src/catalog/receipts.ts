@@ -12,7 +12,7 @@ import { createHash, hash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 
 /** The modules of this directory whose code decides what a product's bytes validate and normalize to. */
-const RULE_MODULES = ['validate', 'fingerprint', 'limits', 'currency', 'product-schema', 'product-extents', 'types', 'receipts'];
+const RULE_MODULES = ['validate', 'fingerprint', 'limits', 'currency', 'product-schema', 'product-extents', 'types', 'receipts', 'billing-periods'];
 
 /**
  * The rules, as a digest of their code and of the currencies the runtime knows (Intl's list, which comes with

@@ -1,20 +1,13 @@
 // The domain's vocabulary: what a host sends, what the directory keeps, and what a sync decides.
 
-export const BILLING_PERIODS = [
-  'hourly',
-  'monthly',
-  'quarterly',
-  'semiannually',
-  'annually',
-  'biennially',
-  'triennially',
-  'one_time',
-] as const;
-export type BillingPeriod = (typeof BILLING_PERIODS)[number];
+import type { CanonicalPeriod } from './billing-periods.js';
 
 export interface PricingTier {
-  period: BillingPeriod;
+  /** as the billing system sent it ("Monthly", "1 year", "Semi-Annually") */
+  period: string;
   price: number;
+  /** the period it names (billing-periods.ts), or null when it names none the directory knows */
+  canonical_period: CanonicalPeriod | null;
 }
 
 /** What a product says about itself, normalized: the fields a host sends, as the directory keeps them. */
@@ -23,8 +16,8 @@ export interface ProductContent {
   /** trimmed */
   name: string;
   category: string;
-  /** finite, 0 ≤ price ≤ 1e9; -0 becomes 0 */
-  price: number;
+  /** finite, 0 ≤ price ≤ 1e9; -0 becomes 0; null when the host gave none ("price on request") */
+  price: number | null;
   /** upper case ISO 4217; the host's default currency when the payload had none */
   currency: string;
   description: string | null;

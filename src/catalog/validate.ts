@@ -15,6 +15,7 @@ import {
   LIST_MAX_ITEMS,
   MAX_ERRORS_LISTED,
   NAME_MAX_LENGTH,
+  PERIOD_MAX_LENGTH,
   PRICE_MAX,
   PRICING_TIERS_MAX_ITEMS,
   SPEC_KEY_MAX_LENGTH,
@@ -22,9 +23,8 @@ import {
   SPECS_MAX_KEYS,
 } from './limits.js';
 import { CONTRACT_DURATION_PATTERN } from './product-schema.js';
+import { canonicalPeriod, type CanonicalPeriod } from './billing-periods.js';
 import {
-  BILLING_PERIODS,
-  type BillingPeriod,
   type CatalogueProduct,
   type KnownProduct,
   type NormalizedProduct,
@@ -74,9 +74,6 @@ export type ValidationResult<P extends CatalogueProduct = CatalogueProduct> =
     }
   | { ok: false; errors: ValidationIssue[]; truncated: boolean };
 
-const PERIOD_DETAIL = `must be one of: ${BILLING_PERIODS.join(', ')}`;
-/** period → bit, so that one product's periods fit in one integer */
-const PERIOD_BITS: ReadonlyMap<string, number> = new Map(BILLING_PERIODS.map((period, k) => [period, 1 << k]));
 const PRODUCT_FIELDS: ReadonlySet<string> = new Set([
   'external_id',
   'name',
@@ -342,12 +339,8 @@ function validateProduct(run: Run, raw: unknown, i: number): NormalizedProduct |
     category = rawCategory;
   }
 
-  let price: number | null = null;
-  if (raw.price === undefined || raw.price === null) {
-    report(run, `/products/${i}/price`, 'required', 'is required');
-  } else {
-    price = checkPrice(run, raw.price, i, 'price', -1);
-  }
+  // The original interface makes price optional: a product without one is listed as "price on request".
+  const price = raw.price === undefined || raw.price === null ? null : checkPrice(run, raw.price, i, 'price', -1);
 
   let currency = run.defaultCurrency;
   const rawCurrency = raw.currency;
@@ -406,7 +399,7 @@ function validateProduct(run: Run, raw: unknown, i: number): NormalizedProduct |
     external_id: externalId!,
     name: name!,
     category: category!,
-    price: price!,
+    price,
     currency,
     description,
     specs,
@@ -530,7 +523,8 @@ function checkTiers(run: Run, value: unknown, i: number): PricingTier[] | null {
   }
   const before = run.count;
   const tiers = new Array<PricingTier>(value.length);
-  let seenPeriods = 0;
+  // canonical period → the first tier naming it; periods the directory does not know are never duplicates.
+  const firstTier = new Map<CanonicalPeriod, number>();
   for (let t = 0; t < value.length; t++) {
     const tier: unknown = value[t];
     if (!isObject(tier)) {
@@ -542,26 +536,20 @@ function checkTiers(run: Run, value: unknown, i: number): PricingTier[] | null {
         report(run, `/products/${i}/pricing_tiers/${t}/${escapeToken(key)}`, 'unknown_field', 'unknown field');
       }
     }
-    const period = tier.period;
-    let periodOk = false;
-    if (period === undefined || period === null) {
-      report(run, `/products/${i}/pricing_tiers/${t}/period`, 'required', 'is required');
-    } else if (typeof period !== 'string') {
-      report(run, `/products/${i}/pricing_tiers/${t}/period`, 'type', mustBe('a string', period));
-    } else {
-      const bit = PERIOD_BITS.get(period);
-      if (bit === undefined) {
-        report(run, `/products/${i}/pricing_tiers/${t}/period`, 'enum', PERIOD_DETAIL);
-      } else if ((seenPeriods & bit) !== 0) {
+    const period = checkPeriod(run, tier.period, `/products/${i}/pricing_tiers/${t}/period`);
+    let canonical: CanonicalPeriod | null = null;
+    if (period !== null) {
+      canonical = canonicalPeriod(period);
+      const first = canonical === null ? undefined : firstTier.get(canonical);
+      if (first !== undefined) {
         report(
           run,
           `/products/${i}/pricing_tiers/${t}/period`,
           'duplicate',
-          `duplicate of /products/${i}/pricing_tiers/${firstTierWithPeriod(value, period)}/period`,
+          `duplicate of /products/${i}/pricing_tiers/${first}/period (both name the ${canonical} period)`,
         );
-      } else {
-        seenPeriods |= bit;
-        periodOk = true;
+      } else if (canonical !== null) {
+        firstTier.set(canonical, t);
       }
     }
     let price: number | null = null;
@@ -570,17 +558,27 @@ function checkTiers(run: Run, value: unknown, i: number): PricingTier[] | null {
     } else {
       price = checkPrice(run, tier.price, i, 'price', t);
     }
-    if (periodOk && price !== null) tiers[t] = { period: period as BillingPeriod, price };
+    if (period !== null && price !== null) tiers[t] = { period, price, canonical_period: canonical };
   }
   return run.count === before ? tiers : null;
 }
 
-function firstTierWithPeriod(tiers: readonly unknown[], period: string): number {
-  for (let t = 0; t < tiers.length; t++) {
-    const tier = tiers[t];
-    if (isObject(tier) && tier.period === period) return t;
+/** A tier's period: any string of 1–PERIOD_MAX_LENGTH characters, kept as sent; null when reported. */
+function checkPeriod(run: Run, value: unknown, pointer: string): string | null {
+  if (value === undefined || value === null) {
+    report(run, pointer, 'required', 'is required');
+    return null;
   }
-  return -1;
+  if (typeof value !== 'string') {
+    report(run, pointer, 'type', mustBe('a string', value));
+    return null;
+  }
+  const issue = lengthIssue(value, 1, PERIOD_MAX_LENGTH);
+  if (issue !== null) {
+    report(run, pointer, issue, lengthDetail(issue, 1, PERIOD_MAX_LENGTH, ''));
+    return null;
+  }
+  return checkText(run, value, pointer) ? value : null;
 }
 
 function checkStringList(run: Run, value: unknown, i: number, field: string): string[] | null {

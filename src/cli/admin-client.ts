@@ -41,7 +41,8 @@ export interface Product {
   external_id: string;
   name: string;
   category: string;
-  price: number;
+  /** null: no price given (price on request) */
+  price: number | null;
   currency: string;
   status: ProductStatus;
   updated_at: string;

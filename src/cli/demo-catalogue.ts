@@ -5,7 +5,7 @@ export interface DemoProduct {
   external_id: string;
   name: string;
   category: string;
-  price: number;
+  price?: number;
   currency?: string;
   description?: string;
   specs?: Record<string, string | number | boolean>;
@@ -266,6 +266,17 @@ const harbor: DemoHost = {
         datacenter_locations: ['Dallas', 'Toronto'],
       }),
     ),
+    {
+      // Quoted per customer, as colocation usually is: no price, listed as "price on request".
+      external_id: 'colo-cage',
+      name: 'Private colocation cage',
+      category: 'colocation',
+      description: 'A locked cage of 4 to 20 racks with dedicated power feeds and cross-connects. Priced per project.',
+      specs: { racks: '4–20', power_kw_per_rack: 10 },
+      contract_duration: '12 months',
+      features: ['Biometric access', 'A+B power', 'Remote hands'],
+      datacenter_locations: ['Dallas'],
+    },
   ],
 };
 
@@ -384,8 +395,8 @@ const kestrel: DemoHost = {
         description: `${validation}. Price per month, billed yearly.`,
         specs: { validation, warranty: monthly > 5 ? '£1,000,000' : '£10,000' },
         pricing_tiers: [
-          { period: 'monthly', price: monthly },
-          { period: 'annually', price: round(monthly * 12) },
+          { period: 'Monthly', price: monthly },
+          { period: 'Annually', price: round(monthly * 12) },
         ],
         contract_duration: '1 year',
         features: ['Site seal', 'Free reissue'],
@@ -398,7 +409,7 @@ const kestrel: DemoHost = {
       price: 0.79,
       description: 'A .co.uk domain with free DNS and email forwarding. Price per month, billed yearly.',
       specs: { tld: '.co.uk' },
-      pricing_tiers: [{ period: 'monthly', price: 0.79 }, { period: 'annually', price: 9.48 }],
+      pricing_tiers: [{ period: '1 month', price: 0.79 }, { period: '1 year', price: 9.48 }],
       contract_duration: '1 year',
       features: ['DNS management', 'Email forwarding'],
     },

@@ -116,7 +116,7 @@ export function productsTable(products: readonly Product[]): string {
       { header: 'ID', value: (p) => p.id },
       { header: 'STATUS', value: (p) => p.status },
       { header: 'CATEGORY', value: (p) => p.category },
-      { header: 'PRICE', value: (p) => `${p.price} ${p.currency}`, align: 'right' },
+      { header: 'PRICE', value: (p) => (p.price === null ? 'on request' : `${p.price} ${p.currency}`), align: 'right' },
       { header: 'NAME', value: (p) => p.name },
     ],
     products,

@@ -20,10 +20,12 @@ export const ProductSearchQuery = Type.Object({
     Type.Number({
       minimum: 0,
       maximum: 1_000_000_000,
-      description: 'the most a product may cost per month, in `currency` (required with it); never converted between currencies',
+      description:
+        'the most a product may cost per month, in `currency` (required with it); never converted between currencies; ' +
+        'products without a price are left out',
     }),
   ),
-  sort: Type.Optional(Type.Union(DIRECTORY_SORTS.map((sort) => Type.Literal(sort)), { default: 'price', description: 'price is the monthly price' })),
+  sort: Type.Optional(Type.Union(DIRECTORY_SORTS.map((sort) => Type.Literal(sort)), { default: 'price', description: 'price is the monthly price; products without one come last in both orders' })),
   order: Type.Optional(Type.Union([Type.Literal('asc'), Type.Literal('desc')], { description: 'default: asc for price and name, desc for newest' })),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
   cursor: Type.Optional(Type.String({ maxLength: 500, description: 'next_cursor of the previous page, unchanged' })),
@@ -39,7 +41,8 @@ interface CursorContent {
 
 const PRODUCT_ID = /^prd_[0-9A-HJKMNP-TV-Z]{26}$/;
 const SORT_KEY_SHAPE: Record<DirectorySort, RegExp> = {
-  price: /^\d{1,10}(\.\d{1,20})?$/,
+  // UNPRICED_KEY (empty) marks the products without a price, which follow every priced one.
+  price: /^(\d{1,10}(\.\d{1,20})?)?$/,
   name: /^[^\u0000]{1,200}$/u,
   newest: PRODUCT_ID,
 };

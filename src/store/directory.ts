@@ -18,7 +18,7 @@ export interface ProductSearch {
   location?: string;
   feature?: string;
   currency?: string;
-  /** monthly price at most this, in `currency` (prices are never converted between currencies) */
+  /** monthly price at most this, in `currency` (prices are never converted between currencies); excludes unpriced products */
   maxMonthlyPrice?: number;
   hostSlug?: string;
   sort: DirectorySort;
@@ -35,8 +35,8 @@ export interface ListedHostRef {
 /** A product as the public sees it: its content without the host's own external_id. */
 export interface ListedProduct extends Omit<ProductContent, 'external_id'> {
   id: string;
-  /** the monthly pricing tier if the product has one, else price */
-  monthly_price: number;
+  /** the monthly pricing tier if the product has one, else price; null when it has neither ("price on request") */
+  monthly_price: number | null;
   created_at: string;
   updated_at: string;
   host: ListedHostRef;
@@ -84,11 +84,35 @@ function toListedProduct(row: Record<string, unknown>): ListedProduct {
   return {
     id: String(row.id),
     ...productContentOf(row),
-    monthly_price: numberOrNull(row.monthly_price) ?? 0,
+    monthly_price: numberOrNull(row.monthly_price),
     created_at: iso(row.created_at),
     updated_at: iso(row.updated_at),
     host: { slug: String(row.host_slug), name: String(row.host_name) },
   };
+}
+
+/**
+ * The sort key a cursor carries for a product without a monthly price. Sorted by price, such products come after
+ * every priced one in both orders, by id in the order's direction: a separate segment of the listing.
+ */
+export const UNPRICED_KEY = '';
+
+/** The WHERE clause of a search as it grows, with its parameters. */
+class Conditions {
+  readonly where: string[] = [`p.status = 'active'`, `h.status = 'active'`];
+  readonly params: unknown[] = [];
+
+  param(value: unknown): string {
+    this.params.push(value);
+    return `$${this.params.length}`;
+  }
+
+  copy(): Conditions {
+    const copy = new Conditions();
+    copy.where.splice(0, copy.where.length, ...this.where);
+    copy.params.push(...this.params);
+    return copy;
+  }
 }
 
 /**
@@ -99,49 +123,87 @@ export async function searchProducts(
   db: Queryable,
   search: ProductSearch,
 ): Promise<{ products: ListedProduct[]; next: Keyset | null }> {
-  const params: unknown[] = [];
-  const param = (value: unknown) => {
-    params.push(value);
-    return `$${params.length}`;
-  };
-  const where = [`p.status = 'active'`, `h.status = 'active'`];
-  if (search.category !== undefined) where.push(`p.category = ${param(search.category)}`);
-  if (search.hostSlug !== undefined) where.push(`h.slug = ${param(search.hostSlug)}`);
-  if (search.location !== undefined) where.push(`p.datacenter_locations @> ${param(JSON.stringify([search.location]))}::jsonb`);
-  if (search.feature !== undefined) where.push(`p.features @> ${param(JSON.stringify([search.feature]))}::jsonb`);
-  if (search.currency !== undefined) where.push(`p.currency = ${param(search.currency)}`);
-  if (search.maxMonthlyPrice !== undefined) where.push(`p.monthly_price <= ${param(String(search.maxMonthlyPrice))}::numeric`);
+  const filters = new Conditions();
+  const { where } = filters;
+  if (search.category !== undefined) where.push(`p.category = ${filters.param(search.category)}`);
+  if (search.hostSlug !== undefined) where.push(`h.slug = ${filters.param(search.hostSlug)}`);
+  if (search.location !== undefined) where.push(`p.datacenter_locations @> ${filters.param(JSON.stringify([search.location]))}::jsonb`);
+  if (search.feature !== undefined) where.push(`p.features @> ${filters.param(JSON.stringify([search.feature]))}::jsonb`);
+  if (search.currency !== undefined) where.push(`p.currency = ${filters.param(search.currency)}`);
+  if (search.maxMonthlyPrice !== undefined) where.push(`p.monthly_price <= ${filters.param(String(search.maxMonthlyPrice))}::numeric`);
   if (search.text !== undefined) {
     const words = searchWords(search.text);
     // A query of only punctuation matches nothing rather than everything.
     if (words.length === 0) return { products: [], next: null };
-    where.push(`p.search_text @@ to_tsquery('simple', ${param(words.map((word) => `${word}:*`).join(' & '))})`);
+    where.push(`p.search_text @@ to_tsquery('simple', ${filters.param(words.map((word) => `${word}:*`).join(' & '))})`);
   }
-  const key = SORT_KEY[search.sort];
-  const direction = search.order === 'asc' ? 'ASC' : 'DESC';
   // PostgreSQL guesses that a word it has no statistics for matches 0.5 % of the rows, and then walks the sort
   // index looking for it: for a rare word that reads the whole listing. Unless every word is known to be common,
   // the sort is put on an expression no index covers (same values, same order), so that the text index leads
   // and only the matches are sorted. Common words keep the walk, which finds a page of them in a few rows.
   const textLeads = search.text !== undefined && !(await wordsAreCommon(db, searchWords(search.text)));
-  const orderBy = textLeads ? key.unindexed : key.expression;
-  if (search.after) {
+  if (search.sort !== 'price') {
+    const page = await pageOf(db, filters, SORT_KEY[search.sort], search, textLeads, search.after);
+    return pageResult(page.rows, page.more);
+  }
+
+  // Priced products first, then (unless a price limit leaves them out) the unpriced ones: two index walks in the
+  // same direction, where one ORDER BY ... NULLS LAST would need an index per order.
+  const inUnpriced = search.after !== null && search.after.key === UNPRICED_KEY;
+  let priced: { rows: Record<string, unknown>[]; more: boolean } = { rows: [], more: false };
+  if (!inUnpriced) {
+    const pricedOnly = filters.copy();
+    pricedOnly.where.push('p.monthly_price IS NOT NULL');
+    priced = await pageOf(db, pricedOnly, SORT_KEY.price, search, textLeads, search.after);
+    if (priced.more || search.maxMonthlyPrice !== undefined) return pageResult(priced.rows, priced.more);
+  }
+  const unpricedOnly = filters.copy();
+  unpricedOnly.where.push('p.monthly_price IS NULL');
+  const rest = { ...search, limit: search.limit - priced.rows.length };
+  const unpriced = await pageOf(db, unpricedOnly, UNPRICED_SORT_KEY, rest, textLeads, inUnpriced ? search.after : null);
+  return pageResult([...priced.rows, ...unpriced.rows], unpriced.more);
+}
+
+/** Unpriced products, sorted by price, are in id order with the cursor key UNPRICED_KEY. */
+const UNPRICED_SORT_KEY = { expression: 'p.id', unindexed: `(p.id || '')`, cast: '::text', key: `''` };
+
+/**
+ * Up to `limit` rows (and whether there are more) of one segment of the listing, in (sort key, id) order. A limit
+ * of 0 only tells whether the segment has a row.
+ */
+async function pageOf(
+  db: Queryable,
+  conditions: Conditions,
+  key: { expression: string; unindexed: string; cast: string; key?: string },
+  search: Pick<ProductSearch, 'order' | 'limit'>,
+  textLeads: boolean,
+  after: Keyset | null,
+): Promise<{ rows: Record<string, unknown>[]; more: boolean }> {
+  const direction = search.order === 'asc' ? 'ASC' : 'DESC';
+  const where = [...conditions.where];
+  if (after !== null) {
     const comparison = search.order === 'asc' ? '>' : '<';
-    where.push(`(${key.expression}, p.id) ${comparison} (${param(search.after.key)}${key.cast}, ${param(search.after.id)}::text)`);
+    where.push(
+      key.key === undefined
+        ? `(${key.expression}, p.id) ${comparison} (${conditions.param(after.key)}${key.cast}, ${conditions.param(after.id)}::text)`
+        : `p.id ${comparison} ${conditions.param(after.id)}::text`,
+    );
   }
   const { rows } = await db.query(
-    `SELECT ${PRODUCT_COLUMNS}, (${key.expression})::text AS sort_key
+    `SELECT ${PRODUCT_COLUMNS}, ${key.key ?? `(${key.expression})::text`} AS sort_key
      FROM products p JOIN hosts h ON h.id = p.host_id
      WHERE ${where.join(' AND ')}
-     ORDER BY ${orderBy} ${direction}, p.id ${direction}
-     LIMIT ${param(search.limit + 1)}`,
-    params,
+     ORDER BY ${textLeads ? key.unindexed : key.expression} ${direction}, p.id ${direction}
+     LIMIT ${conditions.param(search.limit + 1)}`,
+    conditions.params,
   );
-  const more = rows.length > search.limit;
-  const page = rows.slice(0, search.limit);
-  const last = page.at(-1);
+  return { rows: rows.slice(0, search.limit), more: rows.length > search.limit };
+}
+
+function pageResult(rows: Record<string, unknown>[], more: boolean): { products: ListedProduct[]; next: Keyset | null } {
+  const last = rows.at(-1);
   return {
-    products: page.map(toListedProduct),
+    products: rows.map(toListedProduct),
     next: more && last ? { key: String(last.sort_key), id: String(last.id) } : null,
   };
 }

@@ -63,20 +63,23 @@ function copyStringList(list: readonly string[] | null): string {
   return escapeJsonForCopy(json + ']');
 }
 
-/** Periods are enum words and prices finite numbers, whose JavaScript and JSON spellings are the same. */
+/** Prices are finite numbers and canonical periods plain words, whose JavaScript and JSON spellings are the same. */
 function copyTiers(tiers: readonly PricingTier[] | null): string {
   if (tiers === null) return '\\N';
   let json = '[';
   for (let i = 0; i < tiers.length; i++) {
-    json += (i === 0 ? '{"period":"' : ',{"period":"') + tiers[i]!.period + '","price":' + tiers[i]!.price + '}';
+    const { period, price, canonical_period: canonical } = tiers[i]!;
+    json +=
+      (i === 0 ? '{"period":"' : ',{"period":"') + (JSON_SPECIAL.test(period) ? JSON.stringify(period).slice(1, -1) : period) +
+      '","price":' + price + ',"canonical_period":' + (canonical === null ? 'null' : '"' + canonical + '"') + '}';
   }
-  return json + ']';
+  return escapeJsonForCopy(json + ']');
 }
 
 /** The content columns of a product, tab-separated, in CONTENT_COLUMNS order. */
 function copyContent(p: NormalizedProduct): string {
   return (
-    copyText(p.name) + '\t' + copyText(p.category) + '\t' + p.price + '\t' + copyText(p.currency) + '\t' +
+    copyText(p.name) + '\t' + copyText(p.category) + '\t' + (p.price === null ? '\\N' : p.price) + '\t' + copyText(p.currency) + '\t' +
     (p.description === null ? '\\N' : copyText(p.description)) + '\t' + copyJson(p.specs) + '\t' +
     copyTiers(p.pricing_tiers) + '\t' + (p.setup_fee === null ? '\\N' : p.setup_fee) + '\t' +
     (p.contract_duration === null ? '\\N' : copyText(p.contract_duration)) + '\t' + copyStringList(p.features) + '\t' +

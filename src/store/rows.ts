@@ -27,7 +27,7 @@ export function productContentOf(row: Record<string, unknown>): Omit<ProductCont
   return {
     name: String(row.name),
     category: String(row.category),
-    price: numberOrNull(row.price) ?? 0,
+    price: numberOrNull(row.price),
     currency: String(row.currency),
     description: (row.description as string | null) ?? null,
     specs: jsonOrNull(row.specs),

@@ -1,8 +1,11 @@
 // How prices, periods and dates read on the pages.
-import type { BillingPeriod } from '../catalog/types.js';
+import type { CanonicalPeriod } from '../catalog/billing-periods.js';
+import type { PricingTier } from '../catalog/types.js';
 
-const PERIOD_SUFFIX: Record<BillingPeriod, string> = {
+const PERIOD_SUFFIX: Record<CanonicalPeriod, string> = {
   hourly: 'per hour',
+  daily: 'per day',
+  weekly: 'per week',
   monthly: 'per month',
   quarterly: 'per 3 months',
   semiannually: 'per 6 months',
@@ -12,8 +15,10 @@ const PERIOD_SUFFIX: Record<BillingPeriod, string> = {
   one_time: 'one-time',
 };
 
-const PERIOD_LABEL: Record<BillingPeriod, string> = {
+const PERIOD_LABEL: Record<CanonicalPeriod, string> = {
   hourly: 'Hourly',
+  daily: 'Daily',
+  weekly: 'Weekly',
   monthly: 'Monthly',
   quarterly: 'Quarterly',
   semiannually: 'Every 6 months',
@@ -23,13 +28,18 @@ const PERIOD_LABEL: Record<BillingPeriod, string> = {
   one_time: 'One-time',
 };
 
-export function periodSuffix(period: BillingPeriod): string {
-  return PERIOD_SUFFIX[period];
+/** What follows a tier's price: "per month"; nothing for a period the directory does not know (its label says it). */
+export function periodSuffix(tier: Pick<PricingTier, 'canonical_period'>): string {
+  return tier.canonical_period === null ? '' : PERIOD_SUFFIX[tier.canonical_period];
 }
 
-export function periodLabel(period: BillingPeriod): string {
-  return PERIOD_LABEL[period];
+/** "Monthly", "Every 6 months"; a period the directory does not know, exactly as the provider sent it. */
+export function periodLabel(tier: Pick<PricingTier, 'period' | 'canonical_period'>): string {
+  return tier.canonical_period === null ? tier.period : PERIOD_LABEL[tier.canonical_period];
 }
+
+/** What the directory shows for a product that has no price. */
+export const PRICE_ON_REQUEST = 'Price on request';
 
 const formats = new Map<string, Intl.NumberFormat>();
 

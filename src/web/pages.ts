@@ -2,7 +2,7 @@
 import type { Category } from '../store/categories.js';
 import type { FilterChoices, ListedCategory, ListedHost, ListedProduct } from '../store/directory.js';
 import { CATEGORY_COUNT_CAP } from '../store/directory.js';
-import { formatDate, formatDuration, formatPrice, periodLabel, periodSuffix, specLabel } from './format.js';
+import { formatDate, formatDuration, formatPrice, periodLabel, periodSuffix, PRICE_ON_REQUEST, specLabel } from './format.js';
 import { html, queryString, type Html } from './html.js';
 import { layout } from './layout.js';
 
@@ -38,12 +38,28 @@ function categoryLabel(categories: Category[], slug: string): string {
   return categories.find((category) => category.slug === slug)?.label ?? slug;
 }
 
+/**
+ * The price a product is known by: its monthly price; else its first tier's price and period (a plan sold only by
+ * the year says so); else "Price on request".
+ */
+function headlinePrice(product: ListedProduct): { amount: string; per: string } {
+  if (product.monthly_price !== null) return { amount: formatPrice(product.monthly_price, product.currency), per: 'per month' };
+  const tier = product.pricing_tiers?.[0];
+  if (tier !== undefined) return { amount: formatPrice(tier.price, product.currency), per: periodSuffix(tier) || periodLabel(tier) };
+  return { amount: PRICE_ON_REQUEST, per: '' };
+}
+
+function priceLine(product: ListedProduct): Html {
+  const { amount, per } = headlinePrice(product);
+  return html`<p><span class="price">${amount}</span>${per ? html` <span class="muted">${per}</span>` : ''}</p>`;
+}
+
 function productCard(product: ListedProduct, categories: Category[], showHost = true): Html {
   const specs = Object.entries(product.specs ?? {}).slice(0, 3);
   return html`<li class="card">
 <h2><a href="/products/${encodeURIComponent(product.id)}">${product.name}</a></h2>
 <p class="muted">${showHost ? html`<a href="/hosts/${encodeURIComponent(product.host.slug)}">${product.host.name}</a> · ` : ''}${categoryLabel(categories, product.category)}</p>
-<p><span class="price">${formatPrice(product.monthly_price, product.currency)}</span> <span class="muted">per month</span></p>
+${priceLine(product)}
 ${specs.length > 0 ? html`<p class="muted">${specs.map(([key, value], i) => html`${i > 0 ? ' · ' : ''}${specLabel(key)}: ${value}`)}</p>` : ''}
 ${product.datacenter_locations?.length ? html`<ul class="tags" aria-label="Locations">${product.datacenter_locations.slice(0, 4).map((location) => html`<li>${location}</li>`)}</ul>` : ''}
 </li>`;
@@ -150,8 +166,9 @@ ${resultList(page, categories)}`,
 export function productPage(product: ListedProduct, categories: Category[]): Html {
   const tiers = product.pricing_tiers ?? [];
   const specs = Object.entries(product.specs ?? {});
+  const headline = headlinePrice(product);
   return layout(
-    { title: `${product.name} by ${product.host.name}`, description: `${product.name}: ${formatPrice(product.monthly_price, product.currency)} per month` },
+    { title: `${product.name} by ${product.host.name}`, description: `${product.name}: ${[headline.amount, headline.per].filter(Boolean).join(' ')}` },
     html`<p class="muted"><a href="/categories/${encodeURIComponent(product.category)}">${categoryLabel(categories, product.category)}</a></p>
 <h1>${product.name}</h1>
 <p>by <a href="/hosts/${encodeURIComponent(product.host.slug)}">${product.host.name}</a></p>
@@ -167,8 +184,8 @@ ${product.datacenter_locations?.length ? html`<ul>${product.datacenter_locations
 </div>
 <aside aria-labelledby="pricing" class="card">
 <h2 id="pricing">Pricing</h2>
-<p><span class="price">${formatPrice(product.monthly_price, product.currency)}</span> per month</p>
-${tiers.length > 0 ? html`<table><caption class="visually-hidden">Prices by billing period</caption><thead><tr><th scope="col">Billing period</th><th scope="col">Price</th></tr></thead><tbody>${tiers.map((tier) => html`<tr><td>${periodLabel(tier.period)}</td><td>${formatPrice(tier.price, product.currency)} <span class="muted">${periodSuffix(tier.period)}</span></td></tr>`)}</tbody></table>` : ''}
+${priceLine(product)}
+${tiers.length > 0 ? html`<table><caption class="visually-hidden">Prices by billing period</caption><thead><tr><th scope="col">Billing period</th><th scope="col">Price</th></tr></thead><tbody>${tiers.map((tier) => html`<tr><td>${periodLabel(tier)}</td><td>${formatPrice(tier.price, product.currency)} <span class="muted">${periodSuffix(tier)}</span></td></tr>`)}</tbody></table>` : ''}
 <p>Setup fee: ${product.setup_fee === null ? 'none listed' : product.setup_fee === 0 ? 'free' : formatPrice(product.setup_fee, product.currency)}</p>
 <p>Minimum term: ${product.contract_duration === null ? 'not stated' : formatDuration(product.contract_duration)}</p>
 <p class="muted">Updated <time datetime="${product.updated_at}">${formatDate(product.updated_at)}</time></p>

@@ -90,7 +90,6 @@ describe('validateCatalogue refuses, with pointer and code', () => {
     ['category unknown', { category: 'vps' }, `${p}/category`, 'enum'],
     ['category in another case', { category: 'VPS_CLOUD' }, `${p}/category`, 'enum'],
 
-    ['price missing', { price: undefined }, `${p}/price`, 'required'],
     ['price a string', { price: '9.99' }, `${p}/price`, 'type'],
     ['price negative', { price: -0.01 }, `${p}/price`, 'minimum'],
     ['price over 1e9', { price: 1_000_000_000.01 }, `${p}/price`, 'maximum'],
@@ -126,7 +125,16 @@ describe('validateCatalogue refuses, with pointer and code', () => {
     ['tier not an object', { pricing_tiers: [5] }, `${p}/pricing_tiers/0`, 'type'],
     ['tier without price', { pricing_tiers: [{ period: 'monthly' }] }, `${p}/pricing_tiers/0/price`, 'required'],
     ['tier without period', { pricing_tiers: [{ price: 1 }] }, `${p}/pricing_tiers/0/period`, 'required'],
-    ['tier period unknown', { pricing_tiers: [{ period: 'weekly', price: 1 }] }, `${p}/pricing_tiers/0/period`, 'enum'],
+    ['tier period empty', { pricing_tiers: [{ period: '', price: 1 }] }, `${p}/pricing_tiers/0/period`, 'min_length'],
+    ['tier period of 51 characters', { pricing_tiers: [{ period: x(51), price: 1 }] }, `${p}/pricing_tiers/0/period`, 'max_length'],
+    ['tier period with NUL', { pricing_tiers: [{ period: 'month\u0000', price: 1 }] }, `${p}/pricing_tiers/0/period`, 'control_characters'],
+    ['tier period missing', { pricing_tiers: [{ price: 1 }] }, `${p}/pricing_tiers/0/period`, 'required'],
+    [
+      'two tiers naming the same period, spelled differently',
+      { pricing_tiers: [{ period: 'Monthly', price: 1 }, { period: '1 month', price: 2 }] },
+      `${p}/pricing_tiers/1/period`,
+      'duplicate',
+    ],
     ['tier period not a string', { pricing_tiers: [{ period: 1, price: 1 }] }, `${p}/pricing_tiers/0/period`, 'type'],
     ['tier price negative', { pricing_tiers: [{ period: 'monthly', price: -1 }] }, `${p}/pricing_tiers/0/price`, 'minimum'],
     ['tier price too high', { pricing_tiers: [{ period: 'monthly', price: 2e9 }] }, `${p}/pricing_tiers/0/price`, 'maximum'],
@@ -224,21 +232,43 @@ describe('validateCatalogue accepts, within every limit', () => {
       },
       'pricing_tiers',
       [
-        { period: 'annually', price: 99 },
-        { period: 'monthly', price: 9.99 },
-        { period: 'one_time', price: 0 },
+        { period: 'annually', price: 99, canonical_period: 'annually' },
+        { period: 'monthly', price: 9.99, canonical_period: 'monthly' },
+        { period: 'one_time', price: 0, canonical_period: 'one_time' },
       ],
     ],
+    [
+      'billing periods as billing systems name them, kept as sent',
+      {
+        pricing_tiers: [
+          { period: 'Monthly', price: 5 },
+          { period: 'Semi-Annually', price: 27 },
+          { period: '1 year', price: 50 },
+          { period: 'per fortnight', price: 3 },
+          { period: 'Every other Tuesday', price: 1 },
+        ],
+      },
+      'pricing_tiers',
+      [
+        { period: 'Monthly', price: 5, canonical_period: 'monthly' },
+        { period: 'Semi-Annually', price: 27, canonical_period: 'semiannually' },
+        { period: '1 year', price: 50, canonical_period: 'annually' },
+        { period: 'per fortnight', price: 3, canonical_period: null },
+        { period: 'Every other Tuesday', price: 1, canonical_period: null },
+      ],
+    ],
+    ['no price', { price: undefined }, 'price', null],
+    ['price null', { price: null }, 'price', null],
     ['pricing tiers empty', { pricing_tiers: [] }, 'pricing_tiers', []],
     [
       'every billing period once',
       {
-        pricing_tiers: ['hourly', 'monthly', 'quarterly', 'semiannually', 'annually', 'biennially', 'triennially', 'one_time'].map(
+        pricing_tiers: ['hourly', 'daily', 'weekly', 'monthly', 'quarterly', 'semiannually', 'annually', 'biennially', 'triennially', 'one_time'].map(
           (period) => ({ period, price: 1 }),
         ),
       },
       'pricing_tiers',
-      expect.arrayContaining([{ period: 'triennially', price: 1 }]),
+      expect.arrayContaining([{ period: 'triennially', price: 1, canonical_period: 'triennially' }]),
     ],
     ['setup_fee 0', { setup_fee: 0 }, 'setup_fee', 0],
     ['setup_fee 1e9', { setup_fee: 1e9 }, 'setup_fee', 1e9],
@@ -376,9 +406,18 @@ describe('validateCatalogue on the body as a whole', () => {
       {
         pointer: '/products/0/pricing_tiers/2/period',
         code: 'duplicate',
-        detail: 'duplicate of /products/0/pricing_tiers/0/period',
+        detail: 'duplicate of /products/0/pricing_tiers/0/period (both name the monthly period)',
       },
     ]);
+  });
+
+  it('never takes two periods it does not recognise for duplicates', () => {
+    const tiers = [
+      { period: 'per fortnight', price: 1 },
+      { period: 'per fortnight ', price: 2 },
+      { period: 'lunar month', price: 3 },
+    ];
+    expect(validateCatalogue({ products: [productWith({ pricing_tiers: tiers })] }, OPTS).ok).toBe(true);
   });
 
   it('lists 100 errors and says there were more', () => {

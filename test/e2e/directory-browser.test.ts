@@ -160,7 +160,7 @@ describe('directory pages in a browser', () => {
     const hosts = await call(server, 'GET', '/api/v1/directory/hosts');
     expect(hosts.body.hosts.map((host: { slug: string; product_count: number }) => [host.slug, host.product_count])).toEqual([
       ['blockforge-games', 17],
-      ['harbor-cloud', 18],
+      ['harbor-cloud', 19],
       ['kestrel-web', 11],
       ['nordlicht-hosting', 17],
     ]);

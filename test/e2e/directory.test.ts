@@ -1,6 +1,7 @@
 // The public directory API over HTTP on both stores: every filter and sort against a model computed here from
 // what was synced, paging walked to the end without gaps or repeats, and nothing hidden ever showing.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { canonicalPeriod } from '../../src/catalog/billing-periods.js';
 import { admin, call, onboard, product, sync, type Answer, type Onboarded } from '../support/api.js';
 import { startServer, STORES, type TestServer } from '../support/server.js';
 
@@ -10,9 +11,10 @@ interface Synced {
   external_id: string;
   name: string;
   category: string;
-  price: number;
+  price: number | null;
   currency: string;
-  monthly: number;
+  /** null: neither a price nor a monthly tier ("price on request") */
+  monthly: number | null;
   description: string;
   features: string[];
   locations: string[];
@@ -23,12 +25,20 @@ const LOCATIONS = ['Frankfurt', 'Amsterdam', 'New York', 'Singapore'];
 const FEATURES = ['NVMe', 'DDoS protection', 'Backups', 'IPv6'];
 const WORDS = ['Turbo', 'Cloud', 'Bare', 'Metal', 'Block', 'Forge'];
 
-/** A catalogue with ties in every sort key (shared prices, shared names) so that the id tie-break is exercised. */
+// Billing periods as billing systems spell them: the directory finds the monthly one however it is written.
+const MONTHLY = ['monthly', 'Monthly', '1 month'];
+const YEARLY = ['annually', 'Annually', '1 year'];
+
+/**
+ * A catalogue with ties in every sort key (shared prices, shared names) so that the id tie-break is exercised, and
+ * some products without a price ("price on request"), with and without a tier the directory does not recognise.
+ */
 function catalogue(prefix: string, count: number, currency: string, offset: number): Record<string, unknown>[] {
   return Array.from({ length: count }, (_, i) => {
     const n = i + offset;
-    const price = [3, 4.99, 4.99, 10, 12.5, 0, 99][n % 7]!;
-    const hasMonthlyTier = n % 3 === 0;
+    const unpriced = n % 8 === 7;
+    const price = unpriced ? null : [3, 4.99, 4.99, 10, 12.5, 0, 99][n % 7]!;
+    const hasMonthlyTier = !unpriced && n % 3 === 0;
     return product(`${prefix}-${i}`, {
       name: `${WORDS[n % WORDS.length]} ${['Alpha', 'beta', 'Gamma'][n % 3]}`,
       category: CATEGORIES[n % CATEGORIES.length],
@@ -36,9 +46,9 @@ function catalogue(prefix: string, count: number, currency: string, offset: numb
       currency,
       description: n % 5 === 0 ? `Includes a quokka mascot and plan ${n}` : `Plan number ${n}`,
       pricing_tiers: hasMonthlyTier
-        ? [{ period: 'annually', price: price * 10 }, { period: 'monthly', price: price === 0 ? 1 : price - 1 }]
+        ? [{ period: YEARLY[n % 3]!, price: price! * 10 }, { period: MONTHLY[n % 3]!, price: price === 0 ? 1 : price! - 1 }]
         : n % 3 === 1
-          ? [{ period: 'annually', price: price * 11 }]
+          ? [{ period: unpriced ? 'per lunar month' : YEARLY[n % 3]!, price: (price ?? 1) * 11 }]
           : null,
       features: FEATURES.filter((_, f) => (n + f) % 3 === 0),
       datacenter_locations: LOCATIONS.filter((_, l) => (n + l) % 2 === 0),
@@ -55,9 +65,9 @@ function modelOf(host: string, payload: Record<string, unknown>[], answer: { pro
       external_id: String(p.external_id),
       name: String(p.name),
       category: String(p.category),
-      price: Number(p.price),
+      price: p.price === null ? null : Number(p.price),
       currency: String(p.currency).toUpperCase(),
-      monthly: tiers.find((tier) => tier.period === 'monthly')?.price ?? Number(p.price),
+      monthly: tiers.find((tier) => canonicalPeriod(tier.period) === 'monthly')?.price ?? (p.price === null ? null : Number(p.price)),
       description: String(p.description),
       features: p.features as string[],
       locations: p.datacenter_locations as string[],
@@ -67,15 +77,21 @@ function modelOf(host: string, payload: Record<string, unknown>[], answer: { pro
 
 const byCodeUnits = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
+/** The expected order; sorted by price, products without one come after every priced one, in both orders. */
 function sorted(products: Synced[], sort: 'price' | 'newest' | 'name', order: 'asc' | 'desc'): string[] {
-  const key = (p: Synced) => p.monthly;
   const compare = (a: Synced, b: Synced): number => {
     const primary =
-      sort === 'price' ? key(a) - key(b) : sort === 'name' ? byCodeUnits(a.name.toLowerCase(), b.name.toLowerCase()) : 0;
+      sort === 'price' ? a.monthly! - b.monthly! : sort === 'name' ? byCodeUnits(a.name.toLowerCase(), b.name.toLowerCase()) : 0;
     return primary !== 0 ? primary : byCodeUnits(a.id, b.id);
   };
-  const ordered = [...products].sort(compare);
-  return (order === 'asc' ? ordered : ordered.reverse()).map((p) => p.id);
+  const inOrder = (list: Synced[]) => {
+    const ordered = [...list].sort(compare);
+    return order === 'asc' ? ordered : ordered.reverse();
+  };
+  if (sort !== 'price') return inOrder(products).map((p) => p.id);
+  const priced = inOrder(products.filter((p) => p.monthly !== null));
+  const unpriced = inOrder(products.filter((p) => p.monthly === null));
+  return [...priced, ...unpriced].map((p) => p.id);
 }
 
 /** Every page of a search, following next_cursor until it is null. */
@@ -161,8 +177,9 @@ describe.each(STORES)('public directory API (%s store)', (store) => {
       [{ feature: 'DDoS protection' }, (p) => p.features.includes('DDoS protection')],
       [{ currency: 'eur' }, (p) => p.currency === 'EUR'],
       // The boundary is included: 4.99 is at most 4.99.
-      [{ max_price: '4.99', currency: 'USD' }, (p) => p.currency === 'USD' && p.monthly <= 4.99],
-      [{ max_price: '0', currency: 'EUR' }, (p) => p.currency === 'EUR' && p.monthly <= 0],
+      // A price limit leaves out the products without a price.
+      [{ max_price: '4.99', currency: 'USD' }, (p) => p.currency === 'USD' && p.monthly !== null && p.monthly <= 4.99],
+      [{ max_price: '0', currency: 'EUR' }, (p) => p.currency === 'EUR' && p.monthly !== null && p.monthly <= 0],
       [{ host: euro.slug }, (p) => p.host === euro.slug],
       [{ q: 'turbo' }, (p) => /\bturbo/i.test(p.name)],
       // Prefixes, several words (all must match), and the description as well as the name.
@@ -170,7 +187,7 @@ describe.each(STORES)('public directory API (%s store)', (store) => {
       [{ q: 'quokk' }, (p) => p.description.includes('quokka')],
       [
         { category: 'vps_cloud', location: 'Frankfurt', feature: 'NVMe', max_price: '11', currency: 'usd' },
-        (p) => p.category === 'vps_cloud' && p.locations.includes('Frankfurt') && p.features.includes('NVMe') && p.currency === 'USD' && p.monthly <= 11,
+        (p) => p.category === 'vps_cloud' && p.locations.includes('Frankfurt') && p.features.includes('NVMe') && p.currency === 'USD' && p.monthly !== null && p.monthly <= 11,
       ],
     ];
     for (const [query, matches] of cases) {
@@ -180,6 +197,40 @@ describe.each(STORES)('public directory API (%s store)', (store) => {
         const { ids } = await walk(server, '/api/v1/directory/products', { ...query, sort, limit: '4' });
         expect(ids, `${JSON.stringify(query)} ${sort}`).toEqual(sorted(expected, sort, 'asc'));
       }
+    }
+  });
+
+  it('lists a product without a price as "Price on request", after every priced product in both orders', async () => {
+    const unpriced = listed.filter((p) => p.monthly === null);
+    expect(unpriced.length).toBeGreaterThan(1);
+    for (const order of ['asc', 'desc'] as const) {
+      const { ids } = await walk(server, '/api/v1/directory/products', { sort: 'price', order, limit: '5' });
+      expect(ids.slice(-unpriced.length).sort()).toEqual(unpriced.map((p) => p.id).sort());
+    }
+    // a-15: no price, no tiers. a-7: no price, and only a tier whose period the directory does not recognise.
+    const plain = listed.find((p) => p.external_id === 'a-15')!;
+    const lunar = listed.find((p) => p.external_id === 'a-7')!;
+    for (const model of [plain, lunar]) {
+      const json = await call(server, 'GET', `/api/v1/directory/products/${model.id}`);
+      expect(json.body.product).toMatchObject({ price: null, monthly_price: null });
+    }
+    const plainPage = await call(server, 'GET', `/products/${plain.id}`);
+    expect(plainPage.status).toBe(200);
+    expect(plainPage.text).toContain('Price on request');
+    const lunarPage = await call(server, 'GET', `/products/${lunar.id}`);
+    expect(lunarPage.text).toContain('per lunar month');
+    expect(lunarPage.text).not.toContain('per month<');
+    // Both game_minecraft plans of acme, last on the category page however it is sorted.
+    for (const sort of ['price', 'price_desc']) {
+      const page = await call(server, 'GET', `/categories/game_minecraft?sort=${sort}`);
+      expect(page.status).toBe(200);
+      const at = (name: string) => page.text.indexOf(`/products/${name}`);
+      const pricedPositions = listed
+        .filter((p) => p.category === 'game_minecraft' && p.monthly !== null)
+        .map((p) => at(p.id));
+      expect(Math.max(...pricedPositions)).toBeLessThan(Math.min(at(plain.id), at(lunar.id)));
+      expect(page.text).toContain('Price on request');
+      expect(page.text).not.toContain('NaN');
     }
   });
 

@@ -146,9 +146,10 @@ describe.each(STORES)('product lifecycle (%s store)', (store) => {
         description: '  kept as given  ',
         specs,
         pricing_tiers: [
-          { period: 'annually', price: 199.9 },
-          { period: 'monthly', price: 19.99 },
-          { period: 'hourly', price: 0.03 },
+          { period: 'Annually', price: 199.9 },
+          { period: '1 month', price: 19.99 },
+          { period: 'per hour', price: 0.03 },
+          { period: 'Lunar cycle', price: 18 },
         ],
         setup_fee: 0.1,
         contract_duration: '12 months',
@@ -172,10 +173,12 @@ describe.each(STORES)('product lifecycle (%s store)', (store) => {
       currency: 'GBP',
       description: '  kept as given  ',
       specs: JSON.parse('{"cpu_cores": "4", "ipv6": "true", "ram_gb": "7.5", "os": "Debian", "__proto__": "polluted?", "constructor": "c"}'),
+      // Each period as sent, with the canonical period it names; one the directory does not know names none.
       pricing_tiers: [
-        { period: 'annually', price: 199.9 },
-        { period: 'monthly', price: 19.99 },
-        { period: 'hourly', price: 0.03 },
+        { period: 'Annually', price: 199.9, canonical_period: 'annually' },
+        { period: '1 month', price: 19.99, canonical_period: 'monthly' },
+        { period: 'per hour', price: 0.03, canonical_period: 'hourly' },
+        { period: 'Lunar cycle', price: 18, canonical_period: null },
       ],
       setup_fee: 0.1,
       contract_duration: 'P12M',
@@ -199,6 +202,25 @@ describe.each(STORES)('product lifecycle (%s store)', (store) => {
     expect(listed['norm-2']).toMatchObject({ currency: 'EUR', contract_duration: 'P1Y', price: 1000000000 });
     expect(listed['norm-3']).toMatchObject({ currency: 'EUR', contract_duration: 'P2W', price: 0 });
     expect(listed['norm-4']).toMatchObject({ currency: 'USD', contract_duration: 'none', price: 0.000001 });
+  });
+
+  it('accepts a product of only name, external_id and category, and a price that comes and goes is an update', async () => {
+    const host = await onboard(server, 'Minimal Hosting');
+    // The original interface document's own words: "A minimal valid body holds one product with only those three fields."
+    const minimal = { name: 'Minimal', external_id: 'min-1', category: 'vps_cloud' };
+    const created = await sync(server, host.key, [minimal]);
+    expect(created.status, created.text).toBe(200);
+    expect(created.body.products).toEqual([{ external_id: 'min-1', id: expect.stringMatching(/^prd_/), action: 'created' }]);
+    const [stored] = await listingOf(server, host.key);
+    expect(stored).toMatchObject({ external_id: 'min-1', name: 'Minimal', price: null, currency: 'USD', pricing_tiers: null });
+
+    const priced = await sync(server, host.key, [{ ...minimal, price: 5 }]);
+    expect(actions(priced)).toEqual({ 'min-1': 'updated' });
+    const unpriced = await sync(server, host.key, [{ ...minimal, price: null }]);
+    expect(actions(unpriced)).toEqual({ 'min-1': 'updated' });
+    expect((await listingOf(server, host.key))[0]).toMatchObject({ price: null });
+    const again = await sync(server, host.key, [minimal]);
+    expect(actions(again)).toEqual({ 'min-1': 'unchanged' });
   });
 
   it('writes nothing when the same catalogue is sent again', async () => {

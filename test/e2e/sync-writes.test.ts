@@ -2,6 +2,7 @@
 // from their JSON by one statement; many are bulk-loaded with COPY, whose text format has its own escapes, so tabs,
 // line breaks, backslashes and "\N" must survive both trips.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { canonicalPeriod } from '../../src/catalog/billing-periods.js';
 import { call, onboard, product, sync } from '../support/api.js';
 import { STORES, startServer, type TestServer } from '../support/server.js';
 
@@ -19,8 +20,10 @@ const tricky = (externalId: string, overrides: Record<string, unknown> = {}) =>
     features: ['back\\slash', 'tab\tinside', '\\N', 'line\nbreak', 'quote " and 🚀', '\u0001 control'],
     datacenter_locations: ['Zürich', 'São Paulo', '東京'],
     pricing_tiers: [
-      { period: 'monthly', price: 0.1 },
-      { period: 'annually', price: 999999999.99 },
+      { period: 'Monthly', price: 0.1 },
+      { period: 'Annually', price: 999999999.99 },
+      // A period the directory does not know is kept exactly as sent, escapes and all.
+      { period: 'per "back\\slash"\ttab \\N 🚀', price: 3 },
     ],
     price: 19.99,
     setup_fee: 0.3,
@@ -32,7 +35,9 @@ function expectStored(stored: any, sent: Record<string, any>) {
   expect(stored.description).toBe(sent.description);
   expect(stored.features).toEqual(sent.features);
   expect(stored.datacenter_locations).toEqual(sent.datacenter_locations);
-  expect(stored.pricing_tiers).toEqual(sent.pricing_tiers);
+  expect(stored.pricing_tiers).toEqual(
+    (sent.pricing_tiers as { period: string; price: number }[]).map((tier) => ({ ...tier, canonical_period: canonicalPeriod(tier.period) })),
+  );
   expect(stored.price).toBe(sent.price);
   expect(stored.setup_fee).toBe(sent.setup_fee);
   const specs = Object.fromEntries(Object.entries(sent.specs as Record<string, unknown>).map(([k, v]) => [k, String(v)]));

@@ -3,7 +3,7 @@ import { Type, type Static } from '@sinclair/typebox';
 // The swagger plugin's typings add tags and summary to route schemas for the OpenAPI document.
 import type {} from '@fastify/swagger';
 import type { FastifyPluginAsync } from 'fastify';
-import { PRODUCT_ID_PATTERN, PricingTier } from '../../catalog/product-schema.js';
+import { PRODUCT_ID_PATTERN, PricingTierOutput } from '../../catalog/product-schema.js';
 import { findListedHost, findListedProduct, listListedHosts, searchProducts } from '../../store/directory.js';
 import type { AppContext } from '../context.js';
 import { encodeSearchCursor, ProductSearchQuery, toProductSearch } from '../directory-query.js';
@@ -19,12 +19,14 @@ export const ListedProductSchema = Type.Object(
     id: Type.String({ pattern: PRODUCT_ID_PATTERN }),
     name: Type.String(),
     category: Type.String(),
-    price: Type.Number(),
+    price: nullable(Type.Number({ description: 'null: no price given (price on request)' })),
     currency: Type.String({ pattern: '^[A-Z]{3}$' }),
-    monthly_price: Type.Number({ description: 'the price of the monthly pricing tier if there is one, else price' }),
+    monthly_price: nullable(
+      Type.Number({ description: 'the price of the tier naming the monthly period if there is one, else price; null when neither' }),
+    ),
     description: nullable(Type.String()),
     specs: nullable(Type.Record(Type.String(), Type.String())),
-    pricing_tiers: nullable(Type.Array(PricingTier)),
+    pricing_tiers: nullable(Type.Array(PricingTierOutput)),
     setup_fee: nullable(Type.Number()),
     contract_duration: nullable(Type.String({ description: 'ISO 8601 duration of one unit (P12M) or "none"' })),
     features: nullable(Type.Array(Type.String())),
