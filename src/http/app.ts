@@ -1,5 +1,6 @@
 // Builds the Fastify application: hooks shared by every route, problem+json errors, 404/405, route groups.
 import { readFileSync } from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import Fastify, { type FastifyError, type HTTPMethods, type FastifyInstance, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import FindMyWay from 'find-my-way';
@@ -9,7 +10,7 @@ import { AuthFailures } from './auth-failures.js';
 import type { AppContext } from './context.js';
 import { createMetrics, metricsRoutes } from './metrics.js';
 import { openApiRoute, registerOpenApi } from './openapi.js';
-import { Problem, rawProblemResponse, sendProblem } from './problems.js';
+import { Problem, rawProblemBody, rawProblemResponse, sendProblem } from './problems.js';
 import { requestIdOf } from './request-id.js';
 import { adminRoutes } from './routes/admin.js';
 import { categoryRoutes } from './routes/categories.js';
@@ -81,8 +82,52 @@ function answerClientError(this: FastifyInstance, error: NodeJS.ErrnoException, 
   this.log.info({ reqId: requestId, code: error.code, remoteAddress: socket.remoteAddress }, `client error: ${code}`);
   // A response already under way cannot be followed by another one on the same connection.
   const pending = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
-  if (socket.writable && !pending?.headersSent) socket.write(rawProblemResponse(code, detail, requestId));
+  if (socket.writable && !pending?.headersSent) socket.write(rawProblemResponse(code, detail, requestId, pathOf(error)));
   socket.destroy();
+}
+
+/** The path of the request line the parser had read when it failed, or "" when it had not read one. */
+function pathOf(error: NodeJS.ErrnoException & { rawPacket?: Buffer }): string {
+  const head = error.rawPacket?.subarray(0, 2048).toString('latin1') ?? '';
+  return /^[A-Z]+ (\/[\x21-\x7e]*?)(?:[?#][\x21-\x7e]*)? HTTP\/1\.[01]\r?\n/.exec(head)?.[1] ?? '';
+}
+
+/** Whether a request asks for 100 Continue before it sends its body. */
+function expectsContinue(request: IncomingMessage): boolean {
+  return String(request.headers.expect ?? '').trim().toLowerCase() === '100-continue';
+}
+
+const CONTINUED = Symbol('100 Continue sent');
+
+/**
+ * Node answers "Expect: 100-continue" itself unless told otherwise, before any check has run: a client refused for
+ * its key, its rate limit, its media type or its size would upload its whole body for nothing. Such requests are
+ * passed on as ordinary ones, and 100 Continue is sent only when the body is about to be read (every check a route
+ * makes on the headers runs in its onRequest hooks, before that). Any other expectation gets 417, as problem+json.
+ */
+function answerExpectations(app: FastifyInstance): void {
+  app.server.on('checkContinue', (request: IncomingMessage, response: ServerResponse) => app.server.emit('request', request, response));
+  app.server.on('checkExpectation', (request: IncomingMessage, response: ServerResponse) => {
+    const requestId = requestIdOf(request);
+    const instance = (request.url ?? '').split('?')[0] ?? '';
+    const body = rawProblemBody('EXPECTATION_FAILED', `the server meets only "Expect: 100-continue"`, requestId, instance);
+    app.log.info({ reqId: requestId, expect: String(request.headers.expect).slice(0, 100) }, 'client error: EXPECTATION_FAILED');
+    response.writeHead(417, {
+      'content-type': 'application/problem+json; charset=utf-8',
+      'content-length': Buffer.byteLength(body),
+      'x-request-id': requestId,
+      connection: 'close',
+    });
+    response.end(body);
+  });
+  app.addHook('preParsing', async (request, reply, payload) => {
+    const raw = request.raw as IncomingMessage & { [CONTINUED]?: boolean };
+    if (expectsContinue(raw) && !raw[CONTINUED] && !reply.raw.headersSent) {
+      raw[CONTINUED] = true;
+      reply.raw.writeContinue();
+    }
+    return payload;
+  });
 }
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
@@ -132,8 +177,18 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     }
   });
 
+  answerExpectations(app);
+
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
+    // The asterisk-form target (RFC 9112 3.2.4) names the server, not a resource: OPTIONS * says what the server
+    // allows; any other method with it is malformed.
+    if (request.raw.url === '*') {
+      if (request.method === 'OPTIONS') {
+        return reply.code(204).header('allow', 'GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS').send();
+      }
+      throw new Problem('BAD_REQUEST', `the request target "*" is meaningful only with OPTIONS`);
+    }
     if (context.lifecycle.closing) {
       throw new Problem('SERVICE_UNAVAILABLE', 'the server is shutting down', {
         headers: { 'retry-after': String(RETRY_UNAVAILABLE_SECONDS), connection: 'close' },

@@ -67,15 +67,19 @@ export function checkJsonMediaType(contentType: string | undefined): void {
   }
 }
 
-function decodingStream(request: IncomingMessage, payload: Readable): Readable {
+/** The body's Content-Encoding: none or gzip; any other is refused. */
+function contentEncodingOf(request: IncomingMessage): 'identity' | 'gzip' {
   const encoding = String(request.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
-  if (encoding === 'identity' || encoding === '') return payload;
-  if (encoding === 'gzip' || encoding === 'x-gzip') {
-    const gunzip = createGunzip();
-    payload.on('error', (error) => gunzip.destroy(error));
-    return payload.pipe(gunzip);
-  }
+  if (encoding === 'identity' || encoding === '') return 'identity';
+  if (encoding === 'gzip' || encoding === 'x-gzip') return 'gzip';
   throw new Problem('UNSUPPORTED_MEDIA_TYPE', `Content-Encoding "${encoding}" is not supported; use gzip or none`);
+}
+
+function decodingStream(request: IncomingMessage, payload: Readable): Readable {
+  if (contentEncodingOf(request) === 'identity') return payload;
+  const gunzip = createGunzip();
+  payload.on('error', (error) => gunzip.destroy(error));
+  return payload.pipe(gunzip);
 }
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
@@ -139,13 +143,25 @@ export async function readJsonBody(request: IncomingMessage, payload: Readable, 
   return parsed.value;
 }
 
-export function readJsonBodyWithDigest(request: IncomingMessage, payload: Readable, limits: BodyLimits): Promise<ReceivedBody> {
+/**
+ * What the headers alone tell about a body: its media type (415) and, when it is not encoded, its announced size
+ * (413). Checked again when the body is read, for callers that read one without checking first.
+ */
+export function checkBodyHeaders(request: IncomingMessage, maxBytes: number): void {
   checkJsonMediaType(request.headers['content-type']);
+  const encoded = contentEncodingOf(request) !== 'identity';
+  const declared = Number(request.headers['content-length']);
+  if (!encoded && Number.isFinite(declared) && declared > maxBytes) throw tooLarge(maxBytes);
+}
+
+export function readJsonBodyWithDigest(request: IncomingMessage, payload: Readable, limits: BodyLimits): Promise<ReceivedBody> {
+  try {
+    checkBodyHeaders(request, limits.maxBytes);
+  } catch (error) {
+    return Promise.reject(error);
+  }
   const declared = Number(request.headers['content-length']);
   const encoded = String(request.headers['content-encoding'] ?? '').length > 0;
-  if (!encoded && Number.isFinite(declared) && declared > limits.maxBytes) {
-    return Promise.reject(tooLarge(limits.maxBytes));
-  }
   const stream = decodingStream(request, payload);
   const memory = limits.memory;
   // Announced bodies are charged whole before the first byte is read; others chunk by chunk.

@@ -25,8 +25,10 @@ export function revalidatedByEtag(app: FastifyInstance): void {
     const etag = etagOf(payload);
     reply.header('etag', etag).header('cache-control', PUBLIC_CACHE_CONTROL).header('vary', 'accept-encoding');
     if (matches(request.headers['if-none-match'], etag)) {
-      reply.code(304);
-      return '';
+      // A 304 has no content: neither a Content-Type nor a Content-Length (RFC 9110 15.4.5). Fastify adds the
+      // latter unless the payload is null.
+      reply.code(304).removeHeader('content-type');
+      return null;
     }
     return payload;
   });

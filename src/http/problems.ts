@@ -64,6 +64,12 @@ export const PROBLEM_TYPES = {
     title: 'Payload too large',
     about: 'The request body (after decompression) is larger than the server accepts. Send fewer products or contact the operator about the limit.',
   },
+  EXPECTATION_FAILED: {
+    status: 417,
+    slug: 'expectation-failed',
+    title: 'Expectation failed',
+    about: 'The request carried an Expect header other than "100-continue", the only expectation the server meets. Send the request without it.',
+  },
   HEADERS_TOO_LARGE: {
     status: 431,
     slug: 'headers-too-large',
@@ -158,16 +164,9 @@ export function problemBody(problem: Problem, request: FastifyRequest): Record<s
  * A whole HTTP/1.1 response for a problem found before any request object exists (malformed HTTP, timeouts,
  * oversized headers): written straight to the socket, which is closed afterwards.
  */
-export function rawProblemResponse(code: ProblemCode, detail: string, requestId: string): string {
+export function rawProblemResponse(code: ProblemCode, detail: string, requestId: string, instance: string): string {
   const type = PROBLEM_TYPES[code];
-  const body = JSON.stringify({
-    type: `${PROBLEM_BASE}/${type.slug}`,
-    title: type.title,
-    status: type.status,
-    code,
-    detail,
-    request_id: requestId,
-  });
+  const body = rawProblemBody(code, detail, requestId, instance);
   return (
     `HTTP/1.1 ${type.status} ${type.title}\r\n` +
     'Content-Type: application/problem+json; charset=utf-8\r\n' +
@@ -176,6 +175,23 @@ export function rawProblemResponse(code: ProblemCode, detail: string, requestId:
     'Connection: close\r\n\r\n' +
     body
   );
+}
+
+/**
+ * A problem's body without a Fastify request. `instance` is the request path, or "" when the request was not read
+ * far enough to know it.
+ */
+export function rawProblemBody(code: ProblemCode, detail: string, requestId: string, instance: string): string {
+  const type = PROBLEM_TYPES[code];
+  return JSON.stringify({
+    type: `${PROBLEM_BASE}/${type.slug}`,
+    title: type.title,
+    status: type.status,
+    code,
+    detail,
+    instance,
+    request_id: requestId,
+  });
 }
 
 export function sendProblem(reply: FastifyReply, problem: Problem): FastifyReply {

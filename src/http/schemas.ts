@@ -56,7 +56,7 @@ export function problemSchema(codes: readonly ProblemCode[]): TSchema {
       status: Type.Union(statuses.map((status) => Type.Literal(status))),
       code: Type.Union(codes.map((code) => Type.Literal(code))),
       detail: Type.String(),
-      instance: Type.String({ description: 'the request path' }),
+      instance: Type.String({ description: 'the request path; "" when the request was not read far enough to know it (malformed HTTP, a timeout)' }),
       request_id: Type.String(),
       errors: Type.Optional(Type.Array(ProblemEntry, { maxItems: 100 })),
       truncated: Type.Optional(Type.Literal(true, { description: 'more than 100 problems were found' })),

@@ -17,17 +17,35 @@ import {
 import { findSyncCaller, IdempotencyClaimLostError, runSync, type AppliedSync, type ReceiptsUse, type StoredReceipts, type SyncCaller } from '../../store/sync.js';
 import type { WindowUsage } from '../../store/sync-runs.js';
 import { authenticateProviderBy } from '../auth.js';
-import { BodyMemory, parseJsonBody, readJsonBodyWithDigest, type ReceivedBody } from '../body.js';
+import { BodyMemory, checkBodyHeaders, parseJsonBody, readJsonBodyWithDigest, type ReceivedBody } from '../body.js';
 import type { AppContext } from '../context.js';
 import { countProducts, syncOutcome } from '../metrics.js';
 import { Problem, problemBody } from '../problems.js';
 import { ALWAYS, IDEMPOTENCY_KEY_PATTERN, json, problem, PROVIDER_AUTH, PROVIDER_SECURITY, SyncAnswer, nativeJsonSerializer } from '../schemas.js';
 
+const DRY_RUN_VALUES = ['true', 'false', '1', '0'] as const;
+
 const SyncQuery = Type.Object({
   dry_run: Type.Optional(
-    Type.Boolean({ description: 'validate and answer with the plan, changing nothing; dry runs have their own window' }),
+    Type.Union(DRY_RUN_VALUES.map((value) => Type.Literal(value)), {
+      description: 'true (or 1): validate and answer with the plan, changing nothing; dry runs have their own window',
+    }),
   ),
 });
+
+/**
+ * The one reading of ?dry_run, for the hook that peeks at the window and for the handler alike: absent, true,
+ * false, 1 or 0. Anything else is a Problem, answered after authentication and before the window is looked at, so
+ * that a malformed query gets the same 422 whatever the window holds.
+ */
+export function dryRunOf(query: unknown): boolean | Problem {
+  const value = (query as { dry_run?: unknown }).dry_run;
+  if (value === undefined || value === 'false' || value === '0') return false;
+  if (value === 'true' || value === '1') return true;
+  return new Problem('VALIDATION_FAILED', '1 problem(s) in the request', {
+    errors: [{ parameter: 'dry_run', code: 'enum', detail: `must be one of: ${DRY_RUN_VALUES.join(', ')} (given once)` }],
+  });
+}
 
 const SyncHeaders = Type.Object({
   'idempotency-key': Type.Optional(
@@ -157,7 +175,7 @@ export const syncRoutes: FastifyPluginAsync<AppContext> = async (app, context) =
     dryRun
       ? { name: 'dry-run', max: config.dryRunMaxPerWindow, seconds: config.syncWindowSeconds }
       : { name: 'sync', max: config.syncMaxPerWindow, seconds: config.syncWindowSeconds };
-  const isDryRun = (query: unknown) => (query as { dry_run?: unknown }).dry_run === 'true' || (query as { dry_run?: unknown }).dry_run === true;
+  const isDryRun = (query: unknown) => dryRunOf(query) === true;
   const idempotencyPolicy: IdempotencyPolicy = {
     ttlSeconds: config.idempotencyKeyTtlSeconds,
     // Longer than a request may take (120 s to send its body, then validation and the transaction), so that only
@@ -206,13 +224,15 @@ export const syncRoutes: FastifyPluginAsync<AppContext> = async (app, context) =
       // Steps 1 and 2 of the contract, and the key's claim, before a byte of the body is read.
       onRequest: async (request, reply) => {
         request.syncStartedAt = new Date();
-        const policy = policyFor(isDryRun(request.query));
+        const dryRun = dryRunOf(request.query);
+        const policy = policyFor(dryRun === true);
         const window = { dryRun: policy.name === 'dry-run', seconds: policy.seconds, max: policy.max };
         // The key's owner, its window, the category registry and, for a large body, the host's receipts in one query.
         const receipts = mayUseReceipts(request);
         const provider = await authenticateProviderBy(request, (digest) => findSyncCaller(db, digest, window, { receipts }));
         request.provider = provider;
         request.syncCaller = provider;
+        if (dryRun instanceof Problem) throw dryRun;
         const { usage } = provider;
         rateLimitHeaders(reply, policy, usage);
         const key = idempotencyKeyOf(request);
@@ -225,11 +245,15 @@ export const syncRoutes: FastifyPluginAsync<AppContext> = async (app, context) =
             // A retry of a finished request is answered from the record once its body is known to be the same:
             // never rate limited, since it applies nothing.
             request.idempotency = { key, finished: claim };
-            return;
+          } else {
+            request.idempotency = { key, claim: claim.claim, settled: false };
           }
-          request.idempotency = { key, claim: claim.claim, settled: false };
         }
-        if (usage.used >= policy.max) throw rateLimited(policy, usage);
+        if (!(request.idempotency && 'finished' in request.idempotency) && usage.used >= policy.max) {
+          throw rateLimited(policy, usage);
+        }
+        // Steps 3 and 4 as far as the headers tell, so that a client waiting for 100 Continue is refused first.
+        checkBodyHeaders(request.raw, config.maxBodyBytes);
       },
       onResponse: async (request, reply) => {
         metrics.syncs.inc({ outcome: syncOutcome(reply.statusCode, isDryRun(request.query)) });
@@ -250,7 +274,7 @@ export const syncRoutes: FastifyPluginAsync<AppContext> = async (app, context) =
       const provider = request.syncCaller!;
       const body = request.body as ReceivedBody | undefined;
       if (body === undefined) throw new Problem('UNSUPPORTED_MEDIA_TYPE', 'send the catalogue as an application/json body');
-      const dryRun = request.query.dry_run === true;
+      const dryRun = isDryRun(request.query);
       const policy = policyFor(dryRun);
       const fingerprint = requestFingerprint(dryRun, body);
       const state = request.idempotency;
