@@ -191,6 +191,14 @@ export function validateCatalogueJson(
   return { ok: true, products, digests, allKnown: stored !== null && known === count && stored.size === count };
 }
 
+/** A product's bytes do not validate to what its receipt says: the receipts are to be dropped and the body validated whole. */
+export class StaleReceiptError extends Error {
+  constructor(readonly index: number) {
+    super(`product ${index} does not validate to what its receipt says`);
+    this.name = 'StaleReceiptError';
+  }
+}
+
 /** Where a receipted product's bytes are, and what they are validated against when they are needed after all. */
 interface ProductBytes {
   json: Uint8Array;
@@ -223,8 +231,8 @@ class ReceivedProduct implements KnownProduct {
       product.fingerprint = fingerprintOf(product);
       if (product.fingerprint === this.fingerprint && product.external_id === this.external_id) return product;
     }
-    // Only a receipt stored under another context (see receiptsContext) can get here.
-    throw new Error(`product ${index} does not validate to what its receipt says`);
+    // Only a receipt that no longer holds (stored under another context, see receiptsContext, or altered) gets here.
+    throw new StaleReceiptError(index);
   }
 }
 

@@ -1,9 +1,13 @@
 // Idempotency-Key on the sync endpoint (contract section 7): a retry gets the first answer and applies nothing twice,
 // another body under the same key is refused, and a key in flight answers 409, on both stores.
+import { createHash } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, onboard, product, type Answer } from '../support/api.js';
 import { STORES, startServer, type TestServer } from '../support/server.js';
+
+/** An Idempotency-Key as the directory keeps it: its SHA-256, never the key as sent. */
+const stored = (key: string) => createHash('sha256').update(key).digest('hex');
 
 const SYNC = '/api/v1/sync/products';
 
@@ -196,7 +200,7 @@ describe.each(STORES)('Idempotency-Key (%s store)', (store) => {
     // The claim is taken before the body is read; wait until it is visible.
     if (store === 'postgres') {
       const deadline = Date.now() + 10_000;
-      while ((await server.sql(`SELECT 1 FROM idempotency_keys WHERE key = 'in-flight' AND status = 'running'`)).length === 0) {
+      while ((await server.sql(`SELECT 1 FROM idempotency_keys WHERE key = '${stored('in-flight')}' AND status = 'running'`)).length === 0) {
         if (Date.now() > deadline) throw new Error('the first request never claimed its key');
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
@@ -267,7 +271,7 @@ describe('Idempotency-Key expiry', () => {
     // Claiming any key purges the expired ones.
     expect((await keyed(server, host.key, 'another', body)).status).toBe(200);
     const keys = await server.sql<{ key: string }>('SELECT key FROM idempotency_keys ORDER BY key');
-    expect(keys.map((row) => row.key)).toEqual(['another']);
+    expect(keys.map((row) => row.key)).toEqual([stored('another')]);
   });
 });
 
@@ -293,7 +297,7 @@ describe('Idempotency-Key across server processes sharing one PostgreSQL', () =>
     const inFlight = slowSync(first, host.key, 'shared-claim', body);
     inFlight.answer.catch(() => {});
     const deadline = Date.now() + 10_000;
-    while ((await first.sql(`SELECT 1 FROM idempotency_keys WHERE key = 'shared-claim'`)).length === 0) {
+    while ((await first.sql(`SELECT 1 FROM idempotency_keys WHERE key = '${stored('shared-claim')}'`)).length === 0) {
       if (Date.now() > deadline) throw new Error('the first request never claimed its key');
       await new Promise((resolve) => setTimeout(resolve, 20));
     }

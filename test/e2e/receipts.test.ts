@@ -241,3 +241,53 @@ describe('receipts and the host lock (PostgreSQL store)', () => {
     expect((await listing(server, host.key)).get('race-5').status).toBe('active');
   });
 });
+
+describe('receipts that no longer hold (postgres store)', () => {
+  let server: TestServer;
+
+  beforeAll(async () => {
+    server = await startServer('postgres', { env: { SYNC_MAX_PER_WINDOW: '1000' } });
+  });
+
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  it('are dropped, the catalogue validated in full, and the sync answered as without them', async () => {
+    const host = await onboard(server, 'Receipts heal');
+    const products = catalogue('heal');
+    expect((await sync(server, host.key, products)).status).toBe(200);
+    const before = await listing(server, host.key);
+    // A receipt altered behind the server's back: its fingerprint no longer what its product's bytes give, and
+    // the receipts no longer marked as describing the products, so that the sync plans against the stored rows.
+    const stored = await server.sql<{ receipts: string }>(
+      `SELECT r.receipts FROM sync_receipts r JOIN hosts h ON h.id = r.host_id WHERE h.slug = $1`,
+      [host.slug],
+    );
+    expect(stored).toHaveLength(1);
+    const lines = stored[0]!.receipts.split('\n');
+    const [digest, , id, externalId] = lines[0]!.split('\t');
+    lines[0] = [digest, '0'.repeat(32), id, externalId].join('\t');
+    await server.sql(
+      `UPDATE sync_receipts SET receipts = $2, current = false WHERE host_id = (SELECT id FROM hosts WHERE slug = $1)`,
+      [host.slug, lines.join('\n')],
+    );
+
+    const again = await sync(server, host.key, products);
+    expect(again.status, again.text).toBe(200);
+    expect(again.body.summary).toEqual({ received: COUNT, created: 0, updated: 0, unchanged: COUNT, reactivated: 0, deactivated: 0 });
+    const after = await listing(server, host.key);
+    for (const [externalId, held] of before) expect(after.get(externalId)).toEqual(held);
+    // Rewritten: every receipt holds again, and the next sync of the same catalogue uses them.
+    const healed = await server.sql<{ receipts: string; current: boolean }>(
+      `SELECT r.receipts, r.current FROM sync_receipts r JOIN hosts h ON h.id = r.host_id WHERE h.slug = $1`,
+      [host.slug],
+    );
+    expect(healed[0]!.receipts).not.toContain('0'.repeat(32));
+    expect(healed[0]!.current).toBe(true);
+    const third = await sync(server, host.key, products);
+    expect(third.status).toBe(200);
+    expect(third.body.summary.unchanged).toBe(COUNT);
+    expect(server.output()).toContain('a stored receipt no longer holds');
+  });
+});

@@ -28,6 +28,20 @@ async function fullSession(server: TestServer): Promise<Session> {
   expect((await call(server, 'GET', '/admin/v1/hosts', { token: wrongAdmin })).status).toBe(401);
   expect((await admin(server, 'GET', `/hosts/${first.slug}/keys`)).status).toBe(200);
   expect((await admin(server, 'GET', `/hosts/${first.slug}/syncs`)).status).toBe(200);
+  // A key pasted by mistake as the request id and as the Idempotency-Key of a (dry-run) sync: the answer's request
+  // id is a fresh one, and the Idempotency-Key still works, kept only as its digest.
+  const misplaced = () =>
+    call(server, 'POST', '/api/v1/sync/products?dry_run=true', {
+      token: rotated.key,
+      json: { products: [product('a')] },
+      headers: { 'x-request-id': rotated.key, 'idempotency-key': rotated.key },
+    });
+  const pasted = await misplaced();
+  expect(pasted.status).toBe(200);
+  expect(pasted.headers.get('x-request-id')).toMatch(/^req_/);
+  const again = await misplaced();
+  expect(again.headers.get('idempotent-replayed')).toBe('true');
+  expect(again.body.sync_id).toBe(pasted.body.sync_id);
   // Keys sent where they do not belong: in a query string and a header the server does not read.
   await call(server, 'GET', `/api/v1/products?key=${rotated.key}`, { token: rotated.key, headers: { 'x-api-key': rotated.key } });
   return { secrets: [first.key, rotated.key, ...guessed, server.adminToken, wrongAdmin] };

@@ -6,7 +6,7 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { syncRequestBodySchema } from '../../catalog/product-schema.js';
 import { Receipts, receiptsContext, RECEIPTS_MIN_BODY_BYTES } from '../../catalog/receipts.js';
 import type { CatalogueProduct } from '../../catalog/types.js';
-import { validateCatalogue, validateCatalogueJson, type ValidateOptions, type ValidationResult } from '../../catalog/validate.js';
+import { StaleReceiptError, validateCatalogue, validateCatalogueJson, type ValidateOptions, type ValidationResult } from '../../catalog/validate.js';
 import {
   claimIdempotencyKey,
   completeIdempotencyKey,
@@ -99,10 +99,15 @@ type IdempotencyState =
   /** a request with the key finished: its answer is replayed if the body is the same */
   | { key: string; finished: { fingerprint: string; answer: StoredAnswer } };
 
+/**
+ * The Idempotency-Key as the directory keeps it: its SHA-256, never the key as sent, so that a secret pasted into
+ * the header by mistake (an API key, say) is not stored. Null when there is none.
+ */
 function idempotencyKeyOf(request: FastifyRequest): string | null {
   const value = request.headers['idempotency-key'];
   // A malformed key is refused by the header schema once the body is read; it never claims anything.
-  return typeof value === 'string' && new RegExp(IDEMPOTENCY_KEY_PATTERN).test(value) ? value : null;
+  if (typeof value !== 'string' || !new RegExp(IDEMPOTENCY_KEY_PATTERN).test(value)) return null;
+  return createHash('sha256').update(value).digest('hex');
 }
 
 /** What a key remembers of a request: whether it was a dry run, and its decoded body bytes. */
@@ -120,8 +125,7 @@ function replay(reply: FastifyReply, answer: StoredAnswer): FastifyReply {
  * body would otherwise be held as bytes, string and tree at once). A body that is not plainly {"products": [...]},
  * or not JSON at all, is parsed whole: that gives JSON.parse's own error, or validateCatalogue's answer to its shape.
  */
-function validateBody(body: ReceivedBody, options: ValidateOptions, stored: StoredReceipts | null): Validation | Problem {
-  const bytes = body.takeBytes();
+function validateBody(bytes: Buffer, options: ValidateOptions, stored: StoredReceipts | null): Validation | Problem {
   if (bytes.length >= RECEIPTS_MIN_BODY_BYTES) {
     // A large catalogue keeps receipts, and uses its host's if they were stored under the same context.
     const context = receiptsContext(options.defaultCurrency, options.categories);
@@ -300,11 +304,12 @@ export const syncRoutes: FastifyPluginAsync<AppContext> = async (app, context) =
         return reply.status(answer.status).type(PROBLEM_TYPE).send(answer.body);
       };
 
-      const validation = validateBody(
-        body,
-        { categories: provider.categories, defaultCurrency: provider.defaultCurrency, maxProducts: config.maxProducts },
-        provider.receipts,
-      );
+      const options = { categories: provider.categories, defaultCurrency: provider.defaultCurrency, maxProducts: config.maxProducts };
+      const bytes = body.takeBytes();
+      const validation = validateBody(bytes, options, provider.receipts);
+      // While stored receipts vouch for products, the bytes are kept (their products are parsed from them anyway):
+      // should a receipt turn out not to hold, the body is validated again in full and the receipts rewritten.
+      const revalidation = provider.receipts !== null && bytes.length >= RECEIPTS_MIN_BODY_BYTES ? bytes : null;
       if (validation instanceof Problem) return refuse(validation);
       if (!validation.ok) {
         const count = validation.truncated ? `more than ${validation.errors.length}` : String(validation.errors.length);
@@ -320,15 +325,14 @@ export const syncRoutes: FastifyPluginAsync<AppContext> = async (app, context) =
       // Serialized once: the text stored for the key is the text sent.
       let text: string | undefined;
       const toText = (applied: AppliedSync) => (text ??= serialize(answerBody(provider.hostSlug, dryRun, applied)));
-      let slot;
-      try {
-        slot = await syncSlots.run(() => runSync(db, {
+      const apply = (checked: Extract<Validation, { ok: true }>) =>
+        syncSlots.run(() => runSync(db, {
           hostId: provider.hostId,
           keyId: provider.keyId,
           requestId: request.id,
           dryRun,
-          products: validation.products,
-          ...('receipts' in validation ? { receipts: validation.receipts } : {}),
+          products: checked.products,
+          ...('receipts' in checked ? { receipts: checked.receipts } : {}),
           window: { seconds: policy.seconds, max: policy.max },
           startedAt: request.syncStartedAt ?? new Date(),
           lockTimeoutMs: config.lockTimeoutMs,
@@ -343,6 +347,19 @@ export const syncRoutes: FastifyPluginAsync<AppContext> = async (app, context) =
               }
             : {}),
         }));
+      let slot;
+      try {
+        try {
+          slot = await apply(validation);
+        } catch (error) {
+          if (!(error instanceof StaleReceiptError) || revalidation === null) throw error;
+          // The transaction rolled back: nothing of the first attempt remains, its answer text included.
+          request.log.warn({ product: error.index }, 'a stored receipt no longer holds; the catalogue is validated in full');
+          text = undefined;
+          const full = validateBody(revalidation, options, null);
+          if (full instanceof Problem || !full.ok) throw error;
+          slot = await apply(full);
+        }
       } catch (error) {
         if (error instanceof IdempotencyClaimLostError) {
           throw new Problem('IDEMPOTENCY_KEY_IN_USE', 'another request took over this Idempotency-Key; nothing was changed');
