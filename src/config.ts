@@ -32,6 +32,11 @@ export interface Config {
   keepAliveTimeoutMs: number;
   /** request body bytes held in memory at once by all requests of this process; past it, 503 */
   maxBodyBytesInFlight: number;
+  /** of those, what one provider's requests may hold at once; past it, that provider gets 429 */
+  maxBodyBytesPerHost: number;
+  /** the slowest average rate a request body may arrive at once its grace has passed; slower is cut off with 408 */
+  minUploadBytesPerS: number;
+  uploadGraceMs: number;
   /** failed authentications from one client address per window before it gets 429 */
   authFailureLimit: number;
   authFailureWindowSeconds: number;
@@ -87,6 +92,16 @@ export function loadConfig(env: Env = process.env): Config {
   if (maxBodyBytesInFlight < maxBodyBytes) {
     throw new ConfigError('MAX_BODY_BYTES_IN_FLIGHT must be at least MAX_BODY_BYTES, or no largest body could ever pass');
   }
+  const maxBodyBytesPerHost = integer(
+    env,
+    'MAX_BODY_BYTES_PER_HOST',
+    Math.max(maxBodyBytes, Math.floor(maxBodyBytesInFlight / 2)),
+    1024,
+    64 * 1024 * 1024 * 1024,
+  );
+  if (maxBodyBytesPerHost < maxBodyBytes || maxBodyBytesPerHost > maxBodyBytesInFlight) {
+    throw new ConfigError('MAX_BODY_BYTES_PER_HOST must be between MAX_BODY_BYTES and MAX_BODY_BYTES_IN_FLIGHT');
+  }
   const workers = integer(env, 'WORKERS', 1, 1, 256);
   if (workers > 1 && !databaseUrl) {
     throw new ConfigError(
@@ -116,6 +131,9 @@ export function loadConfig(env: Env = process.env): Config {
     requestTimeoutMs,
     keepAliveTimeoutMs: integer(env, 'KEEP_ALIVE_TIMEOUT_MS', 5_000, 100, 600_000),
     maxBodyBytesInFlight,
+    maxBodyBytesPerHost,
+    minUploadBytesPerS: integer(env, 'MIN_UPLOAD_BYTES_PER_S', 8 * 1024, 0, 1024 * 1024 * 1024),
+    uploadGraceMs: integer(env, 'UPLOAD_GRACE_SECONDS', 10, 0, 3_600) * 1000,
     authFailureLimit: integer(env, 'AUTH_FAILURE_LIMIT', 20, 1, 1_000_000),
     authFailureWindowSeconds: integer(env, 'AUTH_FAILURE_WINDOW_SECONDS', 60, 1, 86_400),
     lockTimeoutMs: integer(env, 'LOCK_TIMEOUT_MS', 10_000, 10, 3_600_000),

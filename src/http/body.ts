@@ -8,48 +8,86 @@ import { Problem } from './problems.js';
 
 export interface BodyLimits {
   maxBytes: number;
-  /** the process's budget of body bytes in memory, and the request they are charged to */
-  memory?: { budget: BodyMemory; holder: object };
+  /** the process's budget of body bytes in memory, the request they are charged to, and its provider */
+  memory?: { budget: BodyMemory; holder: object; group?: string | number };
+  /** the slowest a body may arrive, on average, once `graceMs` have passed; slower is cut off with 408 */
+  minBytesPerSecond?: number;
+  graceMs?: number;
 }
 
 /** Seconds a client refused for lack of body memory is asked to wait. */
 const BUSY_RETRY_SECONDS = 5;
 
+/** The first charge of a body; each further one doubles what is charged, so a body costs at most twice its arrival. */
+const FIRST_CHARGE_BYTES = 64 * 1024;
+
+export type Refusal = 'process' | 'group';
+
 /**
- * The bytes of request bodies this process holds at once. A body is charged as it arrives (all of it at once when
- * Content-Length announces it) and released only when its request is answered, because the normalized catalogue
- * lives that long. Without it, N clients sending maximum-size bodies at once would need N × (body + normalized
- * catalogue) of memory; with it, at most MAX_BODY_BYTES_IN_FLIGHT worth of bodies is ever held.
+ * The bytes of request bodies this process holds at once, over all requests and per provider. A body is charged by
+ * what has arrived (in doubling steps, so that accounting stays cheap), never by what its Content-Length
+ * announces, and released only when its request is answered, because the normalized catalogue lives that long.
+ * Without it, N clients sending maximum-size bodies at once would need N × (body + normalized catalogue) of
+ * memory; with it, at most `limit` worth of bodies is ever held, and one provider at most `groupLimit` of it, so
+ * that one provider's uploads (or a trickle announcing huge bodies) cannot take the budget from the others.
  */
 export class BodyMemory {
   #inUse = 0;
-  readonly #held = new Map<object, number>();
+  readonly #held = new Map<object, { bytes: number; group: string | number | undefined }>();
+  readonly #groups = new Map<string | number, number>();
 
-  constructor(readonly limit: number) {}
+  constructor(
+    readonly limit: number,
+    readonly groupLimit: number = limit,
+  ) {}
 
   get inUse(): number {
     return this.#inUse;
   }
 
-  /** Charges n more bytes to holder; false (and nothing charged) when that would pass the limit. */
-  reserve(holder: object, n: number): boolean {
-    if (this.#inUse + n > this.limit) return false;
+  /** Bytes charged to one provider's requests. */
+  inUseBy(group: string | number): number {
+    return this.#groups.get(group) ?? 0;
+  }
+
+  /** Charges n more bytes to holder (and its group); what would pass a limit charges nothing and says which. */
+  reserve(holder: object, n: number, group?: string | number): Refusal | null {
+    if (this.#inUse + n > this.limit) return 'process';
+    if (group !== undefined && this.inUseBy(group) + n > this.groupLimit) return 'group';
     this.#inUse += n;
-    this.#held.set(holder, (this.#held.get(holder) ?? 0) + n);
-    return true;
+    const held = this.#held.get(holder);
+    if (held) held.bytes += n;
+    else this.#held.set(holder, { bytes: n, group });
+    if (group !== undefined) this.#groups.set(group, this.inUseBy(group) + n);
+    return null;
   }
 
   release(holder: object): void {
-    const n = this.#held.get(holder);
-    if (n === undefined) return;
+    const held = this.#held.get(holder);
+    if (held === undefined) return;
     this.#held.delete(holder);
-    this.#inUse -= n;
+    this.#inUse -= held.bytes;
+    if (held.group !== undefined) {
+      const left = this.inUseBy(held.group) - held.bytes;
+      if (left > 0) this.#groups.set(held.group, left);
+      else this.#groups.delete(held.group);
+    }
   }
 }
 
-function busy(): Problem {
-  return new Problem('SERVICE_UNAVAILABLE', 'the server is reading too many large bodies at once; nothing was changed', {
-    headers: { 'retry-after': String(BUSY_RETRY_SECONDS) },
+function busy(refusal: Refusal): Problem {
+  return refusal === 'group'
+    ? new Problem('RATE_LIMITED', "this provider's other uploads already hold its share of the server's body memory; nothing was changed", {
+        headers: { 'retry-after': String(BUSY_RETRY_SECONDS) },
+      })
+    : new Problem('SERVICE_UNAVAILABLE', 'the server is reading too many large bodies at once; nothing was changed', {
+        headers: { 'retry-after': String(BUSY_RETRY_SECONDS) },
+      });
+}
+
+function tooSlow(minBytesPerSecond: number): Problem {
+  return new Problem('REQUEST_TIMEOUT', `the body arrived slower than ${minBytesPerSecond} bytes per second; nothing was changed`, {
+    headers: { connection: 'close' },
   });
 }
 
@@ -164,20 +202,40 @@ export function readJsonBodyWithDigest(request: IncomingMessage, payload: Readab
   const encoded = String(request.headers['content-encoding'] ?? '').length > 0;
   const stream = decodingStream(request, payload);
   const memory = limits.memory;
-  // Announced bodies are charged whole before the first byte is read; others chunk by chunk.
   const announced = !encoded && Number.isInteger(declared) && declared > 0;
-  let refused = memory !== undefined && announced && !memory.budget.reserve(memory.holder, declared);
+  let refused: Refusal | null = null;
   return new Promise((resolve, reject) => {
-    // An announced body is copied into one buffer of its length as it arrives, so that neither its chunks nor a
-    // joined copy of them are held; any other body is kept as chunks and joined at its end.
-    let whole: Buffer | null = announced && !refused ? Buffer.allocUnsafe(declared) : null;
+    // An announced body is copied into one buffer of its length as it arrives (allocated with its first byte, and
+    // resident only as far as it is written), so that neither its chunks nor a joined copy of them are held; any
+    // other body is kept as chunks and joined at its end.
+    let whole: Buffer | null = null;
     const chunks: Buffer[] = [];
     const hash = createHash('sha256');
     let received = 0;
+    // Bytes charged to the budget so far: at least what has arrived (decoded), at most twice as much.
+    let charged = 0;
     let settled = false;
+    const startedAt = Date.now();
+    const { minBytesPerSecond = 0, graceMs = 0 } = limits;
+    // Bytes as they came over the wire (before gzip), for the minimum rate.
+    let payloadBytes = 0;
+    if (stream !== payload) payload.on('data', (chunk: Buffer) => (payloadBytes += chunk.length));
+    // A trickle is cut off once it is past its grace and below the minimum average rate.
+    const pace =
+      minBytesPerSecond > 0
+        ? setInterval(() => {
+            const elapsed = Date.now() - startedAt;
+            if (elapsed > graceMs && payloadBytes < (minBytesPerSecond * elapsed) / 1000) {
+              memory?.budget.release(memory.holder);
+              finish(tooSlow(minBytesPerSecond));
+            }
+          }, Math.max(100, Math.min(1000, graceMs / 4 || 1000)))
+        : null;
+    pace?.unref();
     const finish = (error: unknown, value?: ReceivedBody) => {
       if (settled) return;
       settled = true;
+      if (pace) clearInterval(pace);
       // The stream's listeners live as long as the request: they must not keep the bytes, which value holds if any.
       whole = null;
       chunks.length = 0;
@@ -185,10 +243,22 @@ export function readJsonBodyWithDigest(request: IncomingMessage, payload: Readab
       if (error) reject(error);
       else resolve(value!);
     };
+    /** Charges the budget up to `needed` bytes, in doubling steps; false once refused. */
+    const charge = (needed: number): boolean => {
+      if (memory === undefined || needed <= charged) return true;
+      const step = Math.max(needed, Math.min(announced ? declared : limits.maxBytes, Math.max(FIRST_CHARGE_BYTES, charged * 2)));
+      const refusal = memory.budget.reserve(memory.holder, step - charged, memory.group);
+      if (refusal === null) {
+        charged = step;
+        return true;
+      }
+      discardRest(refusal);
+      return false;
+    };
     // A refused body is still read, into nothing, so that the client (which is still sending) reliably receives
     // the 503 instead of a reset connection. Reading it costs no memory; REQUEST_TIMEOUT_MS bounds its time.
-    const discardRest = () => {
-      refused = true;
+    const discardRest = (refusal: Refusal) => {
+      refused = refusal;
       whole = null;
       chunks.length = 0;
       memory?.budget.release(memory.holder);
@@ -198,33 +268,30 @@ export function readJsonBodyWithDigest(request: IncomingMessage, payload: Readab
         stream.removeAllListeners('data');
         stream.destroy();
         if (payload.readableEnded) {
-          finish(busy());
+          finish(busy(refusal));
           return;
         }
         let discarded = 0;
         payload.on('data', (chunk: Buffer) => {
           discarded += chunk.length;
-          if (discarded > limits.maxBytes) finish(busy());
+          if (discarded > limits.maxBytes) finish(busy(refusal));
         });
-        payload.on('end', () => finish(busy()));
+        payload.on('end', () => finish(busy(refusal)));
         payload.resume();
       }
     };
-    if (refused) discardRest();
     stream.on('data', (chunk: Buffer) => {
       received += chunk.length;
+      if (stream === payload) payloadBytes = received;
       if (received > limits.maxBytes) {
         // Stop decoding at the limit: a gzip bomb never inflates past it.
         stream.pause();
         if (stream !== payload) stream.destroy();
-        finish(refused ? busy() : tooLarge(limits.maxBytes));
+        finish(refused ? busy(refused) : tooLarge(limits.maxBytes));
         return;
       }
-      if (refused) return;
-      if (memory !== undefined && !announced && !memory.budget.reserve(memory.holder, chunk.length)) {
-        discardRest();
-        return;
-      }
+      if (refused || !charge(received)) return;
+      if (announced && whole === null) whole = Buffer.allocUnsafe(declared);
       if (whole !== null) chunk.copy(whole, received - chunk.length);
       else chunks.push(chunk);
       hash.update(chunk);
@@ -244,7 +311,7 @@ export function readJsonBodyWithDigest(request: IncomingMessage, payload: Readab
     stream.on('end', () => {
       if (settled) return;
       if (refused) {
-        finish(busy());
+        finish(busy(refused));
         return;
       }
       // node:http ends an announced body only after Content-Length bytes, so `whole` is full here.

@@ -86,6 +86,7 @@ export function json(description: string, schema: TSchema, headers: readonly Hea
 export const ALWAYS = {
   400: problem(['BAD_REQUEST']),
   408: problem(['REQUEST_TIMEOUT']),
+  417: problem(['EXPECTATION_FAILED']),
   431: problem(['HEADERS_TOO_LARGE']),
   500: problem(['INTERNAL_ERROR']),
   503: problem(['SERVICE_UNAVAILABLE'], ['retry-after']),

@@ -68,7 +68,7 @@ describe('OpenAPI document', () => {
       ].sort(),
     );
     const sync = document.paths['/api/v1/sync/products'].post;
-    expect(Object.keys(sync.responses).sort()).toEqual(['200', '400', '401', '403', '408', '409', '413', '415', '422', '429', '431', '500', '503']);
+    expect(Object.keys(sync.responses).sort()).toEqual(['200', '400', '401', '403', '408', '409', '413', '415', '417', '422', '429', '431', '500', '503']);
     for (const [route, methods] of Object.entries<any>(document.paths)) {
       for (const [method, operation] of Object.entries<any>(methods)) {
         expect(Object.keys(operation.responses), `${method} ${route}`).toEqual(expect.arrayContaining(['200', '400', '500', '503']));

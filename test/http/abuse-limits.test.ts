@@ -34,16 +34,32 @@ describe('BodyMemory', () => {
     const memory = new BodyMemory(100);
     const a = {};
     const b = {};
-    expect(memory.reserve(a, 60)).toBe(true);
-    expect(memory.reserve(b, 41)).toBe(false);
-    expect(memory.reserve(b, 40)).toBe(true);
+    expect(memory.reserve(a, 60)).toBeNull();
+    expect(memory.reserve(b, 41)).toBe('process');
+    expect(memory.reserve(b, 40)).toBeNull();
     expect(memory.inUse).toBe(100);
     memory.release(a);
     memory.release(a);
     expect(memory.inUse).toBe(40);
-    expect(memory.reserve(a, 60)).toBe(true);
+    expect(memory.reserve(a, 60)).toBeNull();
     memory.release(b);
     memory.release(a);
     expect(memory.inUse).toBe(0);
+  });
+
+  it("keeps each provider within its share, whatever the others' requests hold", () => {
+    const memory = new BodyMemory(100, 50);
+    const [a1, a2, b1, c1] = [{}, {}, {}, {}];
+    expect(memory.reserve(a1, 30, 'a')).toBeNull();
+    expect(memory.reserve(a2, 21, 'a')).toBe('group');
+    expect(memory.reserve(a2, 20, 'a')).toBeNull();
+    expect(memory.inUseBy('a')).toBe(50);
+    expect(memory.reserve(b1, 50, 'b')).toBeNull();
+    expect(memory.reserve(c1, 1, 'c')).toBe('process');
+    memory.release(a1);
+    expect(memory.inUseBy('a')).toBe(20);
+    expect(memory.reserve(c1, 30, 'c')).toBeNull();
+    for (const holder of [a2, b1, c1]) memory.release(holder);
+    expect([memory.inUse, memory.inUseBy('a'), memory.inUseBy('b'), memory.inUseBy('c')]).toEqual([0, 0, 0, 0]);
   });
 });

@@ -49,7 +49,7 @@ describe('readJsonBody within a memory budget', () => {
     ['a gzip-encoded body', () => ({ 'content-encoding': 'gzip' }), () => gzipSync(body)],
   ])('refuses %s that does not fit with 503 and Retry-After, after reading it to its end', async (_, headers, bytes) => {
     const budget = new BodyMemory(body.length);
-    expect(budget.reserve({}, body.length - 100)).toBe(true);
+    expect(budget.reserve({}, body.length - 100)).toBeNull();
     const payload = payloadOf(bytes());
     const problem = await refusal(readJsonBody(requestWith(headers()), payload, { maxBytes: 1 << 20, memory: { budget, holder: {} } }));
     expect(problem.code).toBe('SERVICE_UNAVAILABLE');

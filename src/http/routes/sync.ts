@@ -189,13 +189,18 @@ export const syncRoutes: FastifyPluginAsync<AppContext> = async (app, context) =
 
   // This scope reads its own bodies: media type, streaming size limit, gzip and strict UTF-8 (body.ts), within
   // the process's budget of body memory, which a request gives back once it is answered (or its client is gone).
-  const bodyMemory = new BodyMemory(config.maxBodyBytesInFlight);
+  const bodyMemory = new BodyMemory(config.maxBodyBytesInFlight, config.maxBodyBytesPerHost);
   app.addHook('onRequest', async (request, reply) => {
     reply.raw.once('close', () => bodyMemory.release(request));
   });
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', async (request: FastifyRequest, payload: import('node:stream').Readable) =>
-    readJsonBodyWithDigest(request.raw, payload, { maxBytes: config.maxBodyBytes, memory: { budget: bodyMemory, holder: request } }),
+    readJsonBodyWithDigest(request.raw, payload, {
+      maxBytes: config.maxBodyBytes,
+      memory: { budget: bodyMemory, holder: request, ...(request.provider ? { group: request.provider.hostId } : {}) },
+      minBytesPerSecond: config.minUploadBytesPerS,
+      graceMs: config.uploadGraceMs,
+    }),
   );
 
   app.post<{ Querystring: Static<typeof SyncQuery>; Headers: Static<typeof SyncHeaders> }>(
