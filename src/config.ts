@@ -15,10 +15,15 @@ export interface Config {
   syncMaxPerWindow: number;
   dryRunMaxPerWindow: number;
   syncWindowSeconds: number;
+  /** refused sync requests (413, 415, 422) per host per SYNC_WINDOW_SECONDS before it gets 429 */
+  refusedMaxPerWindow: number;
   /** how long an Idempotency-Key and its answer are kept */
   idempotencyKeyTtlSeconds: number;
   /** how long a running request's claim on its Idempotency-Key lasts if its process dies */
   idempotencyLeaseSeconds: number;
+  /** finished Idempotency-Keys kept per host, and the bytes of their stored answers */
+  idempotencyMaxKeysPerHost: number;
+  idempotencyMaxBytesPerHost: number;
   dbPoolSize: number;
   /** how long a stopping server lets running requests finish */
   shutdownTimeoutMs: number;
@@ -132,6 +137,9 @@ export function loadConfig(env: Env = process.env): Config {
     keepAliveTimeoutMs: integer(env, 'KEEP_ALIVE_TIMEOUT_MS', 5_000, 100, 600_000),
     maxBodyBytesInFlight,
     maxBodyBytesPerHost,
+    refusedMaxPerWindow: integer(env, 'REFUSED_MAX_PER_WINDOW', 60, 1, 1_000_000),
+    idempotencyMaxKeysPerHost: integer(env, 'IDEMPOTENCY_MAX_KEYS_PER_HOST', 1000, 1, 10_000_000),
+    idempotencyMaxBytesPerHost: integer(env, 'IDEMPOTENCY_MAX_BYTES_PER_HOST', 256 * 1024 * 1024, 1024, 1024 * 1024 * 1024 * 1024),
     minUploadBytesPerS: integer(env, 'MIN_UPLOAD_BYTES_PER_S', 8 * 1024, 0, 1024 * 1024 * 1024),
     uploadGraceMs: integer(env, 'UPLOAD_GRACE_SECONDS', 10, 0, 3_600) * 1000,
     authFailureLimit: integer(env, 'AUTH_FAILURE_LIMIT', 20, 1, 1_000_000),

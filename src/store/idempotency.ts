@@ -14,6 +14,9 @@ export interface IdempotencyPolicy {
   ttlSeconds: number;
   /** how long a running claim blocks the key before another request may take it over */
   leaseSeconds: number;
+  /** finished keys kept per host, and the bytes of their answers: past either, the oldest are forgotten */
+  maxKeysPerHost: number;
+  maxBytesPerHost: number;
 }
 
 export type ClaimResult =
@@ -37,6 +40,17 @@ export async function claimIdempotencyKey(
     `DELETE FROM idempotency_keys
      WHERE (host_id, key) IN (SELECT host_id, key FROM idempotency_keys WHERE expires_at <= clock_timestamp() LIMIT $1)`,
     [PURGE_BATCH],
+  );
+  // A host's finished answers are bounded in count and bytes: the oldest are forgotten first (a retry with a
+  // forgotten key is a new request). Running claims are never touched.
+  await db.query(
+    `DELETE FROM idempotency_keys WHERE host_id = $1 AND key IN (
+       SELECT key FROM (
+         SELECT key, row_number() OVER newest AS n, sum(octet_length(response_body)) OVER newest AS bytes
+         FROM idempotency_keys WHERE host_id = $1 AND status = 'done'
+         WINDOW newest AS (ORDER BY created_at DESC, key)) AS kept
+       WHERE n >= $2 OR bytes > $3)`,
+    [hostId, policy.maxKeysPerHost, policy.maxBytesPerHost],
   );
   const claim = randomBytes(16).toString('hex');
   // A key that is free, expired, or held by a dead process's lapsed lease becomes this request's.

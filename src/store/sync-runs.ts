@@ -28,6 +28,32 @@ export function windowUsageSubquery(host: string, p: number): string {
      FROM recent)`;
 }
 
+/**
+ * How many of a host's requests were refused (413, 415, 422) within the last `seconds`, as a subquery with columns
+ * `refused` and `refused_frees_in`; the seconds and the budget are the parameters $p and $p+1.
+ */
+export function refusalsSubquery(host: string, p: number): string {
+  return `(WITH recent AS (
+       SELECT refused_at FROM sync_refusals
+       WHERE host_id = ${host} AND refused_at > clock_timestamp() - make_interval(secs => $${p})
+       ORDER BY refused_at DESC
+       LIMIT $${p + 1}
+     )
+     SELECT count(*)::int AS refused,
+            coalesce(ceil(extract(epoch FROM min(refused_at) + make_interval(secs => $${p}) - clock_timestamp())), 0)::int AS refused_frees_in
+     FROM recent)`;
+}
+
+/** Records one refused request of a host, and forgets its refusals older than `seconds`. */
+export async function recordRefusal(db: Queryable, hostId: number, seconds: number): Promise<void> {
+  await db.query(
+    `WITH forgotten AS (
+       DELETE FROM sync_refusals WHERE host_id = $1 AND refused_at <= clock_timestamp() - make_interval(secs => $2))
+     INSERT INTO sync_refusals (host_id, refused_at) VALUES ($1, clock_timestamp())`,
+    [hostId, seconds],
+  );
+}
+
 export interface Window {
   dryRun: boolean;
   seconds: number;

@@ -14,6 +14,7 @@ import {
   usageWithOneMoreRun,
   windowUsageOf,
   windowUsageStatement,
+  refusalsSubquery,
   windowUsageSubquery,
   type Window,
   type WindowUsage,
@@ -224,6 +225,8 @@ async function writeReceipts(tx: Transaction, hostId: number, syncId: string, re
  */
 export interface SyncCaller extends KeyOwner {
   usage: WindowUsage;
+  /** the host's refused requests in the window (at most the budget), and seconds until the oldest leaves it */
+  refusals: WindowUsage;
   categories: Set<string>;
   receipts: StoredReceipts | null;
 }
@@ -236,14 +239,16 @@ export async function findSyncCaller(
   db: Queryable,
   digest: Buffer,
   window: Window,
-  options: { receipts: boolean },
+  options: { receipts: boolean; refusalBudget: number },
 ): Promise<SyncCaller | null> {
   const { rows } = await db.query<Record<string, unknown>>(
-    `SELECT owner.*, usage.used, usage.frees_in, array(SELECT slug FROM categories) AS categories
+    `SELECT owner.*, usage.used, usage.frees_in, refusals.refused, refusals.refused_frees_in,
+       array(SELECT slug FROM categories) AS categories
        ${options.receipts ? RECEIPTS_COLUMNS : ''}
      FROM (${KEY_OWNER}) AS owner CROSS JOIN LATERAL ${windowUsageSubquery('owner.host_id', 2)} AS usage
+       CROSS JOIN LATERAL ${refusalsSubquery('owner.host_id', 5)} AS refusals
        ${options.receipts ? 'LEFT JOIN sync_receipts r ON r.host_id = owner.host_id' : ''}`,
-    [digest, window.dryRun, window.seconds, window.max],
+    [digest, window.dryRun, window.seconds, window.max, window.seconds, options.refusalBudget],
   );
   const row = rows[0];
   if (!row) return null;
@@ -251,5 +256,11 @@ export async function findSyncCaller(
     typeof row.receipts === 'string'
       ? { context: String(row.receipts_context), text: row.receipts, writtenBy: String(row.receipts_written_by) }
       : null;
-  return { ...toKeyOwner(row), usage: windowUsageOf(row), categories: new Set(row.categories as string[]), receipts };
+  return {
+    ...toKeyOwner(row),
+    usage: windowUsageOf(row),
+    refusals: { used: Number(row.refused), freesInSeconds: Math.max(0, Number(row.refused_frees_in)) },
+    categories: new Set(row.categories as string[]),
+    receipts,
+  };
 }

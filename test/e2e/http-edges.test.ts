@@ -119,17 +119,17 @@ describe.each(STORES)('HTTP edges (%s store)', (store) => {
   });
 
   it('answers an expectation other than 100-continue with a 417 problem', async () => {
-    const { responses } = await rawExchange(server.port, [`GET /api/v1/categories HTTP/1.1\r\nHost: x\r\nExpect: tea\r\n\r\n`], { end: true });
+    const { responses } = await rawExchange(server.port, [`GET /api/v1/categories HTTP/1.1\r\nHost: x\r\nExpect: tea\r\n\r\n`], { deadlineMs: 5_000 });
     const body = expectProblemOf(responses[0]!, 417, 'EXPECTATION_FAILED', '/api/v1/categories');
     expect((await call(server, 'GET', String(body.type))).status).toBe(200);
   });
 
   it('answers malformed requests and oversized headers as problems with an instance', async () => {
-    const garbage = await rawExchange(server.port, ['GET /api/v1/categories HTTP/1.1\r\nHost x\r\n\r\n'], { end: true });
+    const garbage = await rawExchange(server.port, ['GET /api/v1/categories HTTP/1.1\r\nHost x\r\n\r\n'], { deadlineMs: 5_000 });
     expectProblemOf(garbage.responses[0]!, 400, 'BAD_REQUEST', '/api/v1/categories');
-    const nonsense = await rawExchange(server.port, ['\u0001\u0002 not http\r\n\r\n'], { end: true });
+    const nonsense = await rawExchange(server.port, ['\u0001\u0002 not http\r\n\r\n'], { deadlineMs: 5_000 });
     expectProblemOf(nonsense.responses[0]!, 400, 'BAD_REQUEST', '');
-    const huge = await rawExchange(server.port, [`GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`], { end: true });
+    const huge = await rawExchange(server.port, [`GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`], { deadlineMs: 5_000 });
     expectProblemOf(huge.responses[0]!, 431, 'HEADERS_TOO_LARGE', '/healthz');
   });
 
@@ -140,7 +140,7 @@ describe.each(STORES)('HTTP edges (%s store)', (store) => {
     const { responses } = await rawExchange(
       server.port,
       [`GET /api/v1/directory/hosts HTTP/1.1\r\nHost: x\r\nIf-None-Match: ${etag}\r\nConnection: close\r\n\r\n`],
-      { end: true },
+      { deadlineMs: 5_000 },
     );
     const notModified = responses[0]!;
     expect(notModified.status).toBe(304);
@@ -151,11 +151,11 @@ describe.each(STORES)('HTTP edges (%s store)', (store) => {
   });
 
   it('answers the asterisk-form target: OPTIONS * with what the server allows, GET * with a 400 problem', async () => {
-    const options = await rawExchange(server.port, ['OPTIONS * HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'], { end: true });
+    const options = await rawExchange(server.port, ['OPTIONS * HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'], { deadlineMs: 5_000 });
     expect(options.responses[0]!.status).toBe(204);
     expect(options.responses[0]!.headers.allow).toContain('GET');
     expect(options.responses[0]!.headers['x-request-id']).toMatch(/^req_/);
-    const get = await rawExchange(server.port, ['GET * HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'], { end: true });
+    const get = await rawExchange(server.port, ['GET * HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'], { deadlineMs: 5_000 });
     expectProblemOf(get.responses[0]!, 400, 'BAD_REQUEST', '*');
   });
 });

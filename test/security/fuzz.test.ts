@@ -170,7 +170,7 @@ describe.each<StoreKind>(['postgres', 'embedded'])('hostile input on the %s stor
 
   beforeAll(async () => {
     server = await startServer(store, {
-      env: { SYNC_MAX_PER_WINDOW: '1000000', DRY_RUN_MAX_PER_WINDOW: '1000000', MAX_BODY_BYTES: String(4 * 1024 * 1024) },
+      env: { SYNC_MAX_PER_WINDOW: '1000000', DRY_RUN_MAX_PER_WINDOW: '1000000', REFUSED_MAX_PER_WINDOW: '1000000', MAX_BODY_BYTES: String(4 * 1024 * 1024) },
     });
     target = await onboard(server, 'Fuzz Target');
     bystander = await onboard(server, 'Bystander');

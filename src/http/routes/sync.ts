@@ -15,7 +15,7 @@ import {
   type StoredAnswer,
 } from '../../store/idempotency.js';
 import { findSyncCaller, IdempotencyClaimLostError, runSync, type AppliedSync, type ReceiptsUse, type StoredReceipts, type SyncCaller } from '../../store/sync.js';
-import type { WindowUsage } from '../../store/sync-runs.js';
+import { recordRefusal, type WindowUsage } from '../../store/sync-runs.js';
 import { authenticateProviderBy } from '../auth.js';
 import { BodyMemory, checkBodyHeaders, parseJsonBody, readJsonBodyWithDigest, type ReceivedBody } from '../body.js';
 import type { AppContext } from '../context.js';
@@ -170,6 +170,24 @@ function answerBody(hostSlug: string, dryRun: boolean, applied: AppliedSync) {
   };
 }
 
+/** The answers that count against a host's budget of refused requests (REFUSED_MAX_PER_WINDOW). */
+const REFUSALS = new Set([413, 415, 422]);
+
+function tooManyRefused(refusals: WindowUsage, max: number, seconds: number): Problem {
+  const wait = Math.max(1, refusals.freesInSeconds);
+  return new Problem(
+    'RATE_LIMITED',
+    `${max} refused requests (413, 415, 422) from this provider in ${seconds} s; fix the catalogue and retry in ${wait} s`,
+    {
+      headers: {
+        'retry-after': String(wait),
+        'ratelimit-policy': `"refused";q=${max};w=${seconds}`,
+        ratelimit: `"refused";r=0;t=${wait}`,
+      },
+    },
+  );
+}
+
 const JSON_TYPE = 'application/json; charset=utf-8';
 const PROBLEM_TYPE = 'application/problem+json; charset=utf-8';
 
@@ -185,6 +203,8 @@ export const syncRoutes: FastifyPluginAsync<AppContext> = async (app, context) =
     // Longer than a request may take (120 s to send its body, then validation and the transaction), so that only
     // a claim left by a process that died is taken over; were a live one taken, its transaction would roll back.
     leaseSeconds: config.idempotencyLeaseSeconds,
+    maxKeysPerHost: config.idempotencyMaxKeysPerHost,
+    maxBytesPerHost: config.idempotencyMaxBytesPerHost,
   };
 
   // This scope reads its own bodies: media type, streaming size limit, gzip and strict UTF-8 (body.ts), within
@@ -238,9 +258,13 @@ export const syncRoutes: FastifyPluginAsync<AppContext> = async (app, context) =
         const window = { dryRun: policy.name === 'dry-run', seconds: policy.seconds, max: policy.max };
         // The key's owner, its window, the category registry and, for a large body, the host's receipts in one query.
         const receipts = mayUseReceipts(request);
-        const provider = await authenticateProviderBy(request, (digest) => findSyncCaller(db, digest, window, { receipts }));
+        const provider = await authenticateProviderBy(request, (digest) =>
+          findSyncCaller(db, digest, window, { receipts, refusalBudget: config.refusedMaxPerWindow }),
+        );
         request.provider = provider;
         request.syncCaller = provider;
+        // Refused requests have a budget of their own: past it, nothing of this host's is read until it frees.
+        if (provider.refusals.used >= config.refusedMaxPerWindow) throw tooManyRefused(provider.refusals, config.refusedMaxPerWindow, config.syncWindowSeconds);
         if (dryRun instanceof Problem) throw dryRun;
         const { usage } = provider;
         rateLimitHeaders(reply, policy, usage);
@@ -266,6 +290,12 @@ export const syncRoutes: FastifyPluginAsync<AppContext> = async (app, context) =
       },
       onResponse: async (request, reply) => {
         metrics.syncs.inc({ outcome: syncOutcome(reply.statusCode, isDryRun(request.query)) });
+        // A refusal counts against the host's budget of refusals; a replayed one was counted the first time.
+        if (request.provider && REFUSALS.has(reply.statusCode) && reply.getHeader('idempotent-replayed') === undefined) {
+          await recordRefusal(db, request.provider.hostId, config.syncWindowSeconds).catch((error: unknown) =>
+            request.log.warn({ err: error }, 'could not record a refused request'),
+          );
+        }
       },
       // Any answer that is not kept for the key (401…, 413, 415, 429, 5xx) frees it before it goes out.
       onSend: async (request, _reply, payload) => {
