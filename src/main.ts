@@ -9,7 +9,9 @@ import { loadConfig, type Config } from './config.js';
 import { buildApp, loggerOptions } from './http/app.js';
 import type { Database } from './store/db.js';
 import { migrate } from './store/migrate.js';
+import { forgetInstance, keepInstanceAlive, touchInstance } from './store/instances.js';
 import { openDatabase, withMigrationDatabase } from './store/open.js';
+import { newId } from './catalog/ids.js';
 
 export interface RunningServer {
   url: string;
@@ -21,7 +23,11 @@ export async function startServer(config: Config = loadConfig()): Promise<Runnin
   await withMigrationDatabase(config, db, migrate);
   const admin = await resolveAdminToken(config);
   const lifecycle = { closing: false };
-  const app = await buildApp({ config, db, adminToken: admin.token, lifecycle, logger: loggerOptions(config.logLevel, admin.token) });
+  // This process's heartbeat: should it die, its Idempotency-Key claims are free again seconds later.
+  const instanceId = newId('ins');
+  await touchInstance(db, instanceId);
+  const app = await buildApp({ config, db, adminToken: admin.token, lifecycle, instanceId, logger: loggerOptions(config.logLevel, admin.token) });
+  const heartbeat = keepInstanceAlive(db, instanceId, (error) => app.log.warn({ err: error }, 'heartbeat failed'));
 
   const url = await app.listen({ host: config.host, port: config.port });
   app.log.info(
@@ -47,6 +53,8 @@ export async function startServer(config: Config = loadConfig()): Promise<Runnin
         await app.close();
       } finally {
         clearTimeout(deadline);
+        heartbeat.stop();
+        await forgetInstance(db, instanceId).catch(() => undefined);
         await db.close();
       }
     })();

@@ -2,7 +2,7 @@
 
 import { randomFillSync } from 'node:crypto';
 
-export type IdPrefix = 'prd' | 'syn' | 'key' | 'req';
+export type IdPrefix = 'prd' | 'syn' | 'key' | 'req' | 'ins';
 
 const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 const RANDOM_DIGITS = 16;

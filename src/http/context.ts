@@ -9,6 +9,8 @@ export interface AppContext {
   config: Config;
   db: Database;
   adminToken: string;
+  /** this process among those sharing the database (instances.ts), kept alive by its heartbeat */
+  instanceId: string;
   /** set when the server begins to stop: new requests get 503 */
   lifecycle: { closing: boolean };
   metrics: Metrics;

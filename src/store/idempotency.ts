@@ -2,6 +2,7 @@
 // for the key's lifetime so that a retry gets it back instead of applying the sync again.
 import { randomBytes } from 'node:crypto';
 import type { Queryable } from './db.js';
+import { INSTANCE_DEAD_AFTER_SECONDS } from './instances.js';
 
 export interface StoredAnswer {
   status: number;
@@ -17,6 +18,8 @@ export interface IdempotencyPolicy {
   /** finished keys kept per host, and the bytes of their answers: past either, the oldest are forgotten */
   maxKeysPerHost: number;
   maxBytesPerHost: number;
+  /** the claiming process (instances.ts); a claim of a process whose heartbeat stopped is taken over */
+  instance: string;
 }
 
 export type ClaimResult =
@@ -56,17 +59,20 @@ export async function claimIdempotencyKey(
   // A key that is free, expired, or held by a dead process's lapsed lease becomes this request's.
   for (let attempt = 0; attempt < 3; attempt++) {
     const { rows: taken } = await db.query<{ claim: string }>(
-      `INSERT INTO idempotency_keys (host_id, key, status, claim, lease_until, created_at, expires_at)
+      `INSERT INTO idempotency_keys (host_id, key, status, claim, lease_until, created_at, expires_at, instance)
        VALUES ($1, $2, 'running', $3, clock_timestamp() + make_interval(secs => $4), clock_timestamp(),
-               clock_timestamp() + make_interval(secs => $5))
+               clock_timestamp() + make_interval(secs => $5), $6)
        ON CONFLICT (host_id, key) DO UPDATE
          SET status = 'running', claim = EXCLUDED.claim, lease_until = EXCLUDED.lease_until, fingerprint = NULL,
              response_status = NULL, response_headers = NULL, response_body = NULL,
-             created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at
+             created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at, instance = EXCLUDED.instance
          WHERE idempotency_keys.expires_at <= clock_timestamp()
             OR (idempotency_keys.status = 'running' AND idempotency_keys.lease_until <= clock_timestamp())
+            OR (idempotency_keys.status = 'running' AND idempotency_keys.instance IS NOT NULL AND NOT EXISTS (
+                  SELECT 1 FROM server_instances s
+                  WHERE s.id = idempotency_keys.instance AND s.seen_at > clock_timestamp() - make_interval(secs => $7)))
        RETURNING claim`,
-      [hostId, key, claim, policy.leaseSeconds, policy.ttlSeconds],
+      [hostId, key, claim, policy.leaseSeconds, policy.ttlSeconds, policy.instance, INSTANCE_DEAD_AFTER_SECONDS],
     );
     if (taken[0]?.claim === claim) return { kind: 'claimed', claim };
 

@@ -205,6 +205,7 @@ export const syncRoutes: FastifyPluginAsync<AppContext> = async (app, context) =
     leaseSeconds: config.idempotencyLeaseSeconds,
     maxKeysPerHost: config.idempotencyMaxKeysPerHost,
     maxBytesPerHost: config.idempotencyMaxBytesPerHost,
+    instance: context.instanceId,
   };
 
   // This scope reads its own bodies: media type, streaming size limit, gzip and strict UTF-8 (body.ts), within
