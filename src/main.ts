@@ -7,7 +7,7 @@ import { adminTokenPath, resolveAdminToken } from './admin-token.js';
 import { joinMetricsCollection, runPrimary } from './cluster.js';
 import { loadConfig, type Config } from './config.js';
 import { buildApp, loggerOptions } from './http/app.js';
-import type { Database } from './store/db.js';
+import { isUnavailable, type Database } from './store/db.js';
 import { migrate } from './store/migrate.js';
 import { forgetInstance, keepInstanceAlive, touchInstance } from './store/instances.js';
 import { openDatabase, withMigrationDatabase } from './store/open.js';
@@ -18,16 +18,55 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
+/** Seconds between attempts to reach a database that was not reachable at start: doubling, up to the last. */
+const PREPARE_RETRY_SECONDS = [1, 2, 4, 8, 15];
+
 export async function startServer(config: Config = loadConfig()): Promise<RunningServer> {
   const db: Database = await openDatabase(config);
-  await withMigrationDatabase(config, db, migrate);
   const admin = await resolveAdminToken(config);
-  const lifecycle = { closing: false };
+  const lifecycle = { closing: false, prepared: false };
   // This process's heartbeat: should it die, its Idempotency-Key claims are free again seconds later.
   const instanceId = newId('ins');
-  await touchInstance(db, instanceId);
+  let heartbeat: { stop(): void } | null = null;
   const app = await buildApp({ config, db, adminToken: admin.token, lifecycle, instanceId, logger: loggerOptions(config.logLevel, admin.token) });
-  const heartbeat = keepInstanceAlive(db, instanceId, (error) => app.log.warn({ err: error }, 'heartbeat failed'));
+  /** Migrations, then this process's heartbeat: what must be done on the database before it serves. */
+  const prepare = async () => {
+    await withMigrationDatabase(config, db, migrate);
+    await touchInstance(db, instanceId);
+    heartbeat = keepInstanceAlive(db, instanceId, (error) => app.log.warn({ err: error }, 'heartbeat failed'));
+    lifecycle.prepared = true;
+  };
+
+  // A PostgreSQL server that is not reachable yet does not stop the start: the process serves /healthz (and 503
+  // with Retry-After elsewhere) and keeps trying; the embedded store opens here or not at all.
+  let retrying: NodeJS.Timeout | null = null;
+  try {
+    await prepare();
+  } catch (error) {
+    if (db.kind !== 'postgres' || !isUnavailable(error)) {
+      await app.close();
+      await db.close();
+      throw error;
+    }
+    const which = config.migrationDatabaseUrl ? 'MIGRATION_DATABASE_URL or DATABASE_URL' : 'DATABASE_URL';
+    app.log.warn({ err: error }, `the database (${which}) is not reachable; serving 503 until it is, and retrying`);
+    const retry = (attempt: number) => {
+      const seconds = PREPARE_RETRY_SECONDS[Math.min(attempt, PREPARE_RETRY_SECONDS.length - 1)]!;
+      retrying = setTimeout(() => {
+        retrying = null;
+        if (lifecycle.closing) return;
+        prepare().then(
+          () => app.log.info('the database is reachable; migrations are done, serving'),
+          (failure: unknown) => {
+            if (!isUnavailable(failure)) app.log.error({ err: failure }, 'preparing the database failed');
+            retry(attempt + 1);
+          },
+        );
+      }, seconds * 1000);
+      retrying.unref();
+    };
+    retry(0);
+  }
 
   const url = await app.listen({ host: config.host, port: config.port });
   app.log.info(
@@ -53,8 +92,11 @@ export async function startServer(config: Config = loadConfig()): Promise<Runnin
         await app.close();
       } finally {
         clearTimeout(deadline);
-        heartbeat.stop();
-        await forgetInstance(db, instanceId).catch(() => undefined);
+        if (retrying) clearTimeout(retrying);
+        if (heartbeat) {
+          (heartbeat as { stop(): void }).stop();
+          await forgetInstance(db, instanceId).catch(() => undefined);
+        }
         await db.close();
       }
     })();

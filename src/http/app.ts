@@ -29,6 +29,9 @@ export interface AppOptions extends Omit<AppContext, 'metrics' | 'syncSlots'> {
   logger?: FastifyServerOptions['logger'];
 }
 
+/** The routes that answer without the database, before it has first been reached (the probe says why not ready). */
+const WITHOUT_DATABASE = new Set(['/healthz', '/readyz', '/api/v1/openapi.json', '/api/v1/problems/:slug']);
+
 /** Seconds a client is asked to wait when the database is out of reach or the server is stopping. */
 const RETRY_UNAVAILABLE_SECONDS = 5;
 
@@ -192,6 +195,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     if (context.lifecycle.closing) {
       throw new Problem('SERVICE_UNAVAILABLE', 'the server is shutting down', {
         headers: { 'retry-after': String(RETRY_UNAVAILABLE_SECONDS), connection: 'close' },
+      });
+    }
+    if (!context.lifecycle.prepared && !WITHOUT_DATABASE.has(request.routeOptions.url ?? '')) {
+      throw new Problem('SERVICE_UNAVAILABLE', 'the database has not been reached yet; nothing was changed', {
+        headers: { 'retry-after': String(RETRY_UNAVAILABLE_SECONDS) },
       });
     }
   });

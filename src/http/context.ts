@@ -11,8 +11,11 @@ export interface AppContext {
   adminToken: string;
   /** this process among those sharing the database (instances.ts), kept alive by its heartbeat */
   instanceId: string;
-  /** set when the server begins to stop: new requests get 503 */
-  lifecycle: { closing: boolean };
+  /**
+   * closing: set when the server begins to stop, new requests get 503. prepared: set once the database has
+   * answered and its migrations are done; until then, every route that needs it answers 503.
+   */
+  lifecycle: { closing: boolean; prepared: boolean };
   metrics: Metrics;
   /** bounds the sync transactions this process runs at once */
   syncSlots: SyncSlots;

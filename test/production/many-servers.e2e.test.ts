@@ -1,9 +1,8 @@
 // Several server processes on one PostgreSQL database: the rate limit and the per-host serialization hold
 // across processes, because both live in the database.
-import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { onboard, product, sync, type Answer } from '../support/api.js';
-import { MAIN, createTestDatabase, freePort, startServer, type TestServer } from '../support/server.js';
+import { call, onboard, product, sync, type Answer } from '../support/api.js';
+import { createTestDatabase, freePort, startServer, type TestServer } from '../support/server.js';
 
 describe('three servers on one database', () => {
   let database: { url: string; drop(): Promise<void> };
@@ -36,21 +35,20 @@ describe('three servers on one database', () => {
     for (const row of applied) expect(row.n).toBe(1);
   });
 
-  it('fails to start, saying why, when MIGRATION_DATABASE_URL cannot be reached', async () => {
+  it('starts unready, saying why, when MIGRATION_DATABASE_URL cannot be reached', async () => {
     const port = await freePort();
-    const started = spawnSync(process.execPath, [MAIN], {
-      env: {
-        PATH: process.env.PATH ?? '',
-        PORT: '0',
-        DATA_DIR: servers[0]!.dataDir,
-        DATABASE_URL: database.url,
-        MIGRATION_DATABASE_URL: `postgres://postgres@127.0.0.1:${port}/nowhere`,
-      },
-      encoding: 'utf8',
-      timeout: 30_000,
+    const unready = await startServer('postgres', {
+      databaseUrl: database.url,
+      env: { MIGRATION_DATABASE_URL: `postgres://postgres@127.0.0.1:${port}/nowhere` },
     });
-    expect(started.status).toBe(1);
-    expect(started.stderr).toMatch(/hostdir failed to start: .*ECONNREFUSED/);
+    try {
+      expect((await call(unready, 'GET', '/healthz')).status).toBe(200);
+      expect((await call(unready, 'GET', '/readyz')).status).toBe(503);
+      expect(unready.output()).toContain('the database (MIGRATION_DATABASE_URL or DATABASE_URL) is not reachable');
+      expect(unready.output()).toContain('ECONNREFUSED');
+    } finally {
+      await unready.kill();
+    }
   });
 
   const catalogue = (tag: string) => Array.from({ length: 20 }, (_, i) => product(`${tag}-${i}`, { price: i + 1 }));

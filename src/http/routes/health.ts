@@ -22,6 +22,11 @@ export const healthRoutes: FastifyPluginAsync<AppContext> = async (app, context)
     if (context.lifecycle.closing) {
       throw new Problem('SERVICE_UNAVAILABLE', 'the server is shutting down', { headers: { 'retry-after': '5' } });
     }
+    if (!context.lifecycle.prepared) {
+      throw new Problem('SERVICE_UNAVAILABLE', 'the database has not been reached yet, or its migrations have not run', {
+        headers: { 'retry-after': '5' },
+      });
+    }
     try {
       await context.db.query('SELECT 1');
     } catch {
