@@ -217,7 +217,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       request.log.warn({ err: error }, 'database unavailable');
       return sendProblem(
         reply,
-        new Problem('SERVICE_UNAVAILABLE', 'the database is unreachable; nothing was changed', {
+        new Problem('SERVICE_UNAVAILABLE', 'the database is unreachable; retry after the seconds in Retry-After', {
           headers: { 'retry-after': String(RETRY_UNAVAILABLE_SECONDS) },
         }),
       );

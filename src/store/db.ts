@@ -71,6 +71,17 @@ export class DatabaseUnavailableError extends Error {
   }
 }
 
+/**
+ * The connection was lost after COMMIT was sent and before its answer came: the transaction may or may not have
+ * committed. Only a look at what the database holds afterwards can tell (store/sync.ts settles it for a sync).
+ */
+export class CommitOutcomeUnknownError extends DatabaseUnavailableError {
+  constructor(cause: unknown) {
+    super('the connection was lost while the transaction was being committed', { cause });
+    this.name = 'CommitOutcomeUnknownError';
+  }
+}
+
 const UNAVAILABLE_NODE_CODES = new Set([
   'ECONNREFUSED',
   'ECONNRESET',

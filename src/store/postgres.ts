@@ -4,6 +4,7 @@ import { pipeline } from 'node:stream/promises';
 import pg from 'pg';
 import { from as copyFromStdin } from 'pg-copy-streams';
 import {
+  CommitOutcomeUnknownError,
   DatabaseUnavailableError,
   isUnavailable,
   type BatchOptions,
@@ -134,17 +135,26 @@ export class PostgresDatabase implements Database {
           const closing = options?.commit ? [{ sql: 'COMMIT' }] : [];
           // Counted as begun before it is sent: should a statement fail, the transaction it opened is rolled back.
           begun = true;
-          const results = await session.queries([...opening, ...statements, ...closing]);
+          const results = await session.queries([...opening, ...statements, ...closing]).catch((error: unknown) => {
+            throw closing.length > 0 && isUnavailable(error) ? new CommitOutcomeUnknownError(error) : error;
+          });
           committed = closing.length > 0;
           return results.slice(opening.length, opening.length + statements.length);
         },
       };
       try {
         const result = await fn(tx);
-        if (begun && !committed) await session.query('COMMIT');
+        if (begun && !committed) {
+          await session.query('COMMIT').catch((error: unknown) => {
+            throw isUnavailable(error) ? new CommitOutcomeUnknownError(error) : error;
+          });
+        }
         return result;
       } catch (error) {
-        if (begun) await session.query('ROLLBACK').catch(() => {});
+        // A connection that timed out or broke is not asked to ROLLBACK, which would wait on it as long again: it
+        // is discarded (session() releases it as broken), and PostgreSQL rolls back a transaction whose
+        // connection is gone.
+        if (begun && !isUnavailable(error)) await session.query('ROLLBACK').catch(() => {});
         throw error;
       }
     });

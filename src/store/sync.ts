@@ -4,7 +4,7 @@ import { planSync, planUnchanged } from '../catalog/plan.js';
 import { receiptsChunks, type Receipt } from '../catalog/receipts.js';
 import { isKnown, type CatalogueProduct, type KnownProduct, type SyncPlan } from '../catalog/types.js';
 import { KEY_OWNER, keyStatusStatement, toKeyOwner, touchApiKeyStatement, type KeyOwner } from './api-keys.js';
-import type { Database, Queryable, Statement, Transaction } from './db.js';
+import { CommitOutcomeUnknownError, DatabaseUnavailableError, type Database, type Queryable, type Statement, type Transaction } from './db.js';
 import { lockHostStatement } from './hosts.js';
 import { completeIdempotencyKey, type StoredAnswer } from './idempotency.js';
 import { applyPlan, copyText, existingProductsOf, existingProductsStatement } from './products.js';
@@ -61,21 +61,58 @@ export type SyncOutcome =
   /** the host was suspended or the key revoked after authentication */
   | { kind: 'refused' }
   /** another sync of the host held its lock for longer than lockTimeoutMs */
-  | { kind: 'busy' };
+  | { kind: 'busy' }
+  /** the connection was lost during COMMIT, and the run was found committed afterwards: read it (findSyncRun) */
+  | { kind: 'committed_unseen'; syncId: string }
+  /** the connection was lost during COMMIT, and whether the run committed could not be found out in time */
+  | { kind: 'outcome_unknown'; syncId: string };
 
 /** SQLSTATE lock_not_available: lock_timeout expired */
 const LOCK_NOT_AVAILABLE = '55P03';
 
 export async function runSync(db: Database, request: SyncRequest): Promise<SyncOutcome> {
+  // Known before anything is sent, so that a sync whose COMMIT lost its answer can be looked for afterwards.
+  const syncId = newId('syn');
+  const backend: { pid: number | null } = { pid: null };
   try {
-    return await applySync(db, request);
+    return await applySync(db, request, syncId, backend);
   } catch (error) {
     if ((error as { code?: unknown }).code === LOCK_NOT_AVAILABLE) return { kind: 'busy' };
+    if (error instanceof CommitOutcomeUnknownError) return settleCommit(db, syncId, backend.pid, error);
     throw error;
   }
 }
 
-async function applySync(db: Database, request: SyncRequest): Promise<SyncOutcome> {
+/** How long a sync whose COMMIT lost its answer is looked for before the answer says the outcome is unknown. */
+export const COMMIT_SETTLE_MS = 10_000;
+
+/**
+ * After the connection was lost during COMMIT: the run is committed if another connection sees it; it is not if
+ * the backend that ran the transaction is gone and the run is not there. Asked again until COMMIT_SETTLE_MS pass
+ * (the database may be out of reach for a while); then the outcome is unknown. A sync certainly not committed is
+ * the original failure (503, nothing changed).
+ */
+async function settleCommit(db: Database, syncId: string, pid: number | null, lost: CommitOutcomeUnknownError): Promise<SyncOutcome> {
+  const deadline = Date.now() + COMMIT_SETTLE_MS;
+  while (Date.now() < deadline) {
+    const seen = await db
+      .query<{ recorded: boolean; running: boolean }>(
+        `SELECT EXISTS (SELECT 1 FROM sync_runs WHERE id = $1) AS recorded,
+                EXISTS (SELECT 1 FROM pg_stat_activity WHERE pid = $2) AS running`,
+        [syncId, pid ?? 0],
+      )
+      .then((result) => result.rows[0], () => undefined);
+    if (seen?.recorded) return { kind: 'committed_unseen', syncId };
+    // Its backend ended without the run: rolled back, for certain.
+    if (seen !== undefined && pid !== null && !seen.running) {
+      throw new DatabaseUnavailableError('the connection was lost before the transaction committed', { cause: lost });
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  return { kind: 'outcome_unknown', syncId };
+}
+
+async function applySync(db: Database, request: SyncRequest, syncId: string, backend: { pid: number | null }): Promise<SyncOutcome> {
   return db.transaction(async (tx) => {
     const window: Window = { dryRun: request.dryRun, seconds: request.window.seconds, max: request.window.max };
     // A catalogue that is, product for product, the one its host's receipts were written for needs nothing of what
@@ -87,13 +124,15 @@ async function applySync(db: Database, request: SyncRequest): Promise<SyncOutcom
     // is held, so a sync that waited sees the previous holder's run in its window and its products as written.
     // lock_timeout is transaction-scoped (works behind PgBouncer in transaction mode): a sync stuck behind another
     // of the same host gives up instead of holding a connection for as long as the other one runs.
-    const [, host, key, usageRows, held] = await tx.queries([
-      { sql: `SELECT set_config('lock_timeout', $1, true)`, params: [`${request.lockTimeoutMs}ms`] },
+    // The backend's pid tells, should the connection be lost during COMMIT, when the transaction has surely ended.
+    const [setup, host, key, usageRows, held] = await tx.queries([
+      { sql: `SELECT set_config('lock_timeout', $1, true), pg_backend_pid() AS backend`, params: [`${request.lockTimeoutMs}ms`] },
       lockHostStatement(request.hostId),
       keyStatusStatement(request.keyId),
       windowUsageStatement(request.hostId, window),
       known ? receiptsCurrentStatement(request.hostId, receipts!.writtenBy!) : existingProductsStatement(request.hostId),
     ]);
+    backend.pid = Number(setup!.rows[0]?.backend ?? 0) || null;
     if (host!.rows[0]?.status !== 'active' || key!.rows[0]?.status !== 'active') return { kind: 'refused' };
     const usage = windowUsageOf(usageRows!.rows[0]!);
     if (usage.used >= request.window.max) return { kind: 'rate_limited', usage };
@@ -106,7 +145,6 @@ async function applySync(db: Database, request: SyncRequest): Promise<SyncOutcom
       const existing = known ? await queryRows(tx, existingProductsStatement(request.hostId)) : held!.rows;
       plan = planSync(existingProductsOf(existing), request.products, () => newId('prd'));
     }
-    const syncId = newId('syn');
     // Built once the writes before it are done, so that its duration counts them.
     const run = () =>
       insertSyncRunStatement({

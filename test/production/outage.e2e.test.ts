@@ -146,6 +146,22 @@ describe('the database link fails under a running server', () => {
     expect((await call(server, 'GET', '/api/v1/products', { token: host.key })).status).toBe(200);
   });
 
+  it('answers a sync stuck inside its transaction within the statement bound, without waiting again for a ROLLBACK', async () => {
+    // The database stops answering just as the sync's transaction begins (its first round trip sets lock_timeout).
+    const stuck = proxy.cutAt('lock_timeout', 'stall');
+    const started = Date.now();
+    const answer = await sync(server, host.key, [product('kept-1'), product('stuck')]);
+    const elapsed = Date.now() - started;
+    await stuck;
+    proxy.heal();
+    expectUnavailable(answer);
+    expect(answer.body.detail).toContain('nothing was changed');
+    // STATEMENT_TIMEOUT_MS (3 s) + 5 s for the statement that gets no answer, plus a margin; a ROLLBACK sent on the
+    // same connection would wait as long again.
+    expect(elapsed).toBeLessThan(3_000 + 5_000 + 2_500);
+    await until(async () => (await call(server, 'GET', '/readyz')).status === 200, 20_000, '/readyz to recover');
+  });
+
   it('never answered 500 to the reader polling throughout, and the process stayed up', async () => {
     // A read sent into the stall waits out its timeout (503); the ones after it succeed.
     await until(async () => seen.at(-1) === 200, 15_000, 'the reader to succeed again');

@@ -9,12 +9,25 @@ export interface TcpProxy {
   stall(): void;
   /** forwards again; connections cut before stay cut */
   heal(): void;
+  /**
+   * Cuts the one connection whose next client message contains `text` (other connections go on): `before` drops
+   * that message, `after-reply` forwards it and cuts when the server begins to answer it, so that the server acts
+   * on it but the client never learns how; `stall` drops that message and stalls every connection (as stall()).
+   * Resolves once the trap is sprung.
+   */
+  cutAt(text: string, when: 'before' | 'after-reply' | 'stall'): Promise<void>;
   close(): Promise<void>;
 }
 
 export async function startTcpProxy(target: { host: string; port: number }): Promise<TcpProxy> {
   let mode: 'open' | 'cut' | 'stall' = 'open';
   const pairs = new Set<[Socket, Socket]>();
+  let trap: { text: string; when: 'before' | 'after-reply' | 'stall'; sprung: () => void } | null = null;
+  const cutPair = (pair: [Socket, Socket]) => {
+    pair[0].resetAndDestroy();
+    pair[1].resetAndDestroy();
+    pairs.delete(pair);
+  };
 
   const server: Server = createServer((client) => {
     if (mode === 'cut') {
@@ -24,12 +37,33 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     const upstream = connect(target.port, target.host);
     const pair: [Socket, Socket] = [client, upstream];
     pairs.add(pair);
-    const forward = (from: Socket, to: Socket) =>
-      from.on('data', (chunk: Buffer) => {
-        if (mode === 'open') to.write(chunk);
-      });
-    forward(client, upstream);
-    forward(upstream, client);
+    let cutOnReply: (() => void) | null = null;
+    client.on('data', (chunk: Buffer) => {
+      if (mode !== 'open') return;
+      if (trap !== null && chunk.includes(trap.text)) {
+        const { when, sprung } = trap;
+        trap = null;
+        if (when === 'before' || when === 'stall') {
+          if (when === 'before') cutPair(pair);
+          else mode = 'stall';
+          sprung();
+          return;
+        }
+        cutOnReply = sprung;
+      }
+      upstream.write(chunk);
+    });
+    upstream.on('data', (chunk: Buffer) => {
+      if (mode !== 'open') return;
+      if (cutOnReply !== null) {
+        const sprung = cutOnReply;
+        cutOnReply = null;
+        cutPair(pair);
+        sprung();
+        return;
+      }
+      client.write(chunk);
+    });
     const end = () => {
       pairs.delete(pair);
       client.destroy();
@@ -57,6 +91,11 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     },
     heal() {
       mode = 'open';
+    },
+    cutAt(text, when) {
+      return new Promise<void>((resolve) => {
+        trap = { text, when, sprung: resolve };
+      });
     },
     async close() {
       proxy.cut();

@@ -15,7 +15,8 @@ import {
   type StoredAnswer,
 } from '../../store/idempotency.js';
 import { findSyncCaller, IdempotencyClaimLostError, runSync, type AppliedSync, type ReceiptsUse, type StoredReceipts, type SyncCaller } from '../../store/sync.js';
-import { recordRefusal, type WindowUsage } from '../../store/sync-runs.js';
+import { findSyncRun, recordRefusal, type WindowUsage } from '../../store/sync-runs.js';
+import { isUnavailable } from '../../store/db.js';
 import { authenticateProviderBy } from '../auth.js';
 import { BodyMemory, checkBodyHeaders, parseJsonBody, readJsonBodyWithDigest, type ReceivedBody } from '../body.js';
 import type { AppContext } from '../context.js';
@@ -400,6 +401,14 @@ export const syncRoutes: FastifyPluginAsync<AppContext> = async (app, context) =
         if (error instanceof IdempotencyClaimLostError) {
           throw new Problem('IDEMPOTENCY_KEY_IN_USE', 'another request took over this Idempotency-Key; nothing was changed');
         }
+        // Failures of the database before COMMIT was sent, or after it when the run was looked for and is not
+        // there: the transaction did not commit.
+        if (isUnavailable(error)) {
+          request.log.warn({ err: error }, 'database unavailable during a sync');
+          throw new Problem('SERVICE_UNAVAILABLE', 'the database is unreachable; nothing was changed', {
+            headers: { 'retry-after': String(BUSY_RETRY_SECONDS) },
+          });
+        }
         throw error;
       }
       if (slot === null) {
@@ -414,6 +423,26 @@ export const syncRoutes: FastifyPluginAsync<AppContext> = async (app, context) =
         throw new Problem('RATE_LIMITED', 'another sync of this host is still being applied; nothing was changed', {
           headers: { 'retry-after': String(Math.max(1, Math.ceil(config.lockTimeoutMs / 1000))) },
         });
+      }
+      if (outcome.kind === 'outcome_unknown') {
+        throw new Problem(
+          'SERVICE_UNAVAILABLE',
+          'the connection to the database was lost while this sync was being committed, and whether it was applied ' +
+            'could not be found out yet. To learn it, send the same request again with the same Idempotency-Key ' +
+            `(its answer is replayed if it was applied), or look for sync_id ${outcome.syncId} in GET /api/v1/sync/runs`,
+          { headers: { 'retry-after': String(BUSY_RETRY_SECONDS) }, sync_id: outcome.syncId, outcome: 'unknown' },
+        );
+      }
+      if (outcome.kind === 'committed_unseen') {
+        // Applied, though the database's answer was lost: the answer is the run as recorded.
+        const run = await findSyncRun(db, provider.hostId, outcome.syncId);
+        if (!run) throw new Error(`sync run ${outcome.syncId} was seen committed and then not found`);
+        if (claimed) claimed.settled = true;
+        const { sync_id, dry_run, summary, products, deactivated, applied_at, duration_ms } = run;
+        return reply
+          .status(200)
+          .type(JSON_TYPE)
+          .send(JSON.stringify({ sync_id, dry_run, host: provider.hostSlug, summary, products, deactivated, applied_at, duration_ms }));
       }
       rateLimitHeaders(reply, policy, outcome.usage);
       if (outcome.kind === 'rate_limited') throw rateLimited(policy, outcome.usage);
