@@ -1,19 +1,6 @@
 // How prices, periods and dates read on the pages.
-import type { CanonicalPeriod } from '../catalog/billing-periods.js';
+import { periodLabel as periodAfterPrice, type CanonicalPeriod } from '../catalog/billing-periods.js';
 import type { PricingTier } from '../catalog/types.js';
-
-const PERIOD_SUFFIX: Record<CanonicalPeriod, string> = {
-  hourly: 'per hour',
-  daily: 'per day',
-  weekly: 'per week',
-  monthly: 'per month',
-  quarterly: 'per 3 months',
-  semiannually: 'per 6 months',
-  annually: 'per year',
-  biennially: 'per 2 years',
-  triennially: 'per 3 years',
-  one_time: 'one-time',
-};
 
 const PERIOD_LABEL: Record<CanonicalPeriod, string> = {
   hourly: 'Hourly',
@@ -30,7 +17,7 @@ const PERIOD_LABEL: Record<CanonicalPeriod, string> = {
 
 /** What follows a tier's price: "per month"; nothing for a period the directory does not know (its label says it). */
 export function periodSuffix(tier: Pick<PricingTier, 'canonical_period'>): string {
-  return tier.canonical_period === null ? '' : PERIOD_SUFFIX[tier.canonical_period];
+  return tier.canonical_period === null ? '' : periodAfterPrice(tier.canonical_period);
 }
 
 /** "Monthly", "Every 6 months"; a period the directory does not know, exactly as the provider sent it. */

@@ -5,11 +5,11 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, onboard, product, sync, type Onboarded } from '../support/api.js';
-import { createTestDatabase, startServer, type TestServer } from '../support/server.js';
-import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
+import type { TestServer } from '../support/server.js';
+import { startServerBehindProxy, type TcpProxy } from '../support/tcp-proxy.js';
 
 describe('a connection lost during COMMIT (PostgreSQL)', () => {
-  let database: Awaited<ReturnType<typeof createTestDatabase>>;
+  let stop: () => Promise<void>;
   let proxy: TcpProxy;
   let server: TestServer;
   let direct: pg.Client;
@@ -26,26 +26,18 @@ describe('a connection lost during COMMIT (PostgreSQL)', () => {
     (await call(server, 'GET', '/api/v1/products?limit=1000', { token: host.key })).body.products.map((p: { external_id: string }) => p.external_id).sort();
 
   beforeAll(async () => {
-    database = await createTestDatabase();
-    const target = new URL(database.url);
-    proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
-    const viaProxy = new URL(database.url);
-    viaProxy.port = String(proxy.port);
-    server = await startServer('postgres', {
-      databaseUrl: viaProxy.toString(),
-      env: { DB_POOL_SIZE: '4', STATEMENT_TIMEOUT_MS: '3000', SYNC_MAX_PER_WINDOW: '100', LOG_LEVEL: 'warn' },
-    });
-    direct = new pg.Client({ connectionString: database.url });
-    await direct.connect();
+    ({ server, proxy, direct, stop } = await startServerBehindProxy({
+      DB_POOL_SIZE: '4',
+      STATEMENT_TIMEOUT_MS: '3000',
+      SYNC_MAX_PER_WINDOW: '100',
+      LOG_LEVEL: 'warn',
+    }));
     host = await onboard(server, 'Commit Cut Hosting');
     expect((await sync(server, host.key, [product('a')])).status).toBe(200);
   });
 
   afterAll(async () => {
-    await direct?.end();
-    await server?.stop();
-    await proxy?.close();
-    await database?.drop();
+    await stop?.();
   });
 
   it('answers 200 with the run when the COMMIT went through and only its answer was lost', async () => {

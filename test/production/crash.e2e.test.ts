@@ -4,6 +4,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, onboard, product, sync, type Onboarded } from '../support/api.js';
 import { startServer, type TestServer } from '../support/server.js';
+import { until } from '../support/until.js';
 
 const SIZE = 50_000;
 
@@ -40,13 +41,6 @@ async function listing(server: TestServer, slug: string): Promise<ProductRow[]> 
   );
 }
 
-async function until(condition: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 describe('SIGKILL in the middle of a 50 000-product sync (PostgreSQL)', () => {
   let server: TestServer;

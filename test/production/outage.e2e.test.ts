@@ -3,16 +3,9 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { admin, call, onboard, product, sync, type Answer, type Onboarded } from '../support/api.js';
-import { createTestDatabase, startServer, type TestServer } from '../support/server.js';
-import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
-
-async function until(condition: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
+import type { TestServer } from '../support/server.js';
+import { startServerBehindProxy, type TcpProxy } from '../support/tcp-proxy.js';
+import { until } from '../support/until.js';
 
 function expectUnavailable(answer: Answer): void {
   expect(answer.status, answer.text).toBe(503);
@@ -22,7 +15,7 @@ function expectUnavailable(answer: Answer): void {
 }
 
 describe('the database link fails under a running server', () => {
-  let database: { url: string; drop(): Promise<void> };
+  let stop: () => Promise<void>;
   let proxy: TcpProxy;
   let server: TestServer;
   let direct: pg.Client;
@@ -49,17 +42,12 @@ describe('the database link fails under a running server', () => {
     ).rows[0]!.n;
 
   beforeAll(async () => {
-    database = await createTestDatabase();
-    const target = new URL(database.url);
-    proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
-    const viaProxy = new URL(database.url);
-    viaProxy.port = String(proxy.port);
-    server = await startServer('postgres', {
-      databaseUrl: viaProxy.toString(),
-      env: { DB_POOL_SIZE: '4', STATEMENT_TIMEOUT_MS: '3000', SYNC_MAX_PER_WINDOW: '100', LOG_LEVEL: 'warn' },
-    });
-    direct = new pg.Client({ connectionString: database.url });
-    await direct.connect();
+    ({ server, proxy, direct, stop } = await startServerBehindProxy({
+      DB_POOL_SIZE: '4',
+      STATEMENT_TIMEOUT_MS: '3000',
+      SYNC_MAX_PER_WINDOW: '100',
+      LOG_LEVEL: 'warn',
+    }));
     host = await onboard(server, 'Outage Hosting');
     expect((await sync(server, host.key, [product('kept-1'), product('kept-2')])).status).toBe(200);
     reader = (async () => {
@@ -74,10 +62,7 @@ describe('the database link fails under a running server', () => {
   afterAll(async () => {
     reading = false;
     await reader;
-    await direct?.end();
-    await server?.stop();
-    await proxy?.close();
-    await database?.drop();
+    await stop?.();
   });
 
   it('answers 503 to the sync it cuts, and to everything while cut; applies nothing; recovers when healed', async () => {

@@ -8,16 +8,10 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { onboard, product, type Onboarded } from '../support/api.js';
 import { CLI, startServer, type TestServer } from '../support/server.js';
+import { until } from '../support/until.js';
 
 const SIZE = 20_000;
 
-async function until(condition: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 describe('hostdir push across a server crash (PostgreSQL)', () => {
   let server: TestServer;

@@ -6,6 +6,7 @@ import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { onboard, product, sync, type Onboarded } from '../support/api.js';
 import { startServer, type TestServer } from '../support/server.js';
+import { until } from '../support/until.js';
 
 interface RawAnswer {
   status: number;
@@ -26,13 +27,6 @@ function request(server: TestServer, agent: http.Agent, path: string): Promise<R
   });
 }
 
-async function until(condition: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
 
 async function transactionOpen(client: pg.Client): Promise<boolean> {
   const { rows } = await client.query(

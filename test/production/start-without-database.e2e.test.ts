@@ -5,14 +5,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { admin, call, onboard, product, sync } from '../support/api.js';
 import { createTestDatabase, startServer, type TestServer } from '../support/server.js';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
+import { until } from '../support/until.js';
 
-async function until(condition: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 describe('a server started while PostgreSQL is out of reach', () => {
   let server: TestServer | undefined;

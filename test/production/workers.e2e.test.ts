@@ -7,6 +7,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, onboard, product, sync } from '../support/api.js';
 import { CLI, MAIN, startServer, type TestServer } from '../support/server.js';
+import { until } from '../support/until.js';
 
 /** pids of the workers that said they are listening, in order of appearance */
 function listeningWorkers(output: string): number[] {
@@ -28,13 +29,6 @@ function alive(pid: number): boolean {
   }
 }
 
-async function until(condition: () => boolean | Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 function healthOnNewConnection(server: TestServer): Promise<number> {
   return new Promise((resolve, reject) => {

@@ -1,5 +1,7 @@
 // A TCP proxy on 127.0.0.1 between a server and PostgreSQL, to cut, stall and heal the database link in tests.
 import { createServer, connect, type Server, type Socket } from 'node:net';
+import pg from 'pg';
+import { createTestDatabase, startServer, type TestServer } from './server.js';
 
 export interface TcpProxy {
   port: number;
@@ -103,4 +105,35 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     },
   };
   return proxy;
+}
+
+/**
+ * A server on a fresh PostgreSQL database reached through a TcpProxy, with a direct client on the same database
+ * for the test to look at what it holds whatever the proxy does. `stop` ends all four.
+ */
+export async function startServerBehindProxy(env: Record<string, string>): Promise<{
+  server: TestServer;
+  proxy: TcpProxy;
+  direct: pg.Client;
+  stop(): Promise<void>;
+}> {
+  const database = await createTestDatabase();
+  const target = new URL(database.url);
+  const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
+  const viaProxy = new URL(database.url);
+  viaProxy.port = String(proxy.port);
+  const server = await startServer('postgres', { databaseUrl: viaProxy.toString(), env });
+  const direct = new pg.Client({ connectionString: database.url });
+  await direct.connect();
+  return {
+    server,
+    proxy,
+    direct,
+    async stop() {
+      await direct.end().catch(() => undefined);
+      await server.stop();
+      await proxy.close();
+      await database.drop();
+    },
+  };
 }
