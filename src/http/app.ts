@@ -2,12 +2,15 @@
 import { readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import Fastify, { type FastifyError, type HTTPMethods, type FastifyInstance, type FastifyRequest, type FastifyServerOptions } from 'fastify';
+import fastifyCompress from '@fastify/compress';
+import fastifyCors from '@fastify/cors';
+import Fastify, { type FastifyError, type FastifyPluginAsync, type HTTPMethods, type FastifyInstance, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import FindMyWay from 'find-my-way';
 import { newId } from '../catalog/ids.js';
 import { isUnavailable } from '../store/db.js';
 import { AuthFailures } from './auth-failures.js';
 import type { AppContext } from './context.js';
+import { revalidatedByEtag } from './freshness.js';
 import { createMetrics, metricsRoutes } from './metrics.js';
 import { openApiRoute, registerOpenApi } from './openapi.js';
 import { Problem, rawProblemBody, rawProblemResponse, sendProblem } from './problems.js';
@@ -133,6 +136,25 @@ function answerExpectations(app: FastifyInstance): void {
   });
 }
 
+/**
+ * What anyone may read, and other programs too: the directory's JSON and pages, the category registry, the
+ * OpenAPI document and the problem pages. Here alone: an ETag and Cache-Control on every answer (and 304 to a
+ * client that holds it), compression (brotli or gzip, above 1 KiB) and CORS for any origin, without credentials.
+ * Provider and admin routes stay outside: no browser on another origin may read them.
+ */
+const publicReads: FastifyPluginAsync<AppContext> = async (scope, context) => {
+  // The ETag is taken of the answer before it is compressed: its hook is added before compression's.
+  revalidatedByEtag(scope);
+  await scope.register(fastifyCompress, { threshold: 1024, encodings: ['br', 'gzip'] });
+  // Simple GETs need no preflight; none is answered, so that no OPTIONS route reaches past this scope.
+  await scope.register(fastifyCors, { origin: '*', methods: ['GET', 'HEAD'], preflight: false });
+  openApiRoute(scope);
+  await scope.register(problemPageRoutes, context);
+  await scope.register(categoryRoutes, context);
+  await scope.register(directoryRoutes, context);
+  await scope.register(pageRoutes, context);
+};
+
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { logger = false, ...settings } = options;
   const syncSlots = new SyncSlots(settings.config.syncConcurrency, settings.config.syncQueueLimit);
@@ -173,6 +195,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // Every method each path answers, kept apart to tell "wrong method" (405) from "no such path" (404).
   const known = FindMyWay({ ignoreTrailingSlash: true });
   app.addHook('onRoute', (route) => {
+    // A catch-all (the CORS plugin's OPTIONS *, which passes on to "not found" outside the public scope) names no path.
+    if (route.url === '*') return;
     const methods: HTTPMethods[] = Array.isArray(route.method) ? route.method : [route.method];
     for (const method of methods) {
       const upper = method.toUpperCase() as FindMyWay.HTTPMethod;
@@ -282,16 +306,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   // Before the routes: the document is collected from them as they are added.
   await registerOpenApi(app, PACKAGE_VERSION);
-  openApiRoute(app);
   await app.register(healthRoutes, context);
   await app.register(metricsRoutes, context);
-  await app.register(problemPageRoutes, context);
-  await app.register(categoryRoutes, context);
   await app.register(syncRoutes, context);
   await app.register(syncRunRoutes, context);
   await app.register(productRoutes, context);
   await app.register(adminRoutes, context);
-  await app.register(directoryRoutes, context);
-  await app.register(pageRoutes, context);
+  await app.register(publicReads, context);
   return app;
 }

@@ -7,7 +7,6 @@ import { PRODUCT_ID_PATTERN, PricingTierOutput } from '../../catalog/product-sch
 import { findListedHost, findListedProduct, listListedHosts, searchProducts } from '../../store/directory.js';
 import type { AppContext } from '../context.js';
 import { encodeSearchCursor, ProductSearchQuery, toProductSearch } from '../directory-query.js';
-import { revalidatedByEtag } from '../freshness.js';
 import { Problem } from '../problems.js';
 
 const nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
@@ -86,7 +85,6 @@ function decodeHostCursor(cursor: string | undefined): string | null {
 const TAGS = ['directory'];
 
 export const directoryRoutes: FastifyPluginAsync<AppContext> = async (app, context) => {
-  revalidatedByEtag(app);
 
   app.get<{ Querystring: Static<typeof HostsQuery> }>(
     '/api/v1/directory/hosts',

@@ -28,7 +28,6 @@ import {
 } from '../../web/pages.js';
 import type { AppContext } from '../context.js';
 import { encodeSearchCursor, toProductSearch } from '../directory-query.js';
-import { revalidatedByEtag } from '../freshness.js';
 import { Problem } from '../problems.js';
 
 const PAGE_SIZE = 24;
@@ -132,7 +131,6 @@ export function sendNotFoundPage(reply: FastifyReply, what: string): FastifyRepl
 }
 
 export const pageRoutes: FastifyPluginAsync<AppContext> = async (app, context) => {
-  revalidatedByEtag(app);
   const categories = (): Promise<Category[]> => listCategories(context.db);
 
   app.get('/', async (_request, reply) => {
