@@ -23,6 +23,9 @@ export const LIST_ITEM_MAX_LENGTH = 200;
 /** price, setup_fee and every tier price; the minimum is 0 */
 export const PRICE_MAX = 1_000_000_000;
 
+/** a contract duration as sent; recognised ones are stored in ISO form, any other as sent */
+export const CONTRACT_DURATION_MAX_LENGTH = 100;
+
 /** n in a contract duration such as P<n>M or "<n> months" */
 export const CONTRACT_DURATION_MIN_N = 1;
 export const CONTRACT_DURATION_MAX_N = 120;

@@ -4,6 +4,7 @@
 
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import {
+  CONTRACT_DURATION_MAX_LENGTH,
   CONTRACT_DURATION_MAX_N,
   CONTRACT_DURATION_MIN_N,
   DEFAULT_MAX_PRODUCTS,
@@ -117,10 +118,12 @@ export const ProductInput = Type.Object(
     setup_fee: optionalNullable(Price),
     contract_duration: optionalNullable(
       Type.String({
-        pattern: CONTRACT_DURATION_PATTERN,
+        minLength: 1,
+        maxLength: CONTRACT_DURATION_MAX_LENGTH,
         description:
-          `P<n>D, P<n>W, P<n>M, P<n>Y, "<n> days|weeks|months|years" or "none", n from ` +
-          `${CONTRACT_DURATION_MIN_N} to ${CONTRACT_DURATION_MAX_N}; stored in ISO form ("12 months" → "P12M")`,
+          `any string; P<n>D, P<n>W, P<n>M, P<n>Y, "<n> days|weeks|months|years" or "none" (n from ` +
+          `${CONTRACT_DURATION_MIN_N} to ${CONTRACT_DURATION_MAX_N}) is stored in ISO form ("12 months" → "P12M"), ` +
+          'any other ("Month-to-month") as sent',
       }),
     ),
     features: optionalNullable(StringList),
@@ -162,7 +165,7 @@ export const ProductOutput = Type.Object(
     pricing_tiers: nullable(Type.Array(PricingTierOutput)),
     setup_fee: nullable(Type.Number()),
     contract_duration: nullable(
-      Type.String({ description: 'ISO 8601 duration of one unit (P12M) or "none"' }),
+      Type.String({ description: 'ISO 8601 duration of one unit (P12M), "none", or a duration hostdir does not read, as sent' }),
     ),
     features: nullable(Type.Array(Type.String())),
     datacenter_locations: nullable(Type.Array(Type.String())),

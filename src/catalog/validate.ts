@@ -7,8 +7,7 @@ import { fingerprintOf } from './fingerprint.js';
 import { findProductExtents } from './product-extents.js';
 import { productDigest, type Receipt, type Receipts } from './receipts.js';
 import {
-  CONTRACT_DURATION_MAX_N,
-  CONTRACT_DURATION_MIN_N,
+  CONTRACT_DURATION_MAX_LENGTH,
   DESCRIPTION_MAX_LENGTH,
   EXTERNAL_ID_MAX_LENGTH,
   LIST_ITEM_MAX_LENGTH,
@@ -88,14 +87,10 @@ const PRODUCT_FIELDS: ReadonlySet<string> = new Set([
   'features',
   'datacenter_locations',
 ]);
-// The schema's own pattern, compiled as a JSON Schema validator would, so the two cannot drift apart. An n out of
-// range does not match: it is reported as `format` like any other unreadable duration, rather than
-// minimum/maximum, which would suggest that the field is a number.
+// The durations hostdir reads (and stores in ISO form), as the schema documents them. A string that does not
+// match, an n out of range included, is kept as sent.
 const CONTRACT_DURATION = new RegExp(CONTRACT_DURATION_PATTERN);
 const DURATION_UNITS: Readonly<Record<string, string>> = { d: 'D', w: 'W', m: 'M', y: 'Y' };
-const DURATION_DETAIL =
-  'must be an ISO 8601 duration of one unit (P7D, P2W, P12M, P1Y), "<n> days|weeks|months|years" or "none", ' +
-  `with n from ${CONTRACT_DURATION_MIN_N} to ${CONTRACT_DURATION_MAX_N} without leading zeros`;
 
 /** Mutable state of one validation run, passed to plain functions instead of closing over it. */
 interface Run {
@@ -390,8 +385,16 @@ function validateProduct(run: Run, raw: unknown, i: number): NormalizedProduct |
     if (typeof rawDuration !== 'string') {
       report(run, `/products/${i}/contract_duration`, 'type', mustBe('a string', rawDuration));
     } else {
+      // The original interface leaves the format open: a duration hostdir reads is stored in ISO form ("12 months"
+      // → P12M), any other string ("Month-to-month") as sent.
       contractDuration = normalizeDuration(rawDuration);
-      if (contractDuration === null) report(run, `/products/${i}/contract_duration`, 'format', DURATION_DETAIL);
+      if (
+        contractDuration === null &&
+        checkLength(run, rawDuration, 1, CONTRACT_DURATION_MAX_LENGTH, i, 'contract_duration', '') &&
+        checkText(run, rawDuration, `/products/${i}/contract_duration`)
+      ) {
+        contractDuration = rawDuration;
+      }
     }
   }
 
@@ -616,8 +619,8 @@ function checkStringList(run: Run, value: unknown, i: number, field: string): st
   return run.count === before ? (value.slice() as string[]) : null;
 }
 
-/** The ISO form ("P12M") or "none"; null when unreadable or n is out of range. */
-function normalizeDuration(value: string): string | null {
+/** The ISO form ("P12M") or "none" of a duration hostdir reads; null for any other (kept as sent). */
+export function normalizeDuration(value: string): string | null {
   const m = CONTRACT_DURATION.exec(value);
   if (m === null) return null;
   if (m[1] !== undefined) return `P${m[1]}${m[2]!.toUpperCase()}`;

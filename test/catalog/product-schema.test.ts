@@ -8,17 +8,12 @@ import {
   SyncRequestBody,
   syncRequestBodySchema,
 } from '../../src/catalog/product-schema.js';
-import { validateCatalogue } from '../../src/catalog/validate.js';
+import { normalizeDuration, validateCatalogue } from '../../src/catalog/validate.js';
 
 const OPTS = { categories: new Set(['vps_cloud']), defaultCurrency: 'USD', maxProducts: 10 };
 
-function validatorAccepts(contract_duration: string): boolean {
-  const body = { products: [{ external_id: 'a', name: 'A', category: 'vps_cloud', price: 1, contract_duration }] };
-  return validateCatalogue(body, OPTS).ok;
-}
-
 describe('the request schema', () => {
-  it('reads contract durations as the validator does, n within the limits', () => {
+  it('documents the contract durations the validator reads, n within the limits', () => {
     // Without flags, as a JSON Schema validator would compile it.
     const schemaPattern = new RegExp(CONTRACT_DURATION_PATTERN);
     const samples = ['none', 'NoNe', ' none ', '', 'P', 'PM', 'P1.5M', 'P1M1D', 'PT1H', 'P+1M', '1 mon', 'months'];
@@ -27,7 +22,7 @@ describe('the request schema', () => {
       for (const word of ['day', 'Weeks', 'MONTH', 'years']) samples.push(`${n} ${word}`, ` ${n}${word}\t`);
     }
     for (const sample of samples) {
-      expect([sample, schemaPattern.test(sample)]).toEqual([sample, validatorAccepts(sample)]);
+      expect([sample, schemaPattern.test(sample)]).toEqual([sample, normalizeDuration(sample) !== null]);
     }
     expect(schemaPattern.test(`P${CONTRACT_DURATION_MAX_N}M`)).toBe(true);
     expect(schemaPattern.test(`P${CONTRACT_DURATION_MAX_N + 1}M`)).toBe(false);

@@ -116,6 +116,10 @@ describe.each(STORES)('HTTP edges (%s store)', (store) => {
     // The sync window is now full; the malformed query still answers 422, not 429.
     expect(await malformed()).toEqual(before);
     expect((await sync(server, fresh.key, [product('d-1')], '?dry_run=1&dry_run=1')).status).toBe(422);
+    // A misspelt parameter would otherwise apply what was meant as a dry run.
+    const typo = await sync(server, fresh.key, [product('d-1')], '?dryrun=true');
+    expect(typo.status).toBe(422);
+    expect(typo.body.errors).toEqual([expect.objectContaining({ parameter: 'dryrun', code: 'unknown_field' })]);
   });
 
   it('answers an expectation other than 100-continue with a 417 problem', async () => {

@@ -78,7 +78,7 @@ describe.each(STORES)('public reads for programs (%s store)', (store) => {
 
   it('gives every public answer an ETag and Cache-Control, and 304 to a client that holds it, compressed or not', async () => {
     for (const path of PUBLIC) {
-      for (const encoding of [{}, { 'accept-encoding': 'br' }]) {
+      for (const encoding of [{}, { 'accept-encoding': 'br' }] as Record<string, string>[]) {
         const first = await fetchRaw(server, path, encoding);
         const etag = first.headers.etag as string;
         expect(etag, path).toMatch(/^W\/".+"$/);

@@ -40,7 +40,15 @@ const SyncQuery = Type.Object({
  * that a malformed query gets the same 422 whatever the window holds.
  */
 export function dryRunOf(query: unknown): boolean | Problem {
-  const value = (query as { dry_run?: unknown }).dry_run;
+  const parameters = query as Record<string, unknown>;
+  // A typo such as ?dryrun=true would otherwise apply a catalogue its sender only meant to try.
+  const unknown = Object.keys(parameters).filter((name) => name !== 'dry_run');
+  if (unknown.length > 0) {
+    return new Problem('VALIDATION_FAILED', `${unknown.length} problem(s) in the request`, {
+      errors: unknown.slice(0, 10).map((name) => ({ parameter: name, code: 'unknown_field', detail: 'unknown query parameter; the only one is dry_run' })),
+    });
+  }
+  const value = parameters.dry_run;
   if (value === undefined || value === 'false' || value === '0') return false;
   if (value === 'true' || value === '1') return true;
   return new Problem('VALIDATION_FAILED', '1 problem(s) in the request', {
