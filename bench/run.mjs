@@ -42,8 +42,10 @@ const wanted = (scenario) => ONLY === null || ONLY.includes(scenario);
 const ADMIN_DATABASE_URL = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
 const SIZES = SMOKE
-  ? { products: 40, big: 120, hosts: 8, hostProducts: 5, clients: 4, runs: 1, warmups: 0 }
-  : { products: 10_000, big: 50_000, hosts: 500, hostProducts: 20, clients: 32, runs: 5, warmups: 1 };
+  ? { products: 40, big: 120, hosts: 8, hostProducts: 5, clients: 4, steadySizes: [5, 150], steadyHosts: 4, runs: 1, warmups: 0 }
+  : { products: 10_000, big: 50_000, hosts: 500, hostProducts: 20, clients: 32, steadySizes: [20, 100, 500, 2000], steadyHosts: 40, runs: 5, warmups: 1 };
+/** Syncs in flight at once in the steady state: billing systems that send at their own times. */
+const STEADY_CLIENTS = 8;
 // --runs N / --warmups N: fewer rounds while working on one figure (a figure is a median of at least 5 otherwise)
 if (option('--runs')) SIZES.runs = Number(option('--runs'));
 if (option('--warmups')) SIZES.warmups = Number(option('--warmups'));
@@ -307,13 +309,20 @@ async function readStatus(pid, field) {
   return match ? Number(match[1]) / 1024 : NaN;
 }
 
+/** CPU time (user + system) the process has used so far, in milliseconds (Linux). */
+async function cpuMs(pid) {
+  const fields = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1].split(' ');
+  // utime and stime, fields 14 and 15 of stat(5), in clock ticks (100 a second on Linux).
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+}
+
 async function benchStore(store) {
   log(`\n== ${store}`);
   const dataDir = await mkdtemp(path.join(os.tmpdir(), `hostdir-bench-${store}-`));
   const database = store === 'postgres' ? await createDatabase() : null;
   // Started side by side: an embedded store's first start (initdb in WebAssembly) takes seconds each.
   const scenarios = ['create', 'unchanged', 'mixed', 'create_50k'].filter(wanted).length;
-  const hostCount = scenarios * TIMES + (wanted('throughput') ? SIZES.hosts * TIMES : 0);
+  const hostCount = scenarios * TIMES + (wanted('throughput') ? SIZES.hosts * TIMES : 0) + (wanted('steady') ? SIZES.steadyHosts : 0);
   log(`  onboarding ${hostCount} hosts`);
   const keys = await seedHosts(database?.url ?? null, dataDir, hostCount);
   const take = (count) => keys.splice(0, count);
@@ -342,6 +351,13 @@ async function benchStore(store) {
     const mixedHosts = hostsFor('mixed', TIMES);
     const bigHosts = hostsFor('create_50k', TIMES);
     const throughputHosts = Array.from({ length: TIMES }, () => hostsFor('throughput', SIZES.hosts));
+    // The steady state: the same hosts every round, each re-sending its unchanged catalogue (sizes cycle through
+    // steadySizes), as billing systems do every window; their first sync is made before the first round.
+    const steadyHosts = hostsFor('steady', SIZES.steadyHosts);
+    const steadyBodies = steadyHosts.map((_, h) => body(catalogue(SIZES.steadySizes[h % SIZES.steadySizes.length], h * 100_000)));
+    const steadyProducts = steadyHosts.reduce((sum, _, h) => sum + SIZES.steadySizes[h % SIZES.steadySizes.length], 0);
+    const steadySyncs = () => steadyBodies.map((b, h) => () => syncAs(server, steadyHosts[h], b));
+    const steadyCpu = [];
 
     /** name → [prepare(k) (untimed) → context, run(context, k) (timed)] */
     const measurements = {
@@ -380,6 +396,16 @@ async function benchStore(store) {
         },
       ],
       throughput_ms: [(k) => throughputHosts[k], (hostKeys) => concurrently(small.map((b, h) => () => syncAs(server, hostKeys[h], b)), SIZES.clients)],
+      steady_ms: [
+        async (k) => {
+          if (k === 0) await concurrently(steadySyncs(), STEADY_CLIENTS);
+          return cpuMs(pid);
+        },
+        async (cpuBefore, k) => {
+          await concurrently(steadySyncs(), STEADY_CLIENTS);
+          if (k >= SIZES.warmups) steadyCpu.push((await cpuMs(pid)) - cpuBefore);
+        },
+      ],
     };
     const scenarioOf = (name) => name.replace(/_ms$/, '');
     const active = Object.keys(measurements).filter((name) => name.startsWith('floor_') || wanted(scenarioOf(name)));
@@ -408,6 +434,8 @@ async function benchStore(store) {
     figures.peak_rss_mb_50k = peaks.length ? median(peaks) : NaN;
     figures.body_mb_50k = bigPayload.length / 1024 / 1024;
     figures.throughput_syncs_per_s = (SIZES.hosts / medianOf('throughput_ms')) * 1000;
+    figures.steady_syncs_per_s = (steadyHosts.length / medianOf('steady_ms')) * 1000;
+    figures.steady_cpu_ms_per_1k_products = steadyCpu.length ? (median(steadyCpu) / steadyProducts) * 1000 : NaN;
 
     const round = (value) => (value >= 100 ? Math.round(value * 10) / 10 : Number(value.toPrecision(3)));
     const result = Object.fromEntries(Object.entries(figures).map(([key, value]) => [key, round(value)]));

@@ -21,6 +21,8 @@ const FIGURES = [
   'peak_rss_mb_50k',
   'body_mb_50k',
   'throughput_syncs_per_s',
+  'steady_syncs_per_s',
+  'steady_cpu_ms_per_1k_products',
 ];
 
 function runBench(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
