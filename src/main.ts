@@ -21,7 +21,7 @@ export interface RunningServer {
 /** Seconds between attempts to reach a database that was not reachable at start: doubling, up to the last. */
 const PREPARE_RETRY_SECONDS = [1, 2, 4, 8, 15];
 
-export async function startServer(config: Config = loadConfig()): Promise<RunningServer> {
+async function startServer(config: Config = loadConfig()): Promise<RunningServer> {
   const db: Database = await openDatabase(config);
   const admin = await resolveAdminToken(config);
   const lifecycle = { closing: false, prepared: false };
@@ -106,7 +106,7 @@ export async function startServer(config: Config = loadConfig()): Promise<Runnin
 }
 
 /** A stop signal lets requests in flight finish and closes the database before the process ends. */
-export function stopOnSignal(server: RunningServer): void {
+function stopOnSignal(server: RunningServer): void {
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     process.once(signal, () => {
       server.stop().then(

@@ -7,14 +7,16 @@
 // The fed stream is self-delimiting, so two products share it only when their content is equal:
 //   string  its UTF-16 length, then its code units two to a 32-bit word     null  the word NULL
 //   number  the word NUMBER, then the two words of its IEEE 754 bits         list  its count, then its items
-// Fields come in a fixed order, so each position's type is known. Specs are [key, value] pairs sorted by key: key
-// order carries no meaning. Tiers keep their order: it is content.
+// Fields come in the order of the table of product fields (product-fields.ts), each as its storage says, so each
+// position's type is known. Specs are [key, value] pairs sorted by key: key order carries no meaning. Tiers keep their
+// order: it is content; their canonical_period follows from period, so it adds nothing.
 //
 // The hash is MurmurHash3's x86 128-bit block function over those words. It is not cryptographic, and need not
 // be: a fingerprint is only compared with the same host's previous fingerprint of the same product, so a crafted
 // collision could only hide the host's own update from itself; accidental ones are 2^-128-rare.
 
-import type { NormalizedProduct } from './types.js';
+import { PRODUCT_FIELD_NAMES, PRODUCT_FIELDS, type Storage } from './product-fields.js';
+import type { PricingTier, ProductContent } from './types.js';
 
 const NULL = 0xffffffff;
 const NUMBER = 0xfffffffe;
@@ -140,6 +142,11 @@ function number(n: number): void {
   word(floatWords[1]!);
 }
 
+function numberOrNull(n: number | null): void {
+  if (n === null) word(NULL);
+  else number(n);
+}
+
 function list(items: readonly string[] | null): void {
   if (items === null) {
     word(NULL);
@@ -149,42 +156,45 @@ function list(items: readonly string[] | null): void {
   for (let i = 0; i < items.length; i++) text(items[i]!);
 }
 
-/** The fingerprint of every content field of a normalized product (all but external_id and fingerprint). */
-export function fingerprintOf(p: Omit<NormalizedProduct, 'fingerprint'>): string {
+function specs(value: Readonly<Record<string, string>> | null): void {
+  if (value === null) {
+    word(NULL);
+    return;
+  }
+  const keys = sortKeys(Object.keys(value));
+  word(keys.length);
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!;
+    text(key);
+    text(value[key]!);
+  }
+}
+
+function tiers(value: readonly PricingTier[] | null): void {
+  if (value === null) {
+    word(NULL);
+    return;
+  }
+  word(value.length);
+  for (let i = 0; i < value.length; i++) {
+    const tier = value[i]!;
+    text(tier.period);
+    number(tier.price);
+  }
+}
+
+const FEED: { readonly [S in Storage]: (value: never) => void } = { text: textOrNull, decimal: numberOrNull, specs, tiers, list };
+
+/** Each field's name and how it is fed, in the table's order. */
+const FIELDS = PRODUCT_FIELD_NAMES.map((name) => [name, FEED[PRODUCT_FIELDS[name].storage] as (value: unknown) => void] as const);
+
+/** The fingerprint of every content field of a normalized product (all but external_id). */
+export function fingerprintOf(p: Omit<ProductContent, 'external_id'>): string {
   length = 0;
-  text(p.name);
-  text(p.category);
-  if (p.price === null) word(NULL);
-  else number(p.price);
-  text(p.currency);
-  textOrNull(p.description);
-  if (p.specs === null) {
-    word(NULL);
-  } else {
-    const keys = sortKeys(Object.keys(p.specs));
-    word(keys.length);
-    for (let i = 0; i < keys.length; i++) {
-      const key = keys[i]!;
-      text(key);
-      text(p.specs[key]!);
-    }
+  for (let i = 0; i < FIELDS.length; i++) {
+    const [name, feed] = FIELDS[i]!;
+    feed(p[name]);
   }
-  if (p.pricing_tiers === null) {
-    word(NULL);
-  } else {
-    word(p.pricing_tiers.length);
-    for (let i = 0; i < p.pricing_tiers.length; i++) {
-      const tier = p.pricing_tiers[i]!;
-      // canonical_period follows from period, so it adds nothing to the content.
-      text(tier.period);
-      number(tier.price);
-    }
-  }
-  if (p.setup_fee === null) word(NULL);
-  else number(p.setup_fee);
-  textOrNull(p.contract_duration);
-  list(p.features);
-  list(p.datacenter_locations);
   // Room for the zero padding of the last block.
   word(0);
   word(0);

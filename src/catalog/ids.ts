@@ -5,6 +5,11 @@ import { randomFillSync } from 'node:crypto';
 export type IdPrefix = 'prd' | 'syn' | 'key' | 'req' | 'ins';
 
 const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+
+/** The pattern of the ids `newId(prefix)` makes; with no prefix, of any id hostdir gives out. */
+export function idPattern(prefix?: IdPrefix): string {
+  return `^${prefix ?? '[a-z]{3}'}_[0-9A-HJKMNP-TV-Z]{26}$`;
+}
 const RANDOM_DIGITS = 16;
 // One byte per 5-bit digit (low 5 bits of a uniform byte are uniform); one getrandom call per 256 ids.
 const pool = new Uint8Array(RANDOM_DIGITS * 256);
@@ -71,14 +76,10 @@ function ulidText(prefix: string): string {
 }
 
 /**
- * A new ULID, strictly greater than every one this process made before: within the same millisecond, or when the
- * clock steps back, the previous random part plus one is used instead of fresh randomness (ULID monotonicity).
+ * A new id: the prefix and a ULID strictly greater than every one this process made before. Within the same
+ * millisecond, or when the clock steps back, the previous random part plus one is used instead of fresh randomness
+ * (ULID monotonicity).
  */
-export function newUlid(now: number = Date.now()): string {
-  nextUlid(now);
-  return ulidText('');
-}
-
 export function newId(prefix: IdPrefix): string {
   nextUlid(Date.now());
   return ulidText(`${prefix}_`);

@@ -1,6 +1,6 @@
 // The sync decision (contract section 2): what the directory holds for a host + the host's catalogue → a plan.
 
-import type { CatalogueProduct, ExistingProduct, KnownProduct, PlannedProduct, SyncPlan } from './types.js';
+import { isKnown, type CatalogueProduct, type ExistingProduct, type KnownProduct, type NormalizedProduct, type PlannedProduct, type SyncPlan } from './types.js';
 
 /**
  * Pure and O(n) apart from sorting the deactivated products. `existing` is keyed by external_id and holds the
@@ -81,4 +81,37 @@ export function planUnchanged(payload: readonly KnownProduct[]): SyncPlan {
     deactivated: [],
     summary: { received: payload.length, created: 0, updated: 0, unchanged: payload.length, reactivated: 0, deactivated: 0 },
   };
+}
+
+/** A product a plan writes: its key, its id and its whole content. */
+export interface WrittenProduct {
+  external_id: string;
+  id: string;
+  content: NormalizedProduct;
+}
+
+/** What a plan changes in the directory: products to insert, products to overwrite, and those to deactivate. */
+export interface ProductWrites {
+  created: WrittenProduct[];
+  /** updated and reactivated products */
+  changed: WrittenProduct[];
+  /** external_ids of the active products to deactivate */
+  deactivated: string[];
+}
+
+/**
+ * The writes of a plan, with the content of each written product. A product known by its bytes is parsed now; if
+ * its bytes do not validate to what was known of them, `staleAt` is its position in the payload and nothing is
+ * written: the catalogue is then to be validated in full.
+ */
+export function writesOf(plan: SyncPlan): { writes: ProductWrites } | { staleAt: number } {
+  const writes: ProductWrites = { created: [], changed: [], deactivated: plan.deactivated.map((d) => d.external_id) };
+  for (let i = 0; i < plan.products.length; i++) {
+    const { external_id, id, action, product } = plan.products[i]!;
+    if (action === 'unchanged') continue;
+    const content = isKnown(product) ? product.content() : product;
+    if (content === null) return { staleAt: i };
+    (action === 'created' ? writes.created : writes.changed).push({ external_id, id, content });
+  }
+  return { writes };
 }

@@ -1,63 +1,40 @@
 // The domain's vocabulary: what a host sends, what the directory keeps, and what a sync decides.
 
-import type { CanonicalPeriod } from './billing-periods.js';
+import type { Static } from '@sinclair/typebox';
+import type { Content, PricingTierOutput } from './product-fields.js';
 
-export interface PricingTier {
-  /** as the billing system sent it ("Monthly", "1 year", "Semi-Annually") */
-  period: string;
-  price: number;
-  /** the period it names (billing-periods.ts), or null when it names none the directory knows */
-  canonical_period: CanonicalPeriod | null;
-}
+/** A pricing tier as kept: the period as the billing system sent it, its price, and the canonical period it names. */
+export type PricingTier = Static<typeof PricingTierOutput>;
 
-/** What a product says about itself, normalized: the fields a host sends, as the directory keeps them. */
-export interface ProductContent {
+/** What a product says about itself, normalized: the fields a host sends (product-fields.ts), as the directory keeps them. */
+export interface ProductContent extends Content {
   external_id: string;
-  /** trimmed */
-  name: string;
-  category: string;
-  /** finite, 0 ≤ price ≤ 1e9; -0 becomes 0; null when the host gave none ("price on request") */
-  price: number | null;
-  /** upper case ISO 4217; the host's default currency when the payload had none */
-  currency: string;
-  description: string | null;
-  /** every value as a string; key order as given; a null-prototype object so that "__proto__" is plain data */
-  specs: Record<string, string> | null;
-  pricing_tiers: PricingTier[] | null;
-  setup_fee: number | null;
-  /** ISO 8601 duration of one unit (P12M) or "none" */
-  contract_duration: string | null;
-  features: string[] | null;
-  datacenter_locations: string[] | null;
 }
 
 /** One product after validation and normalization: the complete state the directory stores. */
 export interface NormalizedProduct extends ProductContent {
-  /** digest of the canonical serialization of every field above except external_id */
+  /** digest of every content field (fingerprint.ts) */
   fingerprint: string;
 }
 
 /**
- * A product whose bytes a receipt vouches for (receipts.ts): its external_id and fingerprint are known without
- * parsing it; `content()` parses and normalizes it, for the few that are written.
+ * A product known by its bytes (a receipt, sync/receipts.ts): its external_id and fingerprint are known without
+ * parsing it; `content()` parses and normalizes it, for the few that are written, and is null when the bytes do not
+ * validate to what was known of them.
  */
 export interface KnownProduct {
   external_id: string;
   fingerprint: string;
   /** the id the directory gave it when its receipt was written */
   id: string;
-  content(): NormalizedProduct;
+  content(): NormalizedProduct | null;
 }
 
-/** A product of a valid catalogue, as validation gives it: normalized, or known from a receipt. */
+/** A product of a valid catalogue, as validation gives it: normalized, or known by its bytes. */
 export type CatalogueProduct = NormalizedProduct | KnownProduct;
 
 export function isKnown(product: CatalogueProduct): product is KnownProduct {
   return 'content' in product;
-}
-
-export function contentOf(product: CatalogueProduct): NormalizedProduct {
-  return isKnown(product) ? product.content() : product;
 }
 
 export type ProductStatus = 'active' | 'inactive';
@@ -70,7 +47,8 @@ export interface ExistingProduct {
   fingerprint: string;
 }
 
-export type ProductAction = 'created' | 'updated' | 'unchanged' | 'reactivated';
+export const PRODUCT_ACTIONS = ['created', 'updated', 'unchanged', 'reactivated'] as const;
+export type ProductAction = (typeof PRODUCT_ACTIONS)[number];
 
 export interface PlannedProduct {
   external_id: string;

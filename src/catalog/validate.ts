@@ -2,10 +2,9 @@
 // Hand-written rather than compiled from the schema: 50 000 products must pass in tens of milliseconds, the errors
 // need the contract's codes and pointers, and normalization (trim, currency, specs, durations) happens on the way.
 
+import { canonicalPeriod, type CanonicalPeriod } from './billing-periods.js';
 import { isKnownCurrency } from './currency.js';
 import { fingerprintOf } from './fingerprint.js';
-import { findProductExtents } from './product-extents.js';
-import { productDigest, type Receipt, type Receipts } from './receipts.js';
 import {
   CONTRACT_DURATION_MAX_LENGTH,
   DESCRIPTION_MAX_LENGTH,
@@ -21,15 +20,9 @@ import {
   SPEC_VALUE_MAX_LENGTH,
   SPECS_MAX_KEYS,
 } from './limits.js';
-import { CONTRACT_DURATION_PATTERN } from './product-schema.js';
-import { canonicalPeriod, type CanonicalPeriod } from './billing-periods.js';
-import {
-  type CatalogueProduct,
-  type KnownProduct,
-  type NormalizedProduct,
-  type PricingTier,
-  type ValidationIssue,
-} from './types.js';
+import { findProductExtents } from './product-extents.js';
+import { CONTRACT_DURATION_PATTERN, PRODUCT_FIELD_NAMES } from './product-fields.js';
+import type { CatalogueProduct, KnownProduct, NormalizedProduct, PricingTier, ValidationIssue } from './types.js';
 
 export interface ValidateOptions {
   /** the category registry's slugs */
@@ -66,27 +59,20 @@ export type ValidationResult<P extends CatalogueProduct = CatalogueProduct> =
   | {
       ok: true;
       products: P[];
-      /** from validateCatalogueJson with receipts: each product's digest, in payload order */
-      digests?: string[];
-      /** from validateCatalogueJson with receipts: every product has a stored receipt, and every stored receipt a product */
-      allKnown?: boolean;
+      /** how many of them were known by their bytes (validateCatalogueJson with KnownItems), not parsed */
+      known: number;
     }
   | { ok: false; errors: ValidationIssue[]; truncated: boolean };
 
-const PRODUCT_FIELDS: ReadonlySet<string> = new Set([
-  'external_id',
-  'name',
-  'category',
-  'price',
-  'currency',
-  'description',
-  'specs',
-  'pricing_tiers',
-  'setup_fee',
-  'contract_duration',
-  'features',
-  'datacenter_locations',
-]);
+/**
+ * Products a caller already knows by their bytes (the receipts, sync/receipts.ts): what item `position`, whose
+ * bytes are `bytes`, once validated to under the same options, or undefined to validate it as usual.
+ */
+export interface KnownItems {
+  find(bytes: Uint8Array, position: number): { external_id: string; fingerprint: string; id: string } | undefined;
+}
+
+const PRODUCT_FIELDS: ReadonlySet<string> = new Set(['external_id', ...PRODUCT_FIELD_NAMES]);
 // The durations hostdir reads (and stores in ISO form), as the schema documents them. A string that does not
 // match, an n out of range included, is kept as sent.
 const CONTRACT_DURATION = new RegExp(CONTRACT_DURATION_PATTERN);
@@ -132,47 +118,68 @@ export function validateCatalogue(body: unknown, opts: ValidateOptions): Validat
   return result(run, products);
 }
 
+/** The validation of a request body: validateCatalogue's answer, or, when the body is not UTF-8 JSON, one invalid_json error. */
+export type BodyValidation = ValidationResult | { ok: false; errors: ValidationIssue[]; truncated: false; notJson: true };
+
+/** A body that is not JSON, as the error that says so. */
+function notJson(detail: string): BodyValidation {
+  return { ok: false, errors: [{ pointer: '', code: 'invalid_json', detail }], truncated: false, notJson: true };
+}
+
+const strictUtf8Body = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * The catalogue of a request body given as its bytes: validated product by product when it is plainly
+ * {"products": [...]} (validateCatalogueJson, which also takes `known`), else parsed whole, which gives JSON.parse's
+ * own error, or validateCatalogue's answer to its shape.
+ */
+export function validateCatalogueBody(bytes: Uint8Array, opts: ValidateOptions, known?: KnownItems): BodyValidation {
+  const itemByItem = validateCatalogueJson(bytes, opts, known);
+  if (itemByItem !== null) return itemByItem;
+  let text: string;
+  try {
+    text = strictUtf8Body.decode(bytes);
+  } catch {
+    return notJson('the body is not valid UTF-8');
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch (error) {
+    return notJson(error instanceof SyntaxError ? error.message : 'the body is not valid JSON');
+  }
+  return validateCatalogue(body, opts);
+}
+
 /**
  * validateCatalogue of a body given as its UTF-8 bytes, without ever building the body's whole tree: each product
  * is parsed on its own and normalized at once, so that its parsed objects die young and only the normalized
  * products stay. Null when the body is not plainly {"products": [...]} (see findProductExtents) or not UTF-8 JSON:
  * the caller then parses it whole, which gives JSON.parse's own error, or validateCatalogue's answer.
  *
- * With `receipts`, each product's digest is taken and kept in the result (see receipts.ts). A product whose digest
- * is in `receipts.stored` (which must have been stored under the context of these options) is not parsed: its
- * bytes once validated to the receipt's product, so they do again. The answer is the same as without receipts,
- * errors included: only a receipted product's external_id can be wrong with it, as a duplicate, and such a
- * product is validated like any other.
+ * With `known`, every item's bytes are shown to it, and an item it knows is not parsed: its bytes once validated to
+ * what it says, so they do again. The answer is the same as without, errors included: only a known product's
+ * external_id can be wrong with it, as a duplicate, and such a product is validated like any other.
  */
-export function validateCatalogueJson(
-  json: Uint8Array,
-  opts: ValidateOptions,
-  receipts?: { stored: Receipts | null },
-): ValidationResult | null {
+export function validateCatalogueJson(json: Uint8Array, opts: ValidateOptions, known?: KnownItems): ValidationResult | null {
   const extents = findProductExtents(json);
   if (extents === null) return null;
   const run = newRun(opts);
   const count = extents.starts.length;
   let validating = checkCount(run, count, opts.maxProducts);
   const products: CatalogueProduct[] = [];
-  const stored = receipts?.stored ?? null;
-  const digests: string[] | null = receipts ? [] : null;
-  let known = 0;
+  let knownCount = 0;
   for (let i = 0; i < count; i++) {
     const start = extents.starts[i]!;
     const end = extents.ends[i]!;
-    if (digests !== null) {
-      const digest = productDigest(json.subarray(start, end));
-      digests.push(digest);
-      const receipt = stored?.find(digest, i);
-      if (receipt !== undefined && !run.seen.has(receipt.external_id)) {
-        known++;
-        if (validating) {
-          run.seen.set(receipt.external_id, i);
-          if (run.count === 0) products.push(new ReceivedProduct(receipt, { json, start, end, index: i, opts }));
-        }
-        continue;
+    const item = known?.find(json.subarray(start, end), i);
+    if (item !== undefined && !run.seen.has(item.external_id)) {
+      knownCount++;
+      if (validating) {
+        run.seen.set(item.external_id, i);
+        if (run.count === 0) products.push(new ReceivedProduct(item, { json, start, end, index: i, opts }));
       }
+      continue;
     }
     // Products past the point where validation stops are still parsed: a body that is not JSON is refused as
     // such, whatever else is wrong with it.
@@ -180,21 +187,10 @@ export function validateCatalogueJson(
     if (raw === NOT_JSON) return null;
     if (validating) validating = addProduct(run, raw, i, products);
   }
-  if (run.count > 0 || digests === null) return result(run, products);
-  // Known products have distinct external_ids, so distinct receipts: if every product is known and no receipt is
-  // left over, the catalogue is the one the receipts were written for.
-  return { ok: true, products, digests, allKnown: stored !== null && known === count && stored.size === count };
+  return run.count === 0 ? { ok: true, products, known: knownCount } : failed(run);
 }
 
-/** A product's bytes do not validate to what its receipt says: the receipts are to be dropped and the body validated whole. */
-export class StaleReceiptError extends Error {
-  constructor(readonly index: number) {
-    super(`product ${index} does not validate to what its receipt says`);
-    this.name = 'StaleReceiptError';
-  }
-}
-
-/** Where a receipted product's bytes are, and what they are validated against when they are needed after all. */
+/** Where a known product's bytes are, and what they are validated against when they are needed after all. */
 interface ProductBytes {
   json: Uint8Array;
   start: number;
@@ -203,31 +199,29 @@ interface ProductBytes {
   opts: ValidateOptions;
 }
 
-/** A product known from its receipt; its content is parsed and normalized only if the sync writes it. */
+/** A product known by its bytes; its content is parsed and normalized only if the sync writes it. */
 class ReceivedProduct implements KnownProduct {
   readonly external_id: string;
   readonly fingerprint: string;
   readonly id: string;
   readonly #bytes: ProductBytes;
 
-  constructor(receipt: Receipt, bytes: ProductBytes) {
-    this.external_id = receipt.external_id;
-    this.fingerprint = receipt.fingerprint;
-    this.id = receipt.id;
+  constructor(known: { external_id: string; fingerprint: string; id: string }, bytes: ProductBytes) {
+    this.external_id = known.external_id;
+    this.fingerprint = known.fingerprint;
+    this.id = known.id;
     this.#bytes = bytes;
   }
 
-  content(): NormalizedProduct {
+  content(): NormalizedProduct | null {
     const { json, start, end, index, opts } = this.#bytes;
     const run = newRun(opts);
     const raw = parseItem(json, start, end);
     const product = raw === NOT_JSON ? null : validateProduct(run, raw, index);
-    if (product !== null && run.count === 0) {
-      product.fingerprint = fingerprintOf(product);
-      if (product.fingerprint === this.fingerprint && product.external_id === this.external_id) return product;
-    }
-    // Only a receipt that no longer holds (stored under another context, see receiptsContext, or altered) gets here.
-    throw new StaleReceiptError(index);
+    if (product === null || run.count !== 0) return null;
+    product.fingerprint = fingerprintOf(product);
+    // Only bytes known wrongly (a stored receipt altered, or one of another context) differ here.
+    return product.fingerprint === this.fingerprint && product.external_id === this.external_id ? product : null;
   }
 }
 
@@ -284,7 +278,7 @@ function addProduct(run: Run, raw: unknown, i: number, products: (NormalizedProd
 }
 
 function result<P extends CatalogueProduct>(run: Run, products: P[]): ValidationResult<P> {
-  return run.count === 0 ? { ok: true, products } : failed(run);
+  return run.count === 0 ? { ok: true, products, known: 0 } : failed(run);
 }
 
 function failed(run: Run): { ok: false; errors: ValidationIssue[]; truncated: boolean } {
@@ -691,7 +685,7 @@ function codePointLength(s: string): number {
 }
 
 /** RFC 6901: "~" → "~0", "/" → "~1". */
-export function escapeToken(key: string): string {
+function escapeToken(key: string): string {
   if (key.indexOf('~') === -1 && key.indexOf('/') === -1) return key;
   return key.replaceAll('~', '~0').replaceAll('/', '~1');
 }

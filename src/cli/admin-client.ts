@@ -1,36 +1,16 @@
 // Typed calls to the server's admin API (/admin/v1), and where to find that API.
 import { join } from 'node:path';
-import type { SyncSummary } from '../catalog/types.js';
+import type { ApiKey, IssuedApiKey } from '../store/api-keys.js';
+import type { Category } from '../store/categories.js';
+import type { Host as StoredHost, HostDetails } from '../store/hosts.js';
+import type { SyncRunRecord } from '../store/sync-runs.js';
 
-export type HostStatus = 'active' | 'suspended';
-
-export interface Host {
-  slug: string;
-  name: string;
-  default_currency: string;
-  status: HostStatus;
-  created_at: string;
-  updated_at: string;
-}
-
-export interface HostDetail extends Host {
-  product_counts: { active: number; inactive: number };
-  last_sync_at: string | null;
-}
-
-export interface ApiKey {
-  id: string;
-  prefix: string;
-  status: 'active' | 'revoked';
-  created_at: string;
-  revoked_at: string | null;
-  last_used_at: string | null;
-}
-
-/** A key as issued: the only answer that ever carries the plaintext. */
-export interface IssuedKey extends ApiKey {
-  key: string;
-}
+// The answers of the admin API, as the server's store gives them (less the host's internal id).
+export type Host = Omit<StoredHost, 'id'>;
+export type HostDetail = Omit<HostDetails, 'id'>;
+export type IssuedKey = IssuedApiKey;
+export type SyncRun = SyncRunRecord;
+export type { ApiKey, Category };
 
 export type ProductStatus = 'active' | 'inactive';
 export type ProductStatusFilter = ProductStatus | 'all';
@@ -46,19 +26,6 @@ export interface Product {
   currency: string;
   status: ProductStatus;
   updated_at: string;
-}
-
-export interface SyncRun {
-  sync_id: string;
-  dry_run: boolean;
-  applied_at: string;
-  duration_ms: number;
-  summary: SyncSummary;
-}
-
-export interface Category {
-  slug: string;
-  label: string;
 }
 
 export interface ProblemEntry {

@@ -15,6 +15,7 @@ import {
   resolveConnection,
   UnreachableError,
 } from './admin-client.js';
+import { EXIT } from './exit-codes.js';
 import { push, PushUsageError } from './push.js';
 import {
   categoriesTable,
@@ -27,7 +28,6 @@ import {
 } from './format.js';
 import { seedDemo } from './seed-demo.js';
 
-export const EXIT = { ok: 0, refused: 1, usage: 2, unreachable: 3, rateLimited: 4 } as const;
 
 /** A command that decided its own exit code (push) and has already said why. */
 class ExitCode extends Error {

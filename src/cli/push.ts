@@ -4,9 +4,8 @@ import { randomUUID } from 'node:crypto';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { gzipSync } from 'node:zlib';
+import { EXIT } from './exit-codes.js';
 import { formatTable } from './format.js';
-
-export const PUSH_EXIT = { ok: 0, refused: 1, usage: 2, unreachable: 3, rateLimited: 4 } as const;
 
 export interface PushOptions {
   file: string;
@@ -30,7 +29,7 @@ export interface PushIo {
 }
 
 /** Tries after a network error, a 5xx or a 409 (our own earlier attempt still running): 1+2+4+8+16+30 s apart. */
-export const DEFAULT_MAX_ATTEMPTS = 7;
+const DEFAULT_MAX_ATTEMPTS = 7;
 const BACKOFF_BASE_MS = 1_000;
 const BACKOFF_MAX_MS = 30_000;
 /** 429 answers waited out before giving up (each waits Retry-After, up to the window length). */
@@ -185,13 +184,13 @@ export async function push(options: PushOptions, io: PushIo): Promise<number> {
         io.stderr('The server had already applied this upload (an earlier answer was lost); this is its answer.\n');
       }
       io.stdout(options.json ? `${JSON.stringify(problem, null, 2)}\n` : `${summaryText(problem as unknown as SyncAnswerBody)}\n`);
-      return PUSH_EXIT.ok;
+      return EXIT.ok;
     }
     if (answer.status === 429) {
       const seconds = Math.max(1, Number(answer.headers['retry-after']) || 1);
       if (!options.wait || rateLimitWaits >= MAX_RATE_LIMIT_WAITS) {
         io.stderr(`error: rate limited: this provider's sync window is full; try again in ${seconds} s (RATE_LIMITED, HTTP 429)\n`);
-        return PUSH_EXIT.rateLimited;
+        return EXIT.rateLimited;
       }
       rateLimitWaits++;
       attempts--;
@@ -208,7 +207,7 @@ export async function push(options: PushOptions, io: PushIo): Promise<number> {
     return refused(answer, problem, options.json, io);
   }
   io.stderr(`error: gave up after ${maxAttempts} attempts; last: ${lastFailure}\n`);
-  return lastWasNetwork ? PUSH_EXIT.unreachable : PUSH_EXIT.refused;
+  return lastWasNetwork ? EXIT.unreachable : EXIT.refused;
 }
 
 async function retryLater(io: PushIo, attempt: number, why: string): Promise<void> {
@@ -229,5 +228,5 @@ function refused(answer: Answer, problem: Record<string, unknown>, json: boolean
     if (problem.truncated === true) lines.push('  … and more (only the first 100 problems are listed)');
   }
   io.stderr(`${lines.join('\n')}\n`);
-  return PUSH_EXIT.refused;
+  return EXIT.refused;
 }

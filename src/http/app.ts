@@ -13,7 +13,7 @@ import type { AppContext } from './context.js';
 import { revalidatedByEtag } from './freshness.js';
 import { createMetrics, metricsRoutes } from './metrics.js';
 import { openApiRoute, registerOpenApi } from './openapi.js';
-import { Problem, rawProblemBody, rawProblemResponse, sendProblem } from './problems.js';
+import { Problem, PROBLEM_TYPE, problemBody, rawProblemResponse, retryAfter, sendProblem } from './problems.js';
 import { requestIdOf } from './request-id.js';
 import { adminRoutes } from './routes/admin.js';
 import { categoryRoutes } from './routes/categories.js';
@@ -24,7 +24,7 @@ import { problemPageRoutes } from './routes/problem-pages.js';
 import { productRoutes } from './routes/products.js';
 import { syncRoutes } from './routes/sync.js';
 import { syncRunRoutes } from './routes/sync-runs.js';
-import { SyncSlots } from './sync-slots.js';
+import { SyncSlots } from '../sync/slots.js';
 
 const PACKAGE_VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
@@ -35,14 +35,11 @@ export interface AppOptions extends Omit<AppContext, 'metrics' | 'syncSlots'> {
 /** The routes that answer without the database, before it has first been reached (the probe says why not ready). */
 const WITHOUT_DATABASE = new Set(['/healthz', '/readyz', '/api/v1/openapi.json', '/api/v1/problems/:slug']);
 
-/** Seconds a client is asked to wait when the database is out of reach or the server is stopping. */
-const RETRY_UNAVAILABLE_SECONDS = 5;
-
 /** Anything shaped like an API key or an admin token, wherever a client put it in a URL. */
 const SECRET_IN_URL = /\b(rk|adm)_\w*/gi;
 
 /** The URL as logged: a key a client wrongly sent in the query string (or path) never reaches the log. */
-export function loggableUrl(url: string, adminToken?: string): string {
+function loggableUrl(url: string, adminToken?: string): string {
   let safe = url.replace(SECRET_IN_URL, '$1_[redacted]');
   if (adminToken) {
     safe = safe.replaceAll(adminToken, '[redacted]').replaceAll(encodeURIComponent(adminToken), '[redacted]');
@@ -116,10 +113,10 @@ function answerExpectations(app: FastifyInstance): void {
   app.server.on('checkExpectation', (request: IncomingMessage, response: ServerResponse) => {
     const requestId = requestIdOf(request);
     const instance = (request.url ?? '').split('?')[0] ?? '';
-    const body = rawProblemBody('EXPECTATION_FAILED', `the server meets only "Expect: 100-continue"`, requestId, instance);
+    const body = JSON.stringify(problemBody(new Problem('EXPECTATION_FAILED', `the server meets only "Expect: 100-continue"`), instance, requestId));
     app.log.info({ reqId: requestId, expect: String(request.headers.expect).slice(0, 100) }, 'client error: EXPECTATION_FAILED');
     response.writeHead(417, {
-      'content-type': 'application/problem+json; charset=utf-8',
+      'content-type': PROBLEM_TYPE,
       'content-length': Buffer.byteLength(body),
       'x-request-id': requestId,
       connection: 'close',
@@ -218,13 +215,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     }
     if (context.lifecycle.closing) {
       throw new Problem('SERVICE_UNAVAILABLE', 'the server is shutting down', {
-        headers: { 'retry-after': String(RETRY_UNAVAILABLE_SECONDS), connection: 'close' },
+        headers: { ...retryAfter(), connection: 'close' },
       });
     }
     if (!context.lifecycle.prepared && !WITHOUT_DATABASE.has(request.routeOptions.url ?? '')) {
-      throw new Problem('SERVICE_UNAVAILABLE', 'the database has not been reached yet; nothing was changed', {
-        headers: { 'retry-after': String(RETRY_UNAVAILABLE_SECONDS) },
-      });
+      throw new Problem('SERVICE_UNAVAILABLE', 'the database has not been reached yet; nothing was changed', { headers: retryAfter() });
     }
   });
 
@@ -241,9 +236,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       request.log.warn({ err: error }, 'database unavailable');
       return sendProblem(
         reply,
-        new Problem('SERVICE_UNAVAILABLE', 'the database is unreachable; retry after the seconds in Retry-After', {
-          headers: { 'retry-after': String(RETRY_UNAVAILABLE_SECONDS) },
-        }),
+        new Problem('SERVICE_UNAVAILABLE', 'the database is unreachable; retry after the seconds in Retry-After', { headers: retryAfter() }),
       );
     }
     if (UNSTORABLE_TEXT.has(String((error as { code?: unknown }).code))) {

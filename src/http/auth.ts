@@ -16,7 +16,7 @@ declare module 'fastify' {
 
 const CHALLENGE = { 'www-authenticate': 'Bearer realm="hostdir"' };
 
-export function bearerToken(request: FastifyRequest): string | null {
+function bearerToken(request: FastifyRequest): string | null {
   const header = request.headers.authorization;
   if (typeof header !== 'string') return null;
   const match = /^bearer[ ]+([^\s]+)[ ]*$/i.exec(header);

@@ -1,10 +1,13 @@
-// Reads a JSON request body from the stream: media type first, then a size limit enforced while reading
-// (on decoded bytes when gzip-encoded); parseJsonBody then checks strict UTF-8 and JSON.
+// Reads a JSON request body from the stream: media type first, then a size limit enforced while reading (on decoded
+// bytes when gzip-encoded), within the process's budget of body memory. Whether the bytes are UTF-8 JSON is their
+// reader's to find out (catalog/validate.ts), so that a large body is read piece by piece, never as one tree.
 import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Readable, Transform } from 'node:stream';
 import { createGunzip } from 'node:zlib';
-import { Problem } from './problems.js';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Config } from '../config.js';
+import { Problem, retryAfter } from './problems.js';
 
 export interface BodyLimits {
   maxBytes: number;
@@ -14,9 +17,6 @@ export interface BodyLimits {
   minBytesPerSecond?: number;
   graceMs?: number;
 }
-
-/** Seconds a client refused for lack of body memory is asked to wait. */
-const BUSY_RETRY_SECONDS = 5;
 
 /** The first charge of a body; each further one doubles what is charged, so a body costs at most twice its arrival. */
 const FIRST_CHARGE_BYTES = 64 * 1024;
@@ -78,10 +78,10 @@ export class BodyMemory {
 function busy(refusal: Refusal): Problem {
   return refusal === 'group'
     ? new Problem('RATE_LIMITED', "this provider's other uploads already hold its share of the server's body memory; nothing was changed", {
-        headers: { 'retry-after': String(BUSY_RETRY_SECONDS) },
+        headers: retryAfter(),
       })
     : new Problem('SERVICE_UNAVAILABLE', 'the server is reading too many large bodies at once; nothing was changed', {
-        headers: { 'retry-after': String(BUSY_RETRY_SECONDS) },
+        headers: retryAfter(),
       });
 }
 
@@ -92,7 +92,7 @@ function tooSlow(minBytesPerSecond: number): Problem {
 }
 
 /** application/json with any parameters, as long as a charset, if given, is UTF-8. */
-export function checkJsonMediaType(contentType: string | undefined): void {
+function checkJsonMediaType(contentType: string | undefined): void {
   const [essence = '', ...parameters] = (contentType ?? '').split(';');
   if (essence.trim().toLowerCase() !== 'application/json') {
     throw new Problem('UNSUPPORTED_MEDIA_TYPE', 'Content-Type must be application/json');
@@ -120,8 +120,6 @@ function decodingStream(request: IncomingMessage, payload: Readable): Readable {
   return payload.pipe(gunzip);
 }
 
-const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
-
 function tooLarge(limit: number): Problem {
   return new Problem('PAYLOAD_TOO_LARGE', `the body is larger than ${limit} bytes`, {
     headers: { connection: 'close' },
@@ -131,8 +129,7 @@ function tooLarge(limit: number): Problem {
 
 /**
  * A body read whole: the SHA-256 of its decoded bytes (what an Idempotency-Key's fingerprint is made of), and the
- * bytes, for one reader to take. Whether they are JSON is the reader's to find out (parseJsonBody), so that a large
- * body can be read piece by piece rather than as one string and one tree.
+ * bytes, for one reader to take.
  */
 export class ReceivedBody {
   #bytes: Buffer | null;
@@ -154,34 +151,6 @@ export class ReceivedBody {
 }
 
 /**
- * A body parsed whole: the JSON value, or the 422 problem saying why it is not JSON (not UTF-8, or not JSON).
- * Parse failures are values here so that an idempotent request can still store them as its answer.
- */
-export type ParsedBody = { ok: true; value: unknown } | { ok: false; problem: Problem };
-
-export function parseJsonBody(bytes: Uint8Array): ParsedBody {
-  let text: string;
-  try {
-    text = strictUtf8.decode(bytes);
-  } catch {
-    return { ok: false, problem: invalidJson('the body is not valid UTF-8') };
-  }
-  try {
-    return { ok: true, value: JSON.parse(text) };
-  } catch (error) {
-    return { ok: false, problem: invalidJson(error instanceof SyntaxError ? error.message : 'the body is not valid JSON') };
-  }
-}
-
-/** Refuses (throws) bodies of the wrong media type, too large, not gzip-decodable, or not JSON. */
-export async function readJsonBody(request: IncomingMessage, payload: Readable, limits: BodyLimits): Promise<unknown> {
-  const body = await readJsonBodyWithDigest(request, payload, limits);
-  const parsed = parseJsonBody(body.takeBytes());
-  if (!parsed.ok) throw parsed.problem;
-  return parsed.value;
-}
-
-/**
  * What the headers alone tell about a body: its media type (415) and, when it is not encoded, its announced size
  * (413). Checked again when the body is read, for callers that read one without checking first.
  */
@@ -192,7 +161,8 @@ export function checkBodyHeaders(request: IncomingMessage, maxBytes: number): vo
   if (!encoded && Number.isFinite(declared) && declared > maxBytes) throw tooLarge(maxBytes);
 }
 
-export function readJsonBodyWithDigest(request: IncomingMessage, payload: Readable, limits: BodyLimits): Promise<ReceivedBody> {
+/** Refuses (throws a Problem for) bodies of the wrong media type, too large, not gzip-decodable, or over the budget. */
+export function readJsonBody(request: IncomingMessage, payload: Readable, limits: BodyLimits): Promise<ReceivedBody> {
   try {
     checkBodyHeaders(request, limits.maxBytes);
   } catch (error) {
@@ -321,8 +291,24 @@ export function readJsonBodyWithDigest(request: IncomingMessage, payload: Readab
   });
 }
 
-function invalidJson(detail: string): Problem {
-  return new Problem('VALIDATION_FAILED', 'the body is not valid JSON', {
-    errors: [{ pointer: '', code: 'invalid_json', detail }],
-  });
+/**
+ * Makes a route scope read its own bodies, as ReceivedBody: media type, streaming size limit, gzip and strict limits
+ * of time, within the process's budget of body memory, which a request gives back once it is answered (or its
+ * client is gone). A provider's requests share its part of the budget.
+ */
+export function readBodiesWithin(
+  scope: FastifyInstance,
+  config: Pick<Config, 'maxBodyBytes' | 'maxBodyBytesInFlight' | 'maxBodyBytesPerHost' | 'minUploadBytesPerS' | 'uploadGraceMs'>,
+): void {
+  const memory = new BodyMemory(config.maxBodyBytesInFlight, config.maxBodyBytesPerHost);
+  scope.addHook('onRequest', async (request, reply) => void reply.raw.once('close', () => memory.release(request)));
+  scope.removeAllContentTypeParsers();
+  scope.addContentTypeParser('*', async (request: FastifyRequest, payload: Readable) =>
+    readJsonBody(request.raw, payload, {
+      maxBytes: config.maxBodyBytes,
+      memory: { budget: memory, holder: request, ...(request.provider ? { group: request.provider.hostId } : {}) },
+      minBytesPerSecond: config.minUploadBytesPerS,
+      graceMs: config.uploadGraceMs,
+    }),
+  );
 }

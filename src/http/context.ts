@@ -3,7 +3,7 @@ import type { Config } from '../config.js';
 import type { KeyOwner } from '../store/api-keys.js';
 import type { Database } from '../store/db.js';
 import type { Metrics } from './metrics.js';
-import type { SyncSlots } from './sync-slots.js';
+import type { SyncSlots } from '../sync/slots.js';
 
 export interface AppContext {
   config: Config;

@@ -1,13 +1,15 @@
 // The query of a directory search, shared by the JSON API and the HTML pages: its schema, its checks beyond
 // the schema, and the cursors that carry a keyset from one page to the next.
 import { Type, type Static } from '@sinclair/typebox';
+import { CURRENCY_CODE_PATTERN } from '../catalog/currency.js';
+import { idPattern } from '../catalog/ids.js';
 import type { DirectorySort, Keyset, ProductSearch, SortOrder } from '../store/directory.js';
 import { Problem } from './problems.js';
 
-export const DIRECTORY_SORTS = ['price', 'newest', 'name'] as const satisfies readonly DirectorySort[];
+const DIRECTORY_SORTS = ['price', 'newest', 'name'] as const satisfies readonly DirectorySort[];
 
 /** The order a sort takes when none is asked for: cheapest, newest, A to Z. */
-export const DEFAULT_ORDER: Record<DirectorySort, SortOrder> = { price: 'asc', newest: 'desc', name: 'asc' };
+const DEFAULT_ORDER: Record<DirectorySort, SortOrder> = { price: 'asc', newest: 'desc', name: 'asc' };
 
 export const ProductSearchQuery = Type.Object({
   q: Type.Optional(Type.String({ maxLength: 200, description: 'words of the name or description; each matches as a prefix' })),
@@ -15,7 +17,7 @@ export const ProductSearchQuery = Type.Object({
   location: Type.Optional(Type.String({ maxLength: 200, description: 'a datacenter location, exactly as listed' })),
   feature: Type.Optional(Type.String({ maxLength: 200, description: 'a feature, exactly as listed' })),
   host: Type.Optional(Type.String({ maxLength: 63, description: "a host's slug" })),
-  currency: Type.Optional(Type.String({ pattern: '^[A-Za-z]{3}$', description: 'only prices in this ISO 4217 currency' })),
+  currency: Type.Optional(Type.String({ pattern: CURRENCY_CODE_PATTERN, description: 'only prices in this ISO 4217 currency' })),
   max_price: Type.Optional(
     Type.Number({
       minimum: 0,
@@ -39,7 +41,7 @@ interface CursorContent {
   id: string;
 }
 
-const PRODUCT_ID = /^prd_[0-9A-HJKMNP-TV-Z]{26}$/;
+const PRODUCT_ID = new RegExp(idPattern('prd'));
 const SORT_KEY_SHAPE: Record<DirectorySort, RegExp> = {
   // UNPRICED_KEY (empty) marks the products without a price, which follow every priced one.
   price: /^(\d{1,10}(\.\d{1,20})?)?$/,

@@ -3,7 +3,7 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 
-export const PUBLIC_CACHE_CONTROL = 'public, max-age=1, must-revalidate';
+const PUBLIC_CACHE_CONTROL = 'public, max-age=1, must-revalidate';
 
 function etagOf(payload: string | Buffer): string {
   return `W/"${createHash('sha256').update(payload).digest('base64url').slice(0, 27)}"`;

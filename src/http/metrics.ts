@@ -6,11 +6,10 @@ import { AggregatorRegistry, Counter, Gauge, Histogram, Registry, collectDefault
 import type { SyncSummary } from '../catalog/types.js';
 import { askPrimaryForMetrics } from '../cluster.js';
 import type { Database } from '../store/db.js';
-import type { AppContext } from './context.js';
-import type { SyncSlots } from './sync-slots.js';
+import type { SyncSlots } from '../sync/slots.js';
 import { ALWAYS, HEADERS } from './schemas.js';
 
-export type SyncOutcome =
+type SyncOutcomeLabel =
   | 'applied'
   | 'dry_run'
   | 'rate_limited'
@@ -93,7 +92,7 @@ export function createMetrics(db: Database, slots: SyncSlots): Metrics {
   return metrics;
 }
 
-export function syncOutcome(status: number, dryRun: boolean): SyncOutcome {
+export function syncOutcome(status: number, dryRun: boolean): SyncOutcomeLabel {
   switch (status) {
     case 200:
       return dryRun ? 'dry_run' : 'applied';
@@ -124,7 +123,7 @@ export function countProducts(metrics: Metrics, summary: SyncSummary): void {
   }
 }
 
-export const metricsRoutes: FastifyPluginAsync<AppContext> = async (app, context) => {
+export const metricsRoutes: FastifyPluginAsync<{ metrics: Metrics }> = async (app, context) => {
   const schema = {
     operationId: 'metrics',
     summary: 'Prometheus metrics',

@@ -16,7 +16,7 @@ declare module 'fastify' {
   }
 }
 
-export const OPENAPI_PATH = '/api/v1/openapi.json';
+const OPENAPI_PATH = '/api/v1/openapi.json';
 
 const DESCRIPTION = `A provider's billing system pushes its whole catalogue to \`POST /api/v1/sync/products\`; hostdir makes the
 provider's listing match it in one transaction.
@@ -82,7 +82,7 @@ export async function registerOpenApi(app: FastifyInstance, version: string): Pr
 const PROBES = new Set(['/healthz', '/readyz', '/metrics']);
 
 /** The API under /api/ and the probes; not the admin API, the document itself or the HTML pages. */
-export function isDocumented(url: string): boolean {
+function isDocumented(url: string): boolean {
   return (url.startsWith('/api/') && url !== OPENAPI_PATH) || PROBES.has(url);
 }
 

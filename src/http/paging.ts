@@ -1,7 +1,8 @@
 // Cursor paging: cursors are opaque to clients (base64url of the last id seen).
+import { idPattern } from '../catalog/ids.js';
 import { Problem } from './problems.js';
 
-const ID = /^[a-z]{3}_[0-9A-HJKMNP-TV-Z]{26}$/;
+const ID = new RegExp(idPattern());
 
 export function encodeCursor(lastId: string | null, more: boolean): string | null {
   return more && lastId ? Buffer.from(lastId, 'utf8').toString('base64url') : null;

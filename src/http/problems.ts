@@ -1,5 +1,5 @@
 // RFC 9457 problem details: every error hostdir answers, with its status, title and a page about it.
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply } from 'fastify';
 
 export interface ProblemType {
   status: number;
@@ -145,7 +145,22 @@ export class Problem extends Error {
   }
 }
 
-export function problemBody(problem: Problem, request: FastifyRequest): Record<string, unknown> {
+export const JSON_TYPE = 'application/json; charset=utf-8';
+export const PROBLEM_TYPE = 'application/problem+json; charset=utf-8';
+
+/** Seconds a client is asked to wait when the server cannot serve it now: the database out of reach, stopping, busy. */
+const RETRY_AFTER_SECONDS = 5;
+
+/** The Retry-After header: whole seconds, rounded up, at least 1. */
+export function retryAfter(seconds: number = RETRY_AFTER_SECONDS): { 'retry-after': string } {
+  return { 'retry-after': String(Math.max(1, Math.ceil(seconds))) };
+}
+
+/**
+ * A problem's body. `instance` is the request path, or "" when the request was not read far enough to know it;
+ * extension members (errors, truncated…) follow the standard ones.
+ */
+export function problemBody(problem: Problem, instance: string, requestId: string): Record<string, unknown> {
   const type = PROBLEM_TYPES[problem.code];
   const { headers: _headers, ...extra } = problem.extra;
   return {
@@ -154,8 +169,8 @@ export function problemBody(problem: Problem, request: FastifyRequest): Record<s
     status: type.status,
     code: problem.code,
     detail: problem.detail,
-    instance: request.url.split('?')[0],
-    request_id: request.id,
+    instance,
+    request_id: requestId,
     ...extra,
   };
 }
@@ -166,10 +181,10 @@ export function problemBody(problem: Problem, request: FastifyRequest): Record<s
  */
 export function rawProblemResponse(code: ProblemCode, detail: string, requestId: string, instance: string): string {
   const type = PROBLEM_TYPES[code];
-  const body = rawProblemBody(code, detail, requestId, instance);
+  const body = JSON.stringify(problemBody(new Problem(code, detail), instance, requestId));
   return (
     `HTTP/1.1 ${type.status} ${type.title}\r\n` +
-    'Content-Type: application/problem+json; charset=utf-8\r\n' +
+    `Content-Type: ${PROBLEM_TYPE}\r\n` +
     `Content-Length: ${Buffer.byteLength(body)}\r\n` +
     `X-Request-Id: ${requestId}\r\n` +
     'Connection: close\r\n\r\n' +
@@ -177,27 +192,11 @@ export function rawProblemResponse(code: ProblemCode, detail: string, requestId:
   );
 }
 
-/**
- * A problem's body without a Fastify request. `instance` is the request path, or "" when the request was not read
- * far enough to know it.
- */
-export function rawProblemBody(code: ProblemCode, detail: string, requestId: string, instance: string): string {
-  const type = PROBLEM_TYPES[code];
-  return JSON.stringify({
-    type: `${PROBLEM_BASE}/${type.slug}`,
-    title: type.title,
-    status: type.status,
-    code,
-    detail,
-    instance,
-    request_id: requestId,
-  });
-}
-
 export function sendProblem(reply: FastifyReply, problem: Problem): FastifyReply {
-  for (const [name, value] of Object.entries(problem.extra.headers ?? {})) reply.header(name, value);
+  const { request } = reply;
   return reply
+    .headers(problem.extra.headers ?? {})
     .status(problem.status)
-    .type('application/problem+json; charset=utf-8')
-    .send(JSON.stringify(problemBody(problem, reply.request)));
+    .type(PROBLEM_TYPE)
+    .send(JSON.stringify(problemBody(problem, request.url.split('?')[0] ?? '', request.id)));
 }

@@ -1,11 +1,11 @@
 // The API's answers as TypeBox schemas: Fastify serializes responses with them and the OpenAPI document is
 // generated from them, so what is documented is what is sent.
 import { Type, type TSchema } from '@sinclair/typebox';
+import { idPattern } from '../catalog/ids.js';
 import { ProductOutput } from '../catalog/product-schema.js';
+import { SyncAnswerSchema, SyncSummarySchema } from '../sync/answer.js';
 import { PROBLEM_BASE, PROBLEM_TYPES, type ProblemCode } from './problems.js';
 
-const SYNC_ID_PATTERN = '^syn_[0-9A-HJKMNP-TV-Z]{26}$';
-const PRODUCT_ID_PATTERN = '^prd_[0-9A-HJKMNP-TV-Z]{26}$';
 const Timestamp = Type.String({ format: 'date-time' });
 const NextCursor = Type.Union([Type.String(), Type.Null()], {
   description: 'pass it back as `cursor` for the next page; null on the last page',
@@ -34,7 +34,7 @@ function headersOf(names: readonly HeaderName[]): Record<string, (typeof HEADERS
 
 // --- problems -------------------------------------------------------------------------------------------------
 
-export const ProblemEntry = Type.Object(
+const ProblemEntry = Type.Object(
   {
     pointer: Type.Optional(Type.String({ description: 'RFC 6901 JSON Pointer into the request body' })),
     parameter: Type.Optional(Type.String({ description: 'the query parameter or request header at fault' })),
@@ -45,7 +45,7 @@ export const ProblemEntry = Type.Object(
 );
 
 /** An RFC 9457 problem whose `code` is one of `codes`. Extension members beyond those listed are allowed. */
-export function problemSchema(codes: readonly ProblemCode[]): TSchema {
+function problemSchema(codes: readonly ProblemCode[]): TSchema {
   const statuses = [...new Set(codes.map((code) => PROBLEM_TYPES[code].status))];
   return Type.Object(
     {
@@ -104,67 +104,24 @@ export const PROVIDER_SECURITY = [{ apiKey: [] }];
 
 // --- bodies ---------------------------------------------------------------------------------------------------
 
-export const SyncSummary = Type.Object(
-  {
-    received: Type.Integer({ minimum: 0 }),
-    created: Type.Integer({ minimum: 0 }),
-    updated: Type.Integer({ minimum: 0 }),
-    unchanged: Type.Integer({ minimum: 0 }),
-    reactivated: Type.Integer({ minimum: 0 }),
-    deactivated: Type.Integer({ minimum: 0 }),
-  },
-  { additionalProperties: false },
-);
-
-const ProductActionEntry = Type.Object(
-  {
-    external_id: Type.String(),
-    id: Type.String({ pattern: PRODUCT_ID_PATTERN }),
-    // A plain string enum, not a union of literals: fast-json-stringify would test every entry of a 50 000-product
-    // answer against each branch of an anyOf.
-    action: Type.Unsafe<'created' | 'updated' | 'unchanged' | 'reactivated'>({
-      type: 'string',
-      enum: ['created', 'updated', 'unchanged', 'reactivated'],
-    }),
-  },
-  { additionalProperties: false },
-);
-
-const DeactivatedEntry = Type.Object(
-  { external_id: Type.String(), id: Type.String({ pattern: PRODUCT_ID_PATTERN }) },
-  { additionalProperties: false },
-);
-
 /**
  * Serializer of the answers that list every product of a sync (up to MAX_PRODUCTS entries): they are built field
- * by field from SyncAnswer's own fields, so JSON.stringify gives the same text, several times faster than
- * fast-json-stringify on 50 000 entries (about 60 ms against 300 ms here). The end-to-end tests hold the text to
+ * by field from SyncAnswer's own fields (sync/answer.ts), so JSON.stringify gives the same text, several times faster
+ * than fast-json-stringify on 50 000 entries (about 60 ms against 300 ms here). The end-to-end tests hold the text to
  * the schema.
  */
 export const nativeJsonSerializer = () => (data: unknown) => JSON.stringify(data);
 
 /** The answer of a sync, and a run of the history with its per-product actions. */
-export const SyncAnswer = Type.Object(
-  {
-    sync_id: Type.String({ pattern: SYNC_ID_PATTERN }),
-    dry_run: Type.Boolean(),
-    host: Type.String({ description: "the provider's slug" }),
-    summary: SyncSummary,
-    products: Type.Array(ProductActionEntry, { description: "one entry per product of the request, in the request's order" }),
-    deactivated: Type.Array(DeactivatedEntry, { description: 'active products the request left out' }),
-    applied_at: Timestamp,
-    duration_ms: Type.Integer({ minimum: 0 }),
-  },
-  { additionalProperties: false },
-);
+export const SyncAnswer = SyncAnswerSchema;
 
-export const SyncRunSummary = Type.Object(
+const SyncRunSummary = Type.Object(
   {
-    sync_id: Type.String({ pattern: SYNC_ID_PATTERN }),
+    sync_id: Type.String({ pattern: idPattern('syn') }),
     dry_run: Type.Boolean(),
     applied_at: Timestamp,
     duration_ms: Type.Integer({ minimum: 0 }),
-    summary: SyncSummary,
+    summary: SyncSummarySchema,
   },
   { additionalProperties: false },
 );
@@ -205,6 +162,3 @@ export const ProblemPage = Type.Object(
   },
   { additionalProperties: false },
 );
-
-/** Idempotency-Key: 1–255 visible ASCII characters (draft-ietf-httpapi-idempotency-key-header). */
-export const IDEMPOTENCY_KEY_PATTERN = '^[!-~]{1,255}$';

@@ -1,7 +1,7 @@
 // The API keys aggregate: issue, list, revoke, and authenticate by digest.
 import { apiKeyPrefix, generateApiKey, hashApiKey } from '../catalog/api-keys.js';
 import { newId } from '../catalog/ids.js';
-import type { Queryable, Statement } from './db.js';
+import type { Queryable } from './db.js';
 import type { HostStatus } from './hosts.js';
 import { iso, isoOrNull } from './rows.js';
 
@@ -66,14 +66,13 @@ export async function revokeApiKey(db: Queryable, keyId: string): Promise<ApiKey
   return rows[0] ? toApiKey(rows[0]) : null;
 }
 
-/** The owner of the key whose digest is $1. */
-export const KEY_OWNER = `SELECT k.id AS key_id, k.status AS key_status, h.id AS host_id, h.slug, h.status AS host_status,
-       h.default_currency
-     FROM api_keys k JOIN hosts h ON h.id = k.host_id
-     WHERE k.digest = $1`;
+/** Every key with its owner, by digest, as a subquery whose rows toKeyOwner reads: join or filter it on `digest`. */
+export const KEY_OWNERS = `(SELECT k.digest, k.id AS key_id, k.status AS key_status, h.id AS host_id, h.slug,
+       h.status AS host_status, h.default_currency
+     FROM api_keys k JOIN hosts h ON h.id = k.host_id)`;
 
 export async function findKeyOwner(db: Queryable, digest: Buffer): Promise<KeyOwner | null> {
-  const { rows } = await db.query<Record<string, unknown>>(KEY_OWNER, [digest]);
+  const { rows } = await db.query<Record<string, unknown>>(`SELECT * FROM ${KEY_OWNERS} AS owner WHERE owner.digest = $1`, [digest]);
   return rows[0] ? toKeyOwner(rows[0]) : null;
 }
 
@@ -86,14 +85,4 @@ export function toKeyOwner(row: Record<string, unknown>): KeyOwner {
     hostStatus: row.host_status as HostStatus,
     defaultCurrency: String(row.default_currency),
   };
-}
-
-/** Marks a key used (by an applied sync). */
-export function touchApiKeyStatement(keyId: string): Statement {
-  return { sql: 'UPDATE api_keys SET last_used_at = now() WHERE id = $1', params: [keyId] };
-}
-
-/** A key's status, read inside a sync's transaction: it may have been revoked while the body was uploaded. */
-export function keyStatusStatement(keyId: string): Statement {
-  return { sql: 'SELECT status FROM api_keys WHERE id = $1', params: [keyId] };
 }

@@ -1,7 +1,8 @@
 // The public directory: what people browsing hosts see. Only active products of active hosts ever leave here.
-import type { ProductContent } from '../catalog/types.js';
+import type { Content } from '../catalog/product-fields.js';
 import type { Queryable } from './db.js';
-import { iso, isoOrNull, numberOrNull, productContentOf } from './rows.js';
+import { contentOfRow, SELECT_CONTENT } from './product-columns.js';
+import { iso, isoOrNull, numberOrNull } from './rows.js';
 
 export type DirectorySort = 'price' | 'newest' | 'name';
 export type SortOrder = 'asc' | 'desc';
@@ -33,7 +34,7 @@ export interface ListedHostRef {
 }
 
 /** A product as the public sees it: its content without the host's own external_id. */
-export interface ListedProduct extends Omit<ProductContent, 'external_id'> {
+export interface ListedProduct extends Content {
   id: string;
   /** the monthly pricing tier if the product has one, else price; null when it has neither ("price on request") */
   monthly_price: number | null;
@@ -62,13 +63,12 @@ export interface ListedCategory {
 export const CATEGORY_COUNT_CAP = 1000;
 
 /** Words of a text query, each matched as a prefix ("nvm" finds "NVMe"); anything else is dropped. */
-export function searchWords(text: string): string[] {
+function searchWords(text: string): string[] {
   return (text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).slice(0, 8);
 }
 
-const PRODUCT_COLUMNS = `p.id, p.name, p.category, p.price::float8 AS price, p.currency, p.monthly_price::float8 AS monthly_price,
-  p.description, p.specs, p.pricing_tiers, p.setup_fee::float8 AS setup_fee, p.contract_duration, p.features,
-  p.datacenter_locations, p.created_at, p.updated_at, h.slug AS host_slug, h.name AS host_name`;
+const PRODUCT_COLUMNS = `p.id, ${SELECT_CONTENT}, p.monthly_price::float8 AS monthly_price, p.created_at, p.updated_at,
+  h.slug AS host_slug, h.name AS host_name`;
 
 /**
  * The sort key of each sort: as SQL, the same order through an expression no index covers, and the cast of
@@ -83,7 +83,7 @@ const SORT_KEY: Record<DirectorySort, { expression: string; unindexed: string; c
 function toListedProduct(row: Record<string, unknown>): ListedProduct {
   return {
     id: String(row.id),
-    ...productContentOf(row),
+    ...contentOfRow(row),
     monthly_price: numberOrNull(row.monthly_price),
     created_at: iso(row.created_at),
     updated_at: iso(row.updated_at),
@@ -95,7 +95,7 @@ function toListedProduct(row: Record<string, unknown>): ListedProduct {
  * The sort key a cursor carries for a product without a monthly price. Sorted by price, such products come after
  * every priced one in both orders, by id in the order's direction: a separate segment of the listing.
  */
-export const UNPRICED_KEY = '';
+const UNPRICED_KEY = '';
 
 /** The WHERE clause of a search as it grows, with its parameters. */
 class Conditions {

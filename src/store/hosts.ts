@@ -1,5 +1,5 @@
 // The hosts aggregate: onboarding, lookup, suspension.
-import type { Queryable, Statement } from './db.js';
+import type { Queryable } from './db.js';
 import { iso, isoOrNull } from './rows.js';
 
 export type HostStatus = 'active' | 'suspended';
@@ -85,13 +85,4 @@ export async function setHostStatus(db: Queryable, slug: string, status: HostSta
     [slug, status],
   );
   return rows[0] ? toHost(rows[0]) : null;
-}
-
-/** Locks the host row for the rest of the transaction: syncs of one host run one after another. */
-/**
- * Takes a host's row lock for the rest of the transaction (syncs of one host queue here) and reads its status.
- * With lock_timeout set, a wait longer than that fails with SQLSTATE 55P03.
- */
-export function lockHostStatement(hostId: number): Statement {
-  return { sql: 'SELECT status FROM hosts WHERE id = $1 FOR UPDATE', params: [hostId] };
 }

@@ -1,5 +1,6 @@
 // Idempotency-Key claims: at most one request per (host, key) runs at a time, and a finished one's answer is kept
-// for the key's lifetime so that a retry gets it back instead of applying the sync again.
+// for the key's lifetime so that a retry gets it back instead of applying the sync again. The answer is kept by the
+// sync's own transaction, or for a refusal without one (store/sync.ts).
 import { randomBytes } from 'node:crypto';
 import type { Queryable } from './db.js';
 import { INSTANCE_DEAD_AFTER_SECONDS } from './instances.js';
@@ -22,9 +23,15 @@ export interface IdempotencyPolicy {
   instance: string;
 }
 
+/** A key held by a request: the key's digest, and the token that proves the claim when its answer is kept or it is released. */
+export interface ClaimRef {
+  key: string;
+  token: string;
+}
+
 export type ClaimResult =
-  /** this request holds the key now; `claim` proves it when completing or releasing */
-  | { kind: 'claimed'; claim: string }
+  /** this request holds the key now */
+  | { kind: 'claimed'; claim: ClaimRef }
   /** another request holds the key and has not finished */
   | { kind: 'in_use' }
   /** a request with this key finished; its answer is replayed if the fingerprint matches */
@@ -55,7 +62,7 @@ export async function claimIdempotencyKey(
        WHERE n >= $2 OR bytes > $3)`,
     [hostId, policy.maxKeysPerHost, policy.maxBytesPerHost],
   );
-  const claim = randomBytes(16).toString('hex');
+  const token = randomBytes(16).toString('hex');
   // A key that is free, expired, or held by a dead process's lapsed lease becomes this request's.
   for (let attempt = 0; attempt < 3; attempt++) {
     const { rows: taken } = await db.query<{ claim: string }>(
@@ -72,9 +79,9 @@ export async function claimIdempotencyKey(
                   SELECT 1 FROM server_instances s
                   WHERE s.id = idempotency_keys.instance AND s.seen_at > clock_timestamp() - make_interval(secs => $7)))
        RETURNING claim`,
-      [hostId, key, claim, policy.leaseSeconds, policy.ttlSeconds, policy.instance, INSTANCE_DEAD_AFTER_SECONDS],
+      [hostId, key, token, policy.leaseSeconds, policy.ttlSeconds, policy.instance, INSTANCE_DEAD_AFTER_SECONDS],
     );
-    if (taken[0]?.claim === claim) return { kind: 'claimed', claim };
+    if (taken[0]?.claim === token) return { kind: 'claimed', claim: { key, token } };
 
     const { rows } = await db.query<{
       status: string;
@@ -101,31 +108,11 @@ export async function claimIdempotencyKey(
   return { kind: 'in_use' };
 }
 
-/**
- * Stores the answer of the claim's request. Run inside the transaction that applies a sync, so that the answer
- * and the changes commit together. False when the claim is no longer this request's (its lease lapsed and
- * another request took the key): the caller must then not commit.
- */
-export async function completeIdempotencyKey(
-  tx: Queryable,
-  hostId: number,
-  key: string,
-  done: { claim: string; fingerprint: string; answer: StoredAnswer },
-): Promise<boolean> {
-  const { rowCount } = await tx.query(
-    `UPDATE idempotency_keys
-     SET status = 'done', fingerprint = $4, response_status = $5, response_headers = $6::json, response_body = $7
-     WHERE host_id = $1 AND key = $2 AND claim = $3 AND status = 'running'`,
-    [hostId, key, done.claim, done.fingerprint, done.answer.status, JSON.stringify(done.answer.headers), done.answer.body],
-  );
-  return rowCount === 1;
-}
-
 /** Frees the key after an answer that is not kept (401, 413, 429, 5xx…), so that the request can be retried. */
-export async function releaseIdempotencyKey(db: Queryable, hostId: number, key: string, claim: string): Promise<void> {
+export async function releaseIdempotencyKey(db: Queryable, hostId: number, claim: ClaimRef): Promise<void> {
   await db.query(`DELETE FROM idempotency_keys WHERE host_id = $1 AND key = $2 AND claim = $3 AND status = 'running'`, [
     hostId,
-    key,
-    claim,
+    claim.key,
+    claim.token,
   ]);
 }

@@ -3,7 +3,7 @@
 import type { Queryable } from './db.js';
 
 /** How often a process says it is alive. */
-export const INSTANCE_HEARTBEAT_MS = 2_000;
+const INSTANCE_HEARTBEAT_MS = 2_000;
 /** How long after its last heartbeat a process is taken for dead: several heartbeats, so one slow query is no death. */
 export const INSTANCE_DEAD_AFTER_SECONDS = 10;
 /** Rows of processes gone longer than this are deleted by the heartbeats of the living. */

@@ -1,48 +1,8 @@
-// Sync runs: the record of every accepted sync, and the sliding-window rate limit derived from them.
+// Sync runs: the record of every accepted sync (written by store/sync.ts), read back as the history; and the
+// record of refused requests, which have a budget of their own.
 import type { ProductAction, SyncPlan, SyncSummary } from '../catalog/types.js';
-import type { Queryable, Statement } from './db.js';
+import type { Queryable } from './db.js';
 import { iso } from './rows.js';
-
-export interface WindowUsage {
-  /** applied runs (or dry runs) inside the window, at most `max` */
-  used: number;
-  /** whole seconds until the oldest of those leaves the window; 0 when none is in it */
-  freesInSeconds: number;
-}
-
-/**
- * How full a host's window is, as a subquery with columns `used` and `frees_in`: `host` is an SQL expression for
- * the host's id, and the window's dry-run flag, seconds and max are the parameters $p, $p+1 and $p+2. By the
- * database's clock, so that every server process agrees. Only the `max` most recent runs matter: when the window
- * is full, the oldest of them is the one whose expiry frees a slot.
- */
-export function windowUsageSubquery(host: string, p: number): string {
-  return `(WITH recent AS (
-       SELECT applied_at FROM sync_runs
-       WHERE host_id = ${host} AND dry_run = $${p} AND applied_at > clock_timestamp() - make_interval(secs => $${p + 1})
-       ORDER BY applied_at DESC
-       LIMIT $${p + 2}
-     )
-     SELECT count(*)::int AS used,
-            coalesce(ceil(extract(epoch FROM min(applied_at) + make_interval(secs => $${p + 1}) - clock_timestamp())), 0)::int AS frees_in
-     FROM recent)`;
-}
-
-/**
- * How many of a host's requests were refused (413, 415, 422) within the last `seconds`, as a subquery with columns
- * `refused` and `refused_frees_in`; the seconds and the budget are the parameters $p and $p+1.
- */
-export function refusalsSubquery(host: string, p: number): string {
-  return `(WITH recent AS (
-       SELECT refused_at FROM sync_refusals
-       WHERE host_id = ${host} AND refused_at > clock_timestamp() - make_interval(secs => $${p})
-       ORDER BY refused_at DESC
-       LIMIT $${p + 1}
-     )
-     SELECT count(*)::int AS refused,
-            coalesce(ceil(extract(epoch FROM min(refused_at) + make_interval(secs => $${p}) - clock_timestamp())), 0)::int AS refused_frees_in
-     FROM recent)`;
-}
 
 /** Records one refused request of a host, and forgets its refusals older than `seconds`. */
 export async function recordRefusal(db: Queryable, hostId: number, seconds: number): Promise<void> {
@@ -52,43 +12,6 @@ export async function recordRefusal(db: Queryable, hostId: number, seconds: numb
      INSERT INTO sync_refusals (host_id, refused_at) VALUES ($1, clock_timestamp())`,
     [hostId, seconds],
   );
-}
-
-export interface Window {
-  dryRun: boolean;
-  seconds: number;
-  max: number;
-}
-
-/** The statement reading how full a host's window is; its row is read by windowUsageOf. */
-export function windowUsageStatement(hostId: number, window: Window): Statement {
-  return { sql: `SELECT * FROM ${windowUsageSubquery('$1', 2)} AS usage`, params: [hostId, window.dryRun, window.seconds, window.max] };
-}
-
-export function windowUsageOf(row: Record<string, unknown>): WindowUsage {
-  return { used: Number(row.used), freesInSeconds: Math.max(0, Number(row.frees_in)) };
-}
-
-/**
- * The usage once one more run is in the window, without asking the database again: the run was just recorded
- * under the host's lock, so it is the newest, and the oldest only changes if the window was empty.
- */
-export function usageWithOneMoreRun(before: WindowUsage, window: Window): WindowUsage {
-  return before.used === 0
-    ? { used: 1, freesInSeconds: window.seconds }
-    : { used: Math.min(window.max, before.used + 1), freesInSeconds: before.freesInSeconds };
-}
-
-export interface NewSyncRun {
-  id: string;
-  hostId: number;
-  dryRun: boolean;
-  requestId: string;
-  summary: SyncSummary;
-  /** what the run did to each product, kept for the run's detail page */
-  plan: Pick<SyncPlan, 'products' | 'deactivated'>;
-  startedAt: Date;
-  durationMs: number;
 }
 
 const ACTION_LETTER: Record<ProductAction | 'deactivated', string> = {
@@ -133,35 +56,6 @@ export function decodeRunActions(text: string | null): RunActions {
     else if (action) actions.products.push({ external_id, id, action });
   }
   return actions;
-}
-
-/** The statement recording a run; its row is read by recordedRunOf. */
-export function insertSyncRunStatement(run: NewSyncRun): Statement {
-  return {
-    sql: `INSERT INTO sync_runs (host_id, id, dry_run, request_id, received, created, updated, unchanged, reactivated,
-       deactivated, started_at, applied_at, duration_ms, actions)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, clock_timestamp(), $12, $13)
-     RETURNING applied_at, duration_ms`,
-    params: [
-      run.hostId,
-      run.id,
-      run.dryRun,
-      run.requestId,
-      run.summary.received,
-      run.summary.created,
-      run.summary.updated,
-      run.summary.unchanged,
-      run.summary.reactivated,
-      run.summary.deactivated,
-      run.startedAt.toISOString(),
-      run.durationMs,
-      encodeRunActions(run.plan),
-    ],
-  };
-}
-
-export function recordedRunOf(row: Record<string, unknown>): { appliedAt: string; durationMs: number } {
-  return { appliedAt: iso(row.applied_at), durationMs: Number(row.duration_ms) };
 }
 
 export interface SyncRunRecord {

@@ -1,98 +1,224 @@
-// One sync as one transaction: lock the host, take the rate-limit slot, plan against what is stored, write.
-import { newId } from '../catalog/ids.js';
-import { planSync, planUnchanged } from '../catalog/plan.js';
-import { receiptsChunks, type Receipt } from '../catalog/receipts.js';
-import { isKnown, type CatalogueProduct, type KnownProduct, type SyncPlan } from '../catalog/types.js';
-import { KEY_OWNER, keyStatusStatement, toKeyOwner, touchApiKeyStatement, type KeyOwner } from './api-keys.js';
-import { CommitOutcomeUnknownError, DatabaseUnavailableError, type Database, type Queryable, type Statement, type Transaction } from './db.js';
-import { lockHostStatement } from './hosts.js';
-import { completeIdempotencyKey, type StoredAnswer } from './idempotency.js';
-import { applyPlan, copyText, existingProductsOf, existingProductsStatement } from './products.js';
+// A sync's SQL. Who is syncing is read in one query before the body; then one transaction takes the host, reads
+// what the sync decides on, writes the plan and records the run, in as few round trips as the work allows. Every
+// batch of statements, COMMIT riding with the last one, COPY and the statements themselves stay in this module;
+// what it answers is named.
+import type { ProductWrites } from '../catalog/plan.js';
+import type { ExistingProduct, SyncPlan, SyncSummary } from '../catalog/types.js';
+import { KEY_OWNERS, toKeyOwner, type KeyOwner } from './api-keys.js';
 import {
-  insertSyncRunStatement,
-  recordedRunOf,
-  usageWithOneMoreRun,
-  windowUsageOf,
-  windowUsageStatement,
-  refusalsSubquery,
-  windowUsageSubquery,
-  type Window,
-  type WindowUsage,
-} from './sync-runs.js';
+  CommitOutcomeUnknownError,
+  DatabaseUnavailableError,
+  isUnavailable,
+  type BatchOptions,
+  type Database,
+  type Queryable,
+  type QueryResult,
+  type Row,
+  type Statement,
+  type Transaction,
+} from './db.js';
+import type { ClaimRef, StoredAnswer } from './idempotency.js';
+import { CONTENT_COLUMNS, CONTENT_RECORD, copyContent, copyText, SET_CONTENT } from './product-columns.js';
+import { iso } from './rows.js';
+import { encodeRunActions } from './sync-runs.js';
 
-export interface SyncRequest {
-  hostId: number;
-  keyId: string;
-  requestId: string;
-  dryRun: boolean;
-  products: CatalogueProduct[];
-  /** how validation used the host's receipts (receipts.ts); absent when the catalogue keeps none */
-  receipts?: ReceiptsUse;
-  window: { seconds: number; max: number };
-  startedAt: Date;
-  /** how long to wait for a concurrent sync of the same host before giving up with 'busy' */
-  lockTimeoutMs: number;
-  /**
-   * The request's Idempotency-Key claim: the answer, built from the applied run by `answerOf`, is stored in the
-   * sync's own transaction, so that no crash or lost connection can separate the changes from their answer.
-   */
-  idempotency?: { key: string; claim: string; fingerprint: string; answerOf: (applied: AppliedSync) => StoredAnswer };
+export interface WindowUsage {
+  /** applied runs (or dry runs, or refused requests) inside the window, at most its `max` */
+  used: number;
+  /** whole seconds until the oldest of those leaves the window; 0 when none is in it */
+  freesInSeconds: number;
 }
 
-export interface AppliedSync {
-  syncId: string;
-  plan: SyncPlan;
+/** The window a request is counted in: `max` applied syncs (or dry runs) per `seconds`. */
+export interface WindowQuery {
+  dryRun: boolean;
+  seconds: number;
+  max: number;
+}
+
+/** A host's receipts as stored (sync/receipts.ts): the context they hold under, their text, and the sync that wrote them. */
+export interface StoredReceipts {
+  context: string;
+  text: string;
+  writtenBy: string;
+}
+
+/** Who is syncing, read before the body: the key's owner, how full its windows are, the category registry, its receipts. */
+export interface SyncCaller extends KeyOwner {
+  usage: WindowUsage;
+  /** the host's refused requests in the window (at most the budget), and seconds until the oldest leaves it */
+  refusals: WindowUsage;
+  categories: Set<string>;
+  /** null when it has none, when they were not asked for, or when the window is full (they would not be used) */
+  receipts: StoredReceipts | null;
+}
+
+// The window's subqueries read the request's values from `w`, a row of named parameters, and the host's id from the
+// SQL expression `host`. By the database's clock, so that every server process agrees. Only the `max` most recent
+// rows matter: when the window is full, the oldest of them is the one whose expiry frees a slot.
+const windowUsage = (host: string) => `(WITH recent AS (
+       SELECT applied_at FROM sync_runs
+       WHERE host_id = ${host} AND dry_run = w.dry_run AND applied_at > clock_timestamp() - make_interval(secs => w.seconds)
+       ORDER BY applied_at DESC
+       LIMIT w.max)
+     SELECT count(*)::int AS used,
+            coalesce(ceil(extract(epoch FROM min(applied_at) + make_interval(secs => w.seconds) - clock_timestamp())), 0)::int AS frees_in
+     FROM recent)`;
+
+const refusals = (host: string) => `(WITH recent AS (
+       SELECT refused_at FROM sync_refusals
+       WHERE host_id = ${host} AND refused_at > clock_timestamp() - make_interval(secs => w.seconds)
+       ORDER BY refused_at DESC
+       LIMIT w.refusal_budget)
+     SELECT count(*)::int AS refused,
+            coalesce(ceil(extract(epoch FROM min(refused_at) + make_interval(secs => w.seconds) - clock_timestamp())), 0)::int AS refused_frees_in
+     FROM recent)`;
+
+function usageOf(used: unknown, freesIn: unknown): WindowUsage {
+  return { used: Number(used), freesInSeconds: Math.max(0, Number(freesIn)) };
+}
+
+/** The receipts' columns, read only when the window has room: a request refused with 429 has no use for them. */
+const RECEIPTS_COLUMNS = `, r.context AS receipts_context, r.written_by AS receipts_written_by,
+       CASE WHEN usage.used < w.max THEN r.receipts END AS receipts`;
+
+export async function findSyncCaller(
+  db: Queryable,
+  digest: Buffer,
+  window: WindowQuery,
+  options: { receipts: boolean; refusalBudget: number },
+): Promise<SyncCaller | null> {
+  const { rows } = await db.query(
+    `SELECT held.*, usage.used, usage.frees_in, refusals.refused, refusals.refused_frees_in,
+       array(SELECT slug FROM categories) AS categories
+       ${options.receipts ? RECEIPTS_COLUMNS : ''}
+     FROM (VALUES ($1::bytea, $2::boolean, $3::int, $4::int, $5::int)) AS w (digest, dry_run, seconds, max, refusal_budget)
+       JOIN ${KEY_OWNERS} AS held ON held.digest = w.digest
+       CROSS JOIN LATERAL ${windowUsage('held.host_id')} AS usage
+       CROSS JOIN LATERAL ${refusals('held.host_id')} AS refusals
+       ${options.receipts ? 'LEFT JOIN sync_receipts r ON r.host_id = held.host_id' : ''}`,
+    [digest, window.dryRun, window.seconds, window.max, options.refusalBudget],
+  );
+  const row = rows[0];
+  if (!row) return null;
+  return {
+    ...toKeyOwner(row),
+    usage: usageOf(row.used, row.frees_in),
+    refusals: usageOf(row.refused, row.refused_frees_in),
+    categories: new Set(row.categories as string[]),
+    receipts:
+      typeof row.receipts === 'string'
+        ? { context: String(row.receipts_context), text: row.receipts, writtenBy: String(row.receipts_written_by) }
+        : null,
+  };
+}
+
+// ------------------------------------------------------------------------------------------ the transaction
+
+/** What the sync's transaction found once it held its host's lock. */
+export interface HeldHost {
+  /** the key and its host are still active: either may have changed while the body was read */
+  active: boolean;
+  usage: WindowUsage;
+  /** the request's Idempotency-Key claim (if any) is still its own, and locked until the transaction ends */
+  holdsClaim: boolean;
+  /** the receipts written by `receiptsWrittenBy` still describe the host's products exactly (false if not asked) */
+  receiptsCurrent: boolean;
+}
+
+/** What a sync does to its host's receipts (sync/receipts.ts), so that `current` is true only while they hold. */
+export type ReceiptsChange =
+  /** the products changed without receipts: the stored ones no longer describe them */
+  | { kind: 'stale' }
+  /** the catalogue they were written for was synced again: current, unless others were written since */
+  | { kind: 'confirm'; writtenBy: string }
+  /** new receipts, in their text format, in pieces */
+  | { kind: 'replace'; context: string; text: Iterable<string> };
+
+/** The run's record, as the sync knows it before it is written. */
+export interface NewRun {
+  dryRun: boolean;
+  requestId: string;
+  summary: SyncSummary;
+  plan: Pick<SyncPlan, 'products' | 'deactivated'>;
+  startedAt: Date;
+}
+
+export interface RecordedRun {
+  /** by the database's clock */
   appliedAt: string;
   durationMs: number;
-  usage: WindowUsage;
 }
 
-/** The request's Idempotency-Key was taken over by another request (its lease lapsed); nothing was applied. */
-export class IdempotencyClaimLostError extends Error {
-  constructor() {
-    super('the Idempotency-Key claim lapsed while the sync ran');
-    this.name = 'IdempotencyClaimLostError';
-  }
+export interface SyncTransaction {
+  /**
+   * Takes the host's row lock (concurrent syncs of one host queue here) and reads what the sync decides on: whether
+   * the key and host are still active, the window, the claim and, with `receiptsWrittenBy`, whether those receipts
+   * still hold (else the host's products, for `products()`).
+   */
+  takeHost(request: { window: WindowQuery; claim: ClaimRef | null; receiptsWrittenBy: string | null }): Promise<HeldHost>;
+  /** The host's products, both statuses, by external_id. */
+  products(): Promise<Map<string, ExistingProduct>>;
+  /**
+   * Writes the products, marks the key used (not for a dry run), records the run and changes the receipts. With
+   * `answerFollows`, the transaction stays open for keepAnswer; else it is committed here.
+   */
+  write(writes: ProductWrites, run: NewRun, then: { receipts: ReceiptsChange | null; answerFollows: boolean }): Promise<RecordedRun>;
+  /** Stores the answer for the claim's key (the claim is locked since takeHost) and commits. */
+  keepAnswer(claim: ClaimRef, fingerprint: string, answer: StoredAnswer): Promise<void>;
 }
 
-export type SyncOutcome =
-  | ({ kind: 'applied' } & AppliedSync)
-  | { kind: 'rate_limited'; usage: WindowUsage }
-  /** the host was suspended or the key revoked after authentication */
-  | { kind: 'refused' }
-  /** another sync of the host held its lock for longer than lockTimeoutMs */
+/** How a sync's transaction ended, when not with the value of its function. */
+export type TransactionTrouble =
+  /** another sync of the host held its lock for longer than lockTimeoutMs; nothing was changed */
   | { kind: 'busy' }
-  /** the connection was lost during COMMIT, and the run was found committed afterwards: read it (findSyncRun) */
-  | { kind: 'committed_unseen'; syncId: string }
+  /** the database could not be reached before COMMIT was sent, or the transaction certainly did not commit */
+  | { kind: 'unavailable'; error: unknown }
+  /** the connection was lost during COMMIT, and the run was found committed afterwards */
+  | { kind: 'committed_unseen' }
   /** the connection was lost during COMMIT, and whether the run committed could not be found out in time */
-  | { kind: 'outcome_unknown'; syncId: string };
+  | { kind: 'outcome_unknown' };
 
 /** SQLSTATE lock_not_available: lock_timeout expired */
 const LOCK_NOT_AVAILABLE = '55P03';
 
-export async function runSync(db: Database, request: SyncRequest): Promise<SyncOutcome> {
-  // Known before anything is sent, so that a sync whose COMMIT lost its answer can be looked for afterwards.
-  const syncId = newId('syn');
+/** Who runs a sync's transaction: the sync's id, its host, the key it came with, and how long it waits for the host. */
+export interface SyncIdentity {
+  /** known before anything is sent, so that a sync whose COMMIT lost its answer can be looked for afterwards */
+  syncId: string;
+  hostId: number;
+  keyId: string;
+  lockTimeoutMs: number;
+}
+
+/** Runs `fn` in the transaction of one sync; the troubles of the database come back as values. */
+export async function inSyncTransaction<T>(
+  db: Database,
+  sync: SyncIdentity,
+  fn: (tx: SyncTransaction) => Promise<T>,
+): Promise<{ kind: 'done'; value: T } | TransactionTrouble> {
+  // The transaction's backend tells, should the connection be lost during COMMIT, when it has surely ended.
   const backend: { pid: number | null } = { pid: null };
   try {
-    return await applySync(db, request, syncId, backend);
+    const value = await db.transaction((tx) => fn(new OpenSync(tx, sync, backend)));
+    return { kind: 'done', value };
   } catch (error) {
     if ((error as { code?: unknown }).code === LOCK_NOT_AVAILABLE) return { kind: 'busy' };
-    if (error instanceof CommitOutcomeUnknownError) return settleCommit(db, syncId, backend.pid, error);
+    if (error instanceof CommitOutcomeUnknownError) return settleCommit(db, sync.syncId, backend.pid, error);
+    if (isUnavailable(error)) return { kind: 'unavailable', error };
     throw error;
   }
 }
 
 /** How long a sync whose COMMIT lost its answer is looked for before the answer says the outcome is unknown. */
-export const COMMIT_SETTLE_MS = 10_000;
+const COMMIT_SETTLE_MS = 10_000;
 
 /**
  * After the connection was lost during COMMIT: the run is committed if another connection sees it; it is not if
  * the backend that ran the transaction is gone and the run is not there. Asked again until COMMIT_SETTLE_MS pass
- * (the database may be out of reach for a while); then the outcome is unknown. A sync certainly not committed is
- * the original failure (503, nothing changed).
+ * (the database may be out of reach for a while); then the outcome is unknown.
  */
-async function settleCommit(db: Database, syncId: string, pid: number | null, lost: CommitOutcomeUnknownError): Promise<SyncOutcome> {
+async function settleCommit(db: Database, syncId: string, pid: number | null, lost: CommitOutcomeUnknownError): Promise<TransactionTrouble> {
   const deadline = Date.now() + COMMIT_SETTLE_MS;
   while (Date.now() < deadline) {
     const seen = await db
@@ -102,203 +228,248 @@ async function settleCommit(db: Database, syncId: string, pid: number | null, lo
         [syncId, pid ?? 0],
       )
       .then((result) => result.rows[0], () => undefined);
-    if (seen?.recorded) return { kind: 'committed_unseen', syncId };
+    if (seen?.recorded) return { kind: 'committed_unseen' };
     // Its backend ended without the run: rolled back, for certain.
     if (seen !== undefined && pid !== null && !seen.running) {
-      throw new DatabaseUnavailableError('the connection was lost before the transaction committed', { cause: lost });
+      return { kind: 'unavailable', error: new DatabaseUnavailableError('the connection was lost before the transaction committed', { cause: lost }) };
     }
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
-  return { kind: 'outcome_unknown', syncId };
+  return { kind: 'outcome_unknown' };
 }
 
-async function applySync(db: Database, request: SyncRequest, syncId: string, backend: { pid: number | null }): Promise<SyncOutcome> {
-  return db.transaction(async (tx) => {
-    const window: Window = { dryRun: request.dryRun, seconds: request.window.seconds, max: request.window.max };
-    // A catalogue that is, product for product, the one its host's receipts were written for needs nothing of what
-    // the directory holds, if that is still what the receipts describe and they were not rewritten since read.
-    const receipts = request.receipts;
-    const known = receipts?.allKnown === true && receipts.writtenBy !== null ? knownProducts(request.products) : null;
-    // One round trip opens the transaction, takes the host's row lock (concurrent syncs of one host queue there)
-    // and reads everything the sync decides on. Each statement after the lock takes its snapshot once the lock
-    // is held, so a sync that waited sees the previous holder's run in its window and its products as written.
-    // lock_timeout is transaction-scoped (works behind PgBouncer in transaction mode): a sync stuck behind another
-    // of the same host gives up instead of holding a connection for as long as the other one runs.
-    // The backend's pid tells, should the connection be lost during COMMIT, when the transaction has surely ended.
-    const [setup, host, key, usageRows, held] = await tx.queries([
-      { sql: `SELECT set_config('lock_timeout', $1, true), pg_backend_pid() AS backend`, params: [`${request.lockTimeoutMs}ms`] },
-      lockHostStatement(request.hostId),
-      keyStatusStatement(request.keyId),
-      windowUsageStatement(request.hostId, window),
-      known ? receiptsCurrentStatement(request.hostId, receipts!.writtenBy!) : existingProductsStatement(request.hostId),
-    ]);
-    backend.pid = Number(setup!.rows[0]?.backend ?? 0) || null;
-    if (host!.rows[0]?.status !== 'active' || key!.rows[0]?.status !== 'active') return { kind: 'refused' };
-    const usage = windowUsageOf(usageRows!.rows[0]!);
-    if (usage.used >= request.window.max) return { kind: 'rate_limited', usage };
+type Results<S> = { [K in keyof S]: S[K] extends Statement ? QueryResult<Row> : QueryResult<Row> | undefined };
 
-    const current = known !== null && held!.rows[0]?.current === true;
-    let plan: SyncPlan;
-    if (current) {
-      plan = planUnchanged(known);
-    } else {
-      const existing = known ? await queryRows(tx, existingProductsStatement(request.hostId)) : held!.rows;
-      plan = planSync(existingProductsOf(existing), request.products, () => newId('prd'));
-    }
-    // Built once the writes before it are done, so that its duration counts them.
-    const run = () =>
-      insertSyncRunStatement({
-        id: syncId,
-        hostId: request.hostId,
-        dryRun: request.dryRun,
-        requestId: request.requestId,
-        summary: plan.summary,
-        plan,
-        startedAt: request.startedAt,
-        durationMs: Date.now() - request.startedAt.getTime(),
-      });
-    // A dry run changes nothing, receipts included; a catalogue answered from current receipts leaves them so.
-    const step = current || request.dryRun ? null : receiptsStep(receipts);
-    // New receipts are megabytes for a large catalogue: streamed by COPY once the products are written (the last
-    // batch deletes the old ones), never held whole.
-    const newReceipts = step?.kind === 'replace';
-    const keepReceipts = step ? [receiptsStatement(request.hostId, step)] : [];
-    // Without an answer to keep for an Idempotency-Key (or receipts to write), the last round trip commits too.
-    const idempotency = request.idempotency;
-    const last = { commit: idempotency === undefined && !newReceipts };
-    const [recorded] = request.dryRun
-      ? await tx.queries([run()], last)
-      : (await applyPlan(tx, request.hostId, plan, () => [touchApiKeyStatement(request.keyId), run(), ...keepReceipts], last)).slice(1);
-    if (newReceipts) await writeReceipts(tx, request.hostId, syncId, receipts!, plan);
-    const applied: AppliedSync = { syncId, plan, ...recordedRunOf(recorded!.rows[0]!), usage: usageWithOneMoreRun(usage, window) };
-    if (idempotency) {
-      const answer = idempotency.answerOf(applied);
-      const stored = await completeIdempotencyKey(tx, request.hostId, idempotency.key, { ...idempotency, answer });
-      if (!stored) throw new IdempotencyClaimLostError();
-    }
-    return { kind: 'applied', ...applied };
-  });
-}
-
-async function queryRows(tx: Transaction, statement: Statement): Promise<Record<string, unknown>[]> {
-  return (await tx.query(statement.sql, statement.params)).rows;
-}
-
-/** The products as known from their receipts, or null if any one is not. */
-function knownProducts(products: readonly CatalogueProduct[]): KnownProduct[] | null {
-  for (const product of products) if (!isKnown(product)) return null;
-  return products as KnownProduct[];
-}
-
-// ---------------------------------------------------------------------------------------------- receipts
-
-/** How a sync's validation used its host's receipts (receipts.ts). */
-export interface ReceiptsUse {
-  /** the context the catalogue was validated under */
-  context: string;
-  /** each product's digest, in payload order */
-  digests: string[];
-  /** who wrote the receipts validation used (StoredReceipts.writtenBy), or null if none held under this context */
-  writtenBy: string | null;
-  /** every product had a receipt, and every receipt a product */
-  allKnown: boolean;
-}
-
-/** A host's receipts as stored: the context they hold under, their text (receipts.ts), and the sync that wrote them. */
-export interface StoredReceipts {
-  context: string;
-  text: string;
-  writtenBy: string;
-}
-
-/** Whether the host's products are what the receipts written by `writtenBy` describe; no row if they were rewritten. */
-function receiptsCurrentStatement(hostId: number, writtenBy: string): Statement {
-  return { sql: 'SELECT current FROM sync_receipts WHERE host_id = $1 AND written_by = $2', params: [hostId, writtenBy] };
-}
-
-// What an applied sync does to its host's receipts, so that `current` is true only while the products are what
-// they describe: a catalogue without receipts leaves them not current; the catalogue they were written for makes
-// them current, unless they were rewritten since they were read; any other catalogue writes its own.
-
-type ReceiptsStep = { kind: 'stale' } | { kind: 'confirm'; writtenBy: string } | { kind: 'replace' };
-
-function receiptsStep(receipts: ReceiptsUse | undefined): ReceiptsStep {
-  if (receipts === undefined) return { kind: 'stale' };
-  if (receipts.allKnown && receipts.writtenBy !== null) return { kind: 'confirm', writtenBy: receipts.writtenBy };
-  return { kind: 'replace' };
-}
-
-/** The step's statement in the last batch; 'replace' deletes the old receipts, writeReceipts writes the new. */
-function receiptsStatement(hostId: number, step: ReceiptsStep): Statement {
-  switch (step.kind) {
-    case 'stale':
-      return { sql: 'UPDATE sync_receipts SET current = false WHERE host_id = $1 AND current', params: [hostId] };
-    case 'confirm':
-      return { sql: 'UPDATE sync_receipts SET current = (written_by = $2) WHERE host_id = $1', params: [hostId, step.writtenBy] };
-    case 'replace':
-      return { sql: 'DELETE FROM sync_receipts WHERE host_id = $1', params: [hostId] };
-  }
-}
-
-function* receiptsOf(digests: readonly string[], plan: SyncPlan): Generator<Receipt> {
-  for (let k = 0; k < plan.products.length; k++) {
-    const p = plan.products[k]!;
-    yield { digest: digests[k]!, fingerprint: p.product.fingerprint, id: p.id, external_id: p.external_id };
-  }
-}
-
-/** One row, its last column (the receipts) in pieces: COPY data need not break where rows do. */
-async function writeReceipts(tx: Transaction, hostId: number, syncId: string, receipts: ReceiptsUse, plan: SyncPlan): Promise<void> {
-  function* row(): Generator<string> {
-    yield `${hostId}\t${copyText(receipts.context)}\t${copyText(syncId)}\tt\t`;
-    for (const chunk of receiptsChunks(receiptsOf(receipts.digests, plan))) yield copyText(chunk);
-    yield '\n';
-  }
-  await tx.copyFrom('COPY sync_receipts (host_id, context, written_by, current, receipts)', row());
+/** Statements sent in one round trip, in the order given (those left undefined are not sent); results by name. */
+async function batch<S extends Record<string, Statement | undefined>>(tx: Transaction, statements: S, options?: BatchOptions): Promise<Results<S>> {
+  const names = Object.keys(statements).filter((name) => statements[name] !== undefined);
+  const results = await tx.queries(names.map((name) => statements[name]!), options);
+  return Object.fromEntries(names.map((name, k) => [name, results[k]])) as Results<S>;
 }
 
 /**
- * Who is syncing, read before the body is: the key's owner, how full its window is, the category registry and,
- * when asked for, the host's receipts (null when it has none).
+ * Up to this many new (or changed) products are written by one statement in the sync's last round trip, from
+ * their JSON; more go by COPY, which streams and is faster per row but costs round trips of its own.
  */
-export interface SyncCaller extends KeyOwner {
-  usage: WindowUsage;
-  /** the host's refused requests in the window (at most the budget), and seconds until the oldest leaves it */
-  refusals: WindowUsage;
-  categories: Set<string>;
-  receipts: StoredReceipts | null;
+const WRITE_BY_STATEMENT_MAX = 256;
+/** rows per chunk handed to COPY: large enough to amortize the stream, small enough to never hold a catalogue */
+const ROWS_PER_CHUNK = 512;
+
+function* copyChunks<T>(items: readonly T[], row: (item: T) => string): Generator<string> {
+  for (let start = 0; start < items.length; start += ROWS_PER_CHUNK) {
+    let chunk = '';
+    const end = Math.min(start + ROWS_PER_CHUNK, items.length);
+    for (let k = start; k < end; k++) chunk += row(items[k]!) + '\n';
+    yield chunk;
+  }
 }
 
-/** The receipts' columns, read only when the window has room: a request refused with 429 has no use for them. */
-const RECEIPTS_COLUMNS = `, r.context AS receipts_context, r.written_by AS receipts_written_by,
-       CASE WHEN usage.used < $4 THEN r.receipts END AS receipts`;
+/** Products as the JSON array json_to_recordset reads: external_id, id, fingerprint and the content of each. */
+function recordsJson(products: ProductWrites['created']): string {
+  return JSON.stringify(products.map((p) => ({ ...p.content, id: p.id })));
+}
 
-export async function findSyncCaller(
-  db: Queryable,
-  digest: Buffer,
-  window: Window,
-  options: { receipts: boolean; refusalBudget: number },
-): Promise<SyncCaller | null> {
-  const { rows } = await db.query<Record<string, unknown>>(
-    `SELECT owner.*, usage.used, usage.frees_in, refusals.refused, refusals.refused_frees_in,
-       array(SELECT slug FROM categories) AS categories
-       ${options.receipts ? RECEIPTS_COLUMNS : ''}
-     FROM (${KEY_OWNER}) AS owner CROSS JOIN LATERAL ${windowUsageSubquery('owner.host_id', 2)} AS usage
-       CROSS JOIN LATERAL ${refusalsSubquery('owner.host_id', 5)} AS refusals
-       ${options.receipts ? 'LEFT JOIN sync_receipts r ON r.host_id = owner.host_id' : ''}`,
-    [digest, window.dryRun, window.seconds, window.max, window.seconds, options.refusalBudget],
-  );
-  const row = rows[0];
-  if (!row) return null;
-  const receipts =
-    typeof row.receipts === 'string'
-      ? { context: String(row.receipts_context), text: row.receipts, writtenBy: String(row.receipts_written_by) }
-      : null;
+/** A changed (updated or reactivated) product, from the record `x`: active, with its new content. */
+const OVERWRITE = `status = 'active', ${SET_CONTENT}, fingerprint = x.fingerprint, updated_at = now(), deactivated_at = NULL`;
+
+/** What the planner needs of each product the host holds. */
+const HELD_PRODUCTS = 'SELECT external_id, id, status, fingerprint FROM products WHERE host_id = $1';
+
+class OpenSync implements SyncTransaction {
+  #productsRead: Row[] | null = null;
+  readonly hostId: number;
+
+  constructor(
+    private readonly tx: Transaction,
+    private readonly sync: SyncIdentity,
+    private readonly backend: { pid: number | null },
+  ) {
+    this.hostId = sync.hostId;
+  }
+
+  async takeHost(request: { window: WindowQuery; claim: ClaimRef | null; receiptsWrittenBy: string | null }): Promise<HeldHost> {
+    const { hostId } = this;
+    const { window, claim, receiptsWrittenBy } = request;
+    // One round trip opens the transaction, takes the lock and reads. Each statement after the lock takes its snapshot
+    // once the lock is held, so a sync that waited sees the previous holder's run in its window and its products as
+    // written. lock_timeout is transaction-scoped (it works behind PgBouncer in transaction mode).
+    const found = await batch(this.tx, {
+      setup: { sql: `SELECT set_config('lock_timeout', $1, true), pg_backend_pid() AS backend`, params: [`${this.sync.lockTimeoutMs}ms`] },
+      host: { sql: 'SELECT status FROM hosts WHERE id = $1 FOR UPDATE', params: [hostId] },
+      key: { sql: 'SELECT status FROM api_keys WHERE id = $1', params: [this.sync.keyId] },
+      usage: {
+        sql: `SELECT usage.* FROM (VALUES ($1::bigint, $2::boolean, $3::int, $4::int)) AS w (host_id, dry_run, seconds, max)
+                CROSS JOIN LATERAL ${windowUsage('w.host_id')} AS usage`,
+        params: [hostId, window.dryRun, window.seconds, window.max],
+      },
+      // Locked until the transaction ends: no other request can take the key over while its answer is on its way.
+      claim: claim
+        ? {
+            sql: `SELECT 1 FROM idempotency_keys WHERE host_id = $1 AND key = $2 AND claim = $3 AND status = 'running' FOR UPDATE`,
+            params: [hostId, claim.key, claim.token],
+          }
+        : undefined,
+      // Receipts that a sync which held the lock in between rewrote are not the ones that were read: no row.
+      receipts: receiptsWrittenBy
+        ? { sql: 'SELECT current FROM sync_receipts WHERE host_id = $1 AND written_by = $2', params: [hostId, receiptsWrittenBy] }
+        : undefined,
+      products: receiptsWrittenBy ? undefined : { sql: HELD_PRODUCTS, params: [hostId] },
+    });
+    this.backend.pid = Number(found.setup.rows[0]?.backend ?? 0) || null;
+    this.#productsRead = found.products?.rows ?? null;
+    const usage = found.usage.rows[0]!;
+    return {
+      active: found.host.rows[0]?.status === 'active' && found.key.rows[0]?.status === 'active',
+      usage: usageOf(usage.used, usage.frees_in),
+      holdsClaim: claim === null || found.claim!.rows.length === 1,
+      receiptsCurrent: found.receipts?.rows[0]?.current === true,
+    };
+  }
+
+  async products(): Promise<Map<string, ExistingProduct>> {
+    const rows = (this.#productsRead ??= (await this.tx.query(HELD_PRODUCTS, [this.hostId])).rows);
+    const existing = new Map<string, ExistingProduct>();
+    for (const row of rows as unknown as readonly ExistingProduct[]) existing.set(row.external_id, row);
+    return existing;
+  }
+
+  async write(writes: ProductWrites, run: NewRun, then: { receipts: ReceiptsChange | null; answerFollows: boolean }): Promise<RecordedRun> {
+    const { tx, hostId } = this;
+    const { created, changed, deactivated } = writes;
+    // Many products go first, by COPY; up to WRITE_BY_STATEMENT_MAX ride in the last round trip.
+    if (created.length > WRITE_BY_STATEMENT_MAX) {
+      const prefix = hostId + '\t';
+      // 'now' is read by PostgreSQL as the transaction's start time, the same instant as now() in the statements.
+      await tx.copyFrom(
+        `COPY products (host_id, external_id, id, status, ${CONTENT_COLUMNS}, fingerprint, created_at, updated_at)`,
+        copyChunks(created, (c) => `${prefix}${copyText(c.external_id)}\t${c.id}\tactive\t${copyContent(c.content)}\t${c.content.fingerprint}\tnow\tnow`),
+      );
+    }
+    if (changed.length > WRITE_BY_STATEMENT_MAX) {
+      await tx.query(
+        `CREATE TEMPORARY TABLE product_changes ON COMMIT DROP AS
+           SELECT external_id, ${CONTENT_COLUMNS}, fingerprint FROM products WITH NO DATA`,
+      );
+      await tx.copyFrom(
+        `COPY product_changes (external_id, ${CONTENT_COLUMNS}, fingerprint)`,
+        copyChunks(changed, (c) => `${copyText(c.external_id)}\t${copyContent(c.content)}\t${c.content.fingerprint}`),
+      );
+      await tx.query(`UPDATE products p SET ${OVERWRITE} FROM product_changes x WHERE p.host_id = $1 AND p.external_id = x.external_id`, [hostId]);
+    }
+    const receipts = then.receipts;
+    // New receipts are megabytes for a large catalogue: streamed by COPY once the products are written (the last
+    // round trip deletes the old ones), never held whole. Without them or an answer to keep, it commits too.
+    const replacing = receipts?.kind === 'replace';
+    const last = await batch(
+      tx,
+      {
+        created:
+          created.length > 0 && created.length <= WRITE_BY_STATEMENT_MAX
+            ? {
+                sql: `INSERT INTO products (host_id, external_id, id, status, ${CONTENT_COLUMNS}, fingerprint, created_at, updated_at)
+                      SELECT $1, x.external_id, x.id, 'active', ${CONTENT_COLUMNS}, x.fingerprint, now(), now()
+                      FROM json_to_recordset($2::json) AS x (external_id text, id text, ${CONTENT_RECORD}, fingerprint text)`,
+                params: [hostId, recordsJson(created)],
+              }
+            : undefined,
+        changed:
+          changed.length > 0 && changed.length <= WRITE_BY_STATEMENT_MAX
+            ? {
+                sql: `UPDATE products p SET ${OVERWRITE}
+                      FROM json_to_recordset($2::json) AS x (external_id text, ${CONTENT_RECORD}, fingerprint text)
+                      WHERE p.host_id = $1 AND p.external_id = x.external_id`,
+                params: [hostId, recordsJson(changed)],
+              }
+            : undefined,
+        // A join, not "IN (SELECT …)": for a host the statistics do not know yet, the planner estimates one active
+        // row and picks a semi join that re-reads the whole list per product (50 000 × 50 000: minutes).
+        deactivated:
+          deactivated.length > 0
+            ? {
+                sql: `UPDATE products p SET status = 'inactive', deactivated_at = now(), updated_at = now()
+                      FROM json_array_elements_text($2::json) AS gone (external_id)
+                      WHERE p.host_id = $1 AND p.status = 'active' AND p.external_id = gone.external_id`,
+                params: [hostId, JSON.stringify(deactivated)],
+              }
+            : undefined,
+        touch: run.dryRun ? undefined : { sql: 'UPDATE api_keys SET last_used_at = now() WHERE id = $1', params: [this.sync.keyId] },
+        // Built once the writes before it are done, so that its duration counts them.
+        run: this.#runStatement(run),
+        receipts: receipts ? receiptsStatement(hostId, receipts) : undefined,
+      },
+      { commit: !then.answerFollows && !replacing },
+    );
+    if (receipts?.kind === 'replace') {
+      // One row, its last column (the receipts) in pieces: COPY data need not break where rows do.
+      const { syncId } = this.sync;
+      await tx.copyFrom('COPY sync_receipts (host_id, context, written_by, current, receipts)', (function* () {
+        yield `${hostId}\t${copyText(receipts.context)}\t${copyText(syncId)}\tt\t`;
+        for (const piece of receipts.text) yield copyText(piece);
+        yield '\n';
+      })());
+    }
+    const recorded = last.run.rows[0]!;
+    return { appliedAt: iso(recorded.applied_at), durationMs: Number(recorded.duration_ms) };
+  }
+
+  async keepAnswer(claim: ClaimRef, fingerprint: string, answer: StoredAnswer): Promise<void> {
+    // The claim's row has been locked since takeHost, so the answer is stored: COMMIT rides along.
+    await batch(this.tx, { answer: keepStatement(this.hostId, claim, fingerprint, answer) }, { commit: true });
+  }
+
+  #runStatement(run: NewRun): Statement {
+    const { summary } = run;
+    return {
+      sql: `INSERT INTO sync_runs (host_id, id, dry_run, request_id, received, created, updated, unchanged, reactivated,
+              deactivated, started_at, applied_at, duration_ms, actions)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, clock_timestamp(), $12, $13)
+            RETURNING applied_at, duration_ms`,
+      params: [
+        this.hostId,
+        this.sync.syncId,
+        run.dryRun,
+        run.requestId,
+        summary.received,
+        summary.created,
+        summary.updated,
+        summary.unchanged,
+        summary.reactivated,
+        summary.deactivated,
+        run.startedAt.toISOString(),
+        Date.now() - run.startedAt.getTime(),
+        encodeRunActions(run.plan),
+      ],
+    };
+  }
+}
+
+/** The answer of a claim's request, stored for its key's retries (a sync's, or a refusal's). */
+function keepStatement(hostId: number, claim: ClaimRef, fingerprint: string, answer: StoredAnswer): Statement {
   return {
-    ...toKeyOwner(row),
-    usage: windowUsageOf(row),
-    refusals: { used: Number(row.refused), freesInSeconds: Math.max(0, Number(row.refused_frees_in)) },
-    categories: new Set(row.categories as string[]),
-    receipts,
+    sql: `UPDATE idempotency_keys
+          SET status = 'done', fingerprint = $4, response_status = $5, response_headers = $6::json, response_body = $7
+          WHERE host_id = $1 AND key = $2 AND claim = $3 AND status = 'running'`,
+    params: [hostId, claim.key, claim.token, fingerprint, answer.status, JSON.stringify(answer.headers), answer.body],
   };
+}
+
+/**
+ * Stores the answer to a refused request for its key, outside any sync's transaction. False when the claim is no
+ * longer the request's (its lease lapsed and another request took the key).
+ */
+export async function keepRefusal(db: Queryable, hostId: number, claim: ClaimRef, fingerprint: string, answer: StoredAnswer): Promise<boolean> {
+  const { sql, params } = keepStatement(hostId, claim, fingerprint, answer);
+  return (await db.query(sql, params)).rowCount === 1;
+}
+
+/** The change's statement in the last round trip; 'replace' deletes the old receipts, and COPY writes the new. */
+function receiptsStatement(hostId: number, change: ReceiptsChange): Statement {
+  switch (change.kind) {
+    case 'stale':
+      return { sql: 'UPDATE sync_receipts SET current = false WHERE host_id = $1 AND current', params: [hostId] };
+    case 'confirm':
+      return { sql: 'UPDATE sync_receipts SET current = (written_by = $2) WHERE host_id = $1', params: [hostId, change.writtenBy] };
+    case 'replace':
+      return { sql: 'DELETE FROM sync_receipts WHERE host_id = $1', params: [hostId] };
+  }
 }

@@ -2,12 +2,10 @@ import { FormatRegistry } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { describe, expect, it } from 'vitest';
 import { CONTRACT_DURATION_MAX_N, CONTRACT_DURATION_MIN_N, NAME_MAX_LENGTH } from '../../src/catalog/limits.js';
-import {
-  CONTRACT_DURATION_PATTERN,
-  ProductOutput,
-  SyncRequestBody,
-  syncRequestBodySchema,
-} from '../../src/catalog/product-schema.js';
+import { CONTRACT_DURATION_PATTERN } from '../../src/catalog/product-fields.js';
+import { ProductOutput, syncRequestBodySchema } from '../../src/catalog/product-schema.js';
+
+const SyncRequestBody = syncRequestBodySchema();
 import { normalizeDuration, validateCatalogue } from '../../src/catalog/validate.js';
 
 const OPTS = { categories: new Set(['vps_cloud']), defaultCurrency: 'USD', maxProducts: 10 };

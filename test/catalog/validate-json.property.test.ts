@@ -3,9 +3,8 @@
 // (the caller then parses the body whole); for a body that is not JSON, null; for a plain catalogue, never null.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { productDigest, Receipts, receiptsText } from '../../src/catalog/receipts.js';
-import { contentOf, isKnown } from '../../src/catalog/types.js';
-import { validateCatalogue, validateCatalogueJson, type ValidateOptions, type ValidationResult } from '../../src/catalog/validate.js';
+import { isKnown, type CatalogueProduct } from '../../src/catalog/types.js';
+import { validateCatalogue, validateCatalogueJson, type KnownItems, type ValidateOptions, type ValidationResult } from '../../src/catalog/validate.js';
 
 const OPTS: ValidateOptions = {
   categories: new Set(['web_shared', 'vps_cloud', 'dedicated']),
@@ -374,13 +373,31 @@ describe('validateCatalogueJson on chosen bodies', () => {
   });
 });
 
-describe('validateCatalogueJson with receipts answers as without them', () => {
+describe('validateCatalogueJson with known items answers as without them', () => {
   /** Products rendered once each, so that the same product is the same bytes wherever it is sent again. */
   const pool = fc.tuple(fc.array(item, { minLength: 1, maxLength: 10 }), fc.integer()).map(([list, seed]) => {
     const c = chooser(seed);
     return list.map((value) => render(value, c));
   });
   const bodyOf = (rendered: readonly string[]) => utf8('{"products":[' + rendered.join(',') + ']}');
+  const decoder = new TextDecoder();
+  const contentOf = (product: CatalogueProduct) => (isKnown(product) ? product.content() : product);
+
+  /** What a first catalogue validated to, known by each product's bytes, as receipts know it. */
+  function knownFrom(rendered: readonly string[]): { known: KnownItems; seen: string[] } | null {
+    const first = validateCatalogueJson(bodyOf(rendered), OPTS);
+    if (first === null || !first.ok) return null;
+    const byBytes = new Map(rendered.map((bytes, k) => [bytes, { external_id: first.products[k]!.external_id, fingerprint: first.products[k]!.fingerprint, id: `prd_${k}` }]));
+    const seen: string[] = [];
+    const known: KnownItems = {
+      find(bytes) {
+        const text = decoder.decode(bytes);
+        seen.push(text);
+        return byBytes.get(text);
+      },
+    };
+    return { known, seen };
+  }
 
   it('for a catalogue made of products sent before (in any order, repeated, changed) and new ones', () => {
     fc.assert(
@@ -389,16 +406,12 @@ describe('validateCatalogueJson with receipts answers as without them', () => {
         fc.array(fc.nat(), { maxLength: 10 }),
         fc.array(fc.nat(), { minLength: 1, maxLength: 12 }),
         (rendered, before, now) => {
-          const previous = bodyOf(before.map((k) => rendered[k % rendered.length]!));
-          const first = validateCatalogueJson(previous, OPTS, { stored: null });
-          if (first === null || !first.ok) return;
-          const text = receiptsText(
-            first.products.map((p, k) => ({ digest: first.digests![k]!, fingerprint: p.fingerprint, id: `prd_${k}`, external_id: p.external_id })),
-          );
+          const earlier = knownFrom(before.map((k) => rendered[k % rendered.length]!));
+          if (earlier === null) return;
           const sent = now.map((k) => rendered[k % rendered.length]!);
           const body = bodyOf(sent);
           const expected = validateCatalogueJson(body, OPTS);
-          const got = validateCatalogueJson(body, OPTS, { stored: new Receipts(text) });
+          const got = validateCatalogueJson(body, OPTS, earlier.known);
           expect(got === null).toBe(expected === null);
           if (got === null || expected === null) return;
           if (!expected.ok) {
@@ -408,11 +421,9 @@ describe('validateCatalogueJson with receipts answers as without them', () => {
           expect(got.ok).toBe(true);
           if (!got.ok) return;
           expect(got.products.map(contentOf)).toStrictEqual(expected.products);
-          expect(got.digests).toStrictEqual(sent.map((s) => productDigest(utf8(s))));
-          const receipted = new Set(first.digests);
-          const allKnown = got.digests!.every((d) => receipted.has(d)) && receipted.size === sent.length;
-          expect(got.allKnown).toBe(allKnown);
-          // Known products carry their receipt's id; the others are plain normalized products.
+          // Every item was shown, in order; the known ones carry what was known of them, and are counted.
+          expect(earlier.seen).toStrictEqual(sent);
+          expect(got.known).toBe(got.products.filter(isKnown).length);
           for (const product of got.products) if (isKnown(product)) expect(product.id).toMatch(/^prd_\d+$/);
         },
       ),
@@ -420,17 +431,23 @@ describe('validateCatalogueJson with receipts answers as without them', () => {
     );
   });
 
-  it('reports a product sent twice byte for byte as a duplicate, as without receipts', () => {
+  it('reports a product sent twice byte for byte as a duplicate, as without known items', () => {
     const product = '{"external_id":"a","name":"VPS","category":"vps_cloud","price":1}';
     const other = '{"external_id":"b","name":"VPS","category":"vps_cloud","price":2}';
-    const first = validateCatalogueJson(bodyOf([product, other]), OPTS, { stored: null });
-    if (first === null || !first.ok) throw new Error('the first catalogue is valid');
-    const stored = new Receipts(
-      receiptsText(first.products.map((p, k) => ({ digest: first.digests![k]!, fingerprint: p.fingerprint, id: `prd_${k}`, external_id: p.external_id }))),
-    );
+    const earlier = knownFrom([product, other]);
+    if (earlier === null) throw new Error('the first catalogue is valid');
     const body = bodyOf([other, product, product]);
-    const got = validateCatalogueJson(body, OPTS, { stored });
+    const got = validateCatalogueJson(body, OPTS, earlier.known);
     expect(got).toStrictEqual(validateCatalogueJson(body, OPTS));
     expect(got).toMatchObject({ ok: false, errors: [{ pointer: '/products/2/external_id', code: 'duplicate', detail: 'duplicate of /products/1/external_id' }] });
+  });
+
+  it('gives no content for a product whose bytes do not validate to what was known of them', () => {
+    const product = '{"external_id":"a","name":"VPS","category":"vps_cloud","price":1}';
+    const wrong: KnownItems = { find: () => ({ external_id: 'a', fingerprint: '0'.repeat(32), id: 'prd_0' }) };
+    const got = validateCatalogueJson(bodyOf([product]), OPTS, wrong);
+    if (got === null || !got.ok) throw new Error('a known product is valid');
+    const [known] = got.products;
+    expect(isKnown(known!) && known.content()).toBeNull();
   });
 });

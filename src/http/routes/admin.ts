@@ -1,7 +1,8 @@
 // The operator's API under /admin/v1, protected by the admin token; the hostdir CLI is its client.
 import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyPluginAsync } from 'fastify';
-import { isKnownCurrency } from '../../catalog/currency.js';
+import { CURRENCY_CODE_PATTERN, isKnownCurrency } from '../../catalog/currency.js';
+import { CATEGORY_SLUG_PATTERN, HOST_SLUG_PATTERN, isHostSlug, slugFromName } from '../../catalog/slugs.js';
 import { issueApiKey, listApiKeys, revokeApiKey } from '../../store/api-keys.js';
 import { addCategory, CategoryExistsError, listCategories } from '../../store/categories.js';
 import { findHostBySlug, hostDetails, insertHost, listHosts, setHostStatus, SlugTakenError, type Host } from '../../store/hosts.js';
@@ -12,8 +13,6 @@ import type { AppContext } from '../context.js';
 import { decodeCursor, encodeCursor } from '../paging.js';
 import { Problem } from '../problems.js';
 
-const HOST_SLUG = '^[a-z0-9][a-z0-9-]{0,62}$';
-const CATEGORY_SLUG = '^[a-z0-9][a-z0-9_-]{0,62}$';
 // Text PostgreSQL can store: no U+0000, no UTF-16 surrogate without its pair (patterns are compiled with the u flag,
 // so a proper pair is one code point outside the class).
 const STORABLE_TEXT = '^[^\\u0000\\ud800-\\udfff]*$';
@@ -21,14 +20,14 @@ const STORABLE_TEXT = '^[^\\u0000\\ud800-\\udfff]*$';
 const CreateHostBody = Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: 200, pattern: STORABLE_TEXT }),
-    slug: Type.Optional(Type.String({ pattern: HOST_SLUG })),
-    default_currency: Type.Optional(Type.String({ pattern: '^[A-Za-z]{3}$' })),
+    slug: Type.Optional(Type.String({ pattern: HOST_SLUG_PATTERN })),
+    default_currency: Type.Optional(Type.String({ pattern: CURRENCY_CODE_PATTERN })),
   },
   { additionalProperties: false },
 );
 const CreateCategoryBody = Type.Object(
   {
-    slug: Type.String({ pattern: CATEGORY_SLUG }),
+    slug: Type.String({ pattern: CATEGORY_SLUG_PATTERN }),
     label: Type.String({ minLength: 1, maxLength: 200, pattern: STORABLE_TEXT }),
   },
   { additionalProperties: false },
@@ -45,18 +44,6 @@ const ProductsQuery = Type.Composite([
     status: Type.Optional(Type.Union([Type.Literal('active'), Type.Literal('inactive'), Type.Literal('all')], { default: 'active' })),
   }),
 ]);
-
-/** "Acme Hosting, Inc." → "acme-hosting-inc" */
-export function slugFromName(name: string): string {
-  return name
-    .normalize('NFKD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '')
-    .slice(0, 63)
-    .replace(/-+$/, '');
-}
 
 function publicHost({ id: _id, ...host }: Host): Omit<Host, 'id'> {
   return host;
@@ -80,7 +67,7 @@ export const adminRoutes: FastifyPluginAsync<AppContext> = async (app, context) 
       const currency = (request.body.default_currency ?? 'USD').toUpperCase();
       const errors = [];
       if (!name) errors.push({ pointer: '/name', code: 'min_length', detail: 'must not be blank' });
-      if (!new RegExp(HOST_SLUG).test(slug)) {
+      if (!isHostSlug(slug)) {
         errors.push({ pointer: request.body.slug ? '/slug' : '/name', code: 'pattern', detail: `no valid slug can be made from "${name}"; pass one` });
       }
       if (!isKnownCurrency(currency)) errors.push({ pointer: '/default_currency', code: 'currency', detail: `"${currency}" is not an ISO 4217 code` });

@@ -3,7 +3,10 @@ import { Type, type Static } from '@sinclair/typebox';
 // The swagger plugin's typings add tags and summary to route schemas for the OpenAPI document.
 import type {} from '@fastify/swagger';
 import type { FastifyPluginAsync } from 'fastify';
-import { PRODUCT_ID_PATTERN, PricingTierOutput } from '../../catalog/product-schema.js';
+import { STORED_CURRENCY_PATTERN } from '../../catalog/currency.js';
+import { idPattern } from '../../catalog/ids.js';
+import { CONTENT_OUTPUT } from '../../catalog/product-fields.js';
+import { HOST_SLUG_PATTERN, isHostSlug } from '../../catalog/slugs.js';
 import { findListedHost, findListedProduct, listListedHosts, searchProducts } from '../../store/directory.js';
 import type { AppContext } from '../context.js';
 import { encodeSearchCursor, ProductSearchQuery, toProductSearch } from '../directory-query.js';
@@ -11,25 +14,13 @@ import { Problem } from '../problems.js';
 
 const nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
 
-const HOST_SLUG = '^[a-z0-9][a-z0-9-]{0,62}$';
-
-export const ListedProductSchema = Type.Object(
+const ListedProductSchema = Type.Object(
   {
-    id: Type.String({ pattern: PRODUCT_ID_PATTERN }),
-    name: Type.String(),
-    category: Type.String(),
-    price: nullable(Type.Number({ description: 'null: no price given (price on request)' })),
-    currency: Type.String({ pattern: '^[A-Z]{3}$' }),
+    id: Type.String({ pattern: idPattern('prd') }),
+    ...CONTENT_OUTPUT,
     monthly_price: nullable(
       Type.Number({ description: 'the price of the tier naming the monthly period if there is one, else price; null when neither' }),
     ),
-    description: nullable(Type.String()),
-    specs: nullable(Type.Record(Type.String(), Type.String())),
-    pricing_tiers: nullable(Type.Array(PricingTierOutput)),
-    setup_fee: nullable(Type.Number()),
-    contract_duration: nullable(Type.String({ description: 'ISO 8601 duration of one unit (P12M) or "none"' })),
-    features: nullable(Type.Array(Type.String())),
-    datacenter_locations: nullable(Type.Array(Type.String())),
     created_at: Type.String({ format: 'date-time' }),
     updated_at: Type.String({ format: 'date-time' }),
     host: Type.Object({ slug: Type.String(), name: Type.String() }, { additionalProperties: false }),
@@ -37,11 +28,11 @@ export const ListedProductSchema = Type.Object(
   { additionalProperties: false, description: 'an active product of an active host' },
 );
 
-export const ListedHostSchema = Type.Object(
+const ListedHostSchema = Type.Object(
   {
-    slug: Type.String({ pattern: HOST_SLUG }),
+    slug: Type.String({ pattern: HOST_SLUG_PATTERN }),
     name: Type.String(),
-    default_currency: Type.String({ pattern: '^[A-Z]{3}$' }),
+    default_currency: Type.String({ pattern: STORED_CURRENCY_PATTERN }),
     product_count: Type.Integer({ minimum: 0, description: 'active products' }),
     created_at: Type.String({ format: 'date-time' }),
     last_synced_at: nullable(Type.String({ format: 'date-time' })),
@@ -69,12 +60,10 @@ const ProductsPage = Type.Object(
 const ProductParams = Type.Object({ id: Type.String({ maxLength: 100 }) });
 const ProductAnswer = Type.Object({ product: ListedProductSchema }, { additionalProperties: false });
 
-const HOST_CURSOR = /^[a-z0-9][a-z0-9-]{0,62}$/;
-
 function decodeHostCursor(cursor: string | undefined): string | null {
   if (!cursor) return null;
   const slug = Buffer.from(cursor, 'base64url').toString('utf8');
-  if (!HOST_CURSOR.test(slug)) {
+  if (!isHostSlug(slug)) {
     throw new Problem('VALIDATION_FAILED', 'the cursor is not one this server issued', {
       errors: [{ parameter: 'cursor', code: 'invalid_cursor', detail: 'pass next_cursor from a previous page unchanged' }],
     });

@@ -1,7 +1,7 @@
 // Liveness and readiness probes for load balancers and orchestrators.
 import type { FastifyPluginAsync } from 'fastify';
 import type { AppContext } from '../context.js';
-import { Problem } from '../problems.js';
+import { Problem, retryAfter } from '../problems.js';
 import { ALWAYS, json, Liveness, problem, Readiness } from '../schemas.js';
 
 export const healthRoutes: FastifyPluginAsync<AppContext> = async (app, context) => {
@@ -20,17 +20,15 @@ export const healthRoutes: FastifyPluginAsync<AppContext> = async (app, context)
   };
   app.get('/readyz', { schema: readiness }, async () => {
     if (context.lifecycle.closing) {
-      throw new Problem('SERVICE_UNAVAILABLE', 'the server is shutting down', { headers: { 'retry-after': '5' } });
+      throw new Problem('SERVICE_UNAVAILABLE', 'the server is shutting down', { headers: retryAfter() });
     }
     if (!context.lifecycle.prepared) {
-      throw new Problem('SERVICE_UNAVAILABLE', 'the database has not been reached yet, or its migrations have not run', {
-        headers: { 'retry-after': '5' },
-      });
+      throw new Problem('SERVICE_UNAVAILABLE', 'the database has not been reached yet, or its migrations have not run', { headers: retryAfter() });
     }
     try {
       await context.db.query('SELECT 1');
     } catch {
-      throw new Problem('SERVICE_UNAVAILABLE', 'the database is unreachable', { headers: { 'retry-after': '5' } });
+      throw new Problem('SERVICE_UNAVAILABLE', 'the database is unreachable', { headers: retryAfter() });
     }
     return { status: 'ready', store: context.db.kind };
   });

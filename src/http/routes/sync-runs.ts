@@ -2,6 +2,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyPluginAsync } from 'fastify';
 import { findSyncRun, listSyncRuns } from '../../store/sync-runs.js';
+import { answerOfRun } from '../../sync/answer.js';
 import { authenticateProvider } from '../auth.js';
 import type { AppContext } from '../context.js';
 import { decodeCursor, encodeCursor } from '../paging.js';
@@ -72,8 +73,7 @@ export const syncRunRoutes: FastifyPluginAsync<AppContext> = async (app, context
       const provider = request.provider!;
       const run = await findSyncRun(db, provider.hostId, request.params.sync_id);
       if (!run) throw new Problem('NOT_FOUND', `no sync run "${request.params.sync_id}" for this provider`);
-      const { sync_id, dry_run, summary, products, deactivated, applied_at, duration_ms } = run;
-      return { sync_id, dry_run, host: provider.hostSlug, summary, products, deactivated, applied_at, duration_ms };
+      return answerOfRun(provider.hostSlug, run);
     },
   );
 };

@@ -1,0 +1,117 @@
+// The content columns of `products`, derived from the table of product fields (catalog/product-fields.ts): their
+// names, their types as json_to_recordset reads them, how a row selects and reads them, and their COPY text.
+import { PRODUCT_FIELD_NAMES, PRODUCT_FIELDS, type Content, type ProductField, type Storage } from '../catalog/product-fields.js';
+import type { PricingTier } from '../catalog/types.js';
+import type { Row } from './db.js';
+import { jsonOrNull, numberOrNull } from './rows.js';
+
+/** How each storage is kept in PostgreSQL, selected, read back and written by COPY. */
+interface Column {
+  /** the column's type, as json_to_recordset reads the products' JSON */
+  type: string;
+  /** the select expression of column `c` (numeric goes out as float8: the API speaks JSON numbers) */
+  select(c: string): string;
+  read(value: unknown): unknown;
+  copy(value: never): string;
+}
+
+const NULL = '\\N';
+
+const COPY_SPECIAL = /[\\\t\n\r]/;
+const COPY_ESCAPES: Readonly<Record<string, string>> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };
+
+/** A text value in COPY text format: backslash, tab and line breaks escaped. */
+export function copyText(value: string): string {
+  return COPY_SPECIAL.test(value) ? value.replace(/[\\\t\n\r]/g, (c) => COPY_ESCAPES[c]!) : value;
+}
+
+/** JSON in COPY text format: JSON.stringify never emits raw tabs or line breaks, only backslashes need doubling. */
+function escapeJsonForCopy(json: string): string {
+  return json.includes('\\') ? json.replaceAll('\\', '\\\\') : json;
+}
+
+/** Strings JSON.stringify would escape: quotes, backslashes, control characters, surrogates (lone ones become \u). */
+const JSON_SPECIAL = /["\\\u0000-\u001f\ud800-\udfff]/;
+
+function jsonString(s: string): string {
+  return JSON_SPECIAL.test(s) ? JSON.stringify(s).slice(1, -1) : s;
+}
+
+// Lists of strings and pricing tiers are written by hand: JSON.stringify's per-call cost dominated these small values.
+function copyStringList(list: readonly string[] | null): string {
+  if (list === null) return NULL;
+  let json = '[';
+  for (let i = 0; i < list.length; i++) json += (i === 0 ? '"' : ',"') + jsonString(list[i]!) + '"';
+  return escapeJsonForCopy(json + ']');
+}
+
+/** Prices are finite numbers and canonical periods plain words, whose JavaScript and JSON spellings are the same. */
+function copyTiers(tiers: readonly PricingTier[] | null): string {
+  if (tiers === null) return NULL;
+  let json = '[';
+  for (let i = 0; i < tiers.length; i++) {
+    const { period, price, canonical_period: canonical } = tiers[i]!;
+    json +=
+      (i === 0 ? '{"period":"' : ',{"period":"') + jsonString(period) +
+      '","price":' + price + ',"canonical_period":' + (canonical === null ? 'null' : '"' + canonical + '"') + '}';
+  }
+  return escapeJsonForCopy(json + ']');
+}
+
+const plain = (c: string) => c;
+
+const COLUMNS: Readonly<Record<Storage, Column>> = {
+  text: {
+    type: 'text',
+    select: plain,
+    read: (value) => (value === null || value === undefined ? null : String(value)),
+    copy: (value: string | null) => (value === null ? NULL : copyText(value)),
+  },
+  decimal: {
+    type: 'numeric',
+    select: (c) => `${c}::float8 AS ${c.slice(c.indexOf('.') + 1)}`,
+    read: numberOrNull,
+    copy: (value: number | null) => (value === null ? NULL : String(value)),
+  },
+  specs: {
+    type: 'json',
+    select: plain,
+    read: jsonOrNull,
+    copy: (value: Record<string, string> | null) => (value === null ? NULL : escapeJsonForCopy(JSON.stringify(value))),
+  },
+  tiers: { type: 'json', select: plain, read: jsonOrNull, copy: copyTiers },
+  list: { type: 'jsonb', select: plain, read: jsonOrNull, copy: copyStringList },
+};
+
+const FIELDS = PRODUCT_FIELD_NAMES.map((name) => ({ name, column: COLUMNS[PRODUCT_FIELDS[name].storage] }));
+
+/** The content columns, in the table's order: `name, category, …, datacenter_locations`. */
+export const CONTENT_COLUMNS = PRODUCT_FIELD_NAMES.join(', ');
+
+/** The content columns with their types, as json_to_recordset reads them from the products' JSON. */
+export const CONTENT_RECORD = FIELDS.map(({ name, column }) => `${name} ${column.type}`).join(', ');
+
+/** `name = x.name, …`: every content column set from the record `x`. */
+export const SET_CONTENT = FIELDS.map(({ name }) => `${name} = x.${name}`).join(', ');
+
+/** The content columns of the products row `p`, as contentOfRow reads them. */
+export const SELECT_CONTENT = FIELDS.map(({ name, column }) => column.select(`p.${name}`)).join(', ');
+
+/** A row's content columns (selected as SELECT_CONTENT) as the API shows them. */
+export function contentOfRow(row: Row): Content {
+  const content: Record<string, unknown> = {};
+  for (const { name, column } of FIELDS) content[name] = column.read(row[name]);
+  return content as Content;
+}
+
+const COPY = FIELDS.map(({ name, column }) => [name, column.copy as (value: unknown) => string] as const);
+
+/** A product's content columns in COPY text format, tab-separated, in CONTENT_COLUMNS order. */
+export function copyContent(content: Content): string {
+  let text = '';
+  for (let i = 0; i < COPY.length; i++) {
+    const [name, copy] = COPY[i]!;
+    text += (i === 0 ? '' : '\t') + copy(content[name as ProductField]);
+  }
+  return text;
+}
