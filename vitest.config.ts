@@ -9,5 +9,7 @@ export default defineConfig({
     maxWorkers: 2,
     minWorkers: 1,
     reporters: ['default', './test/support/no-skips.ts'],
+    // One migrated embedded store per run, copied by each test that needs a fresh one.
+    globalSetup: ['./test/support/embedded-template.ts'],
   },
 });

@@ -1,12 +1,13 @@
 // Starts the real hostdir server (node dist/main.js) on a fresh store, for end-to-end tests over HTTP.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { cp, mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import { inject } from 'vitest';
 import { loadDocument } from './openapi-check.js';
 
 export type StoreKind = 'embedded' | 'postgres';
@@ -64,6 +65,13 @@ export async function createTestDatabase(): Promise<{ url: string; drop(): Promi
   };
 }
 
+/** A copy of the run's migrated embedded store (embedded-template.ts), as `dataDir`/pglite, where the server keeps it. */
+export async function copyEmbeddedTemplate(dataDir: string): Promise<string> {
+  const target = path.join(dataDir, 'pglite');
+  await cp(inject('embeddedTemplate'), target, { recursive: true });
+  return target;
+}
+
 export interface TestServer {
   store: StoreKind;
   url: string;
@@ -116,6 +124,9 @@ async function waitForHealth(url: string, child: ChildProcess, output: () => str
 export async function startServer(store: StoreKind, options: StartOptions = {}): Promise<TestServer> {
   const port = await freePort();
   const dataDir = options.dataDir ?? (await mkdtemp(path.join(tmpdir(), 'hostdir-test-')));
+  // A fresh embedded store starts from the run's migrated one (embedded-template.ts): what a store is after its
+  // first start, without the seconds its initdb takes.
+  if (store === 'embedded' && !options.dataDir) await copyEmbeddedTemplate(dataDir);
   const database = store === 'postgres' && !options.databaseUrl ? await createTestDatabase() : null;
   const databaseUrl = store === 'postgres' ? (options.databaseUrl ?? database!.url) : null;
   const adminToken = `test-admin-${randomBytes(12).toString('hex')}`;
