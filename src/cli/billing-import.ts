@@ -175,7 +175,7 @@ async function readWhmcs(source: BillingSource, http: BillingHttp): Promise<Bill
 
 function whmcsHint(message: string): string {
   if (/authentication failed/i.test(message)) {
-    return 'check WHMCS_IDENTIFIER and WHMCS_SECRET: API credentials are made under System Settings > API Credentials, and their role must allow GetProducts';
+    return 'check WHMCS_IDENTIFIER and WHMCS_SECRET: API credentials are made under System Settings > Manage API Credentials, and their role must allow GetProducts';
   }
   if (/invalid ip/i.test(message)) {
     return "allow this machine's address under System Settings > General Settings > Security > API IP Access Restriction, or set WHMCS_ACCESS_KEY to the $api_access_key of WHMCS's configuration.php";
@@ -251,7 +251,7 @@ async function readHostbill(source: BillingSource, http: BillingHttp): Promise<B
       throw refused(
         http,
         `${form.call}: ${refusal}`,
-        "check HOSTBILL_API_ID and HOSTBILL_API_KEY, the key's allowed IP addresses, and that it may call getOrderPages, getSubCategories and getProducts (Settings > Security > API Access)",
+        "check HOSTBILL_API_ID and HOSTBILL_API_KEY, the key's allowed IP addresses, and that it may call getOrderPages, getSubCategories and getProducts (Settings > System Settings > Security settings > API Access)",
       );
     }
     if (answer.json === undefined || answer.status !== 200) {

@@ -179,7 +179,7 @@ describe('hostdir import whmcs', () => {
       stdout: '',
       stderr:
         'error: WHMCS refused GetProducts: Authentication Failed\n' +
-        '  check WHMCS_IDENTIFIER and WHMCS_SECRET: API credentials are made under System Settings > API Credentials, and their role must allow GetProducts\n',
+        '  check WHMCS_IDENTIFIER and WHMCS_SECRET: API credentials are made under System Settings > Manage API Credentials, and their role must allow GetProducts\n',
     });
   });
 
@@ -451,7 +451,7 @@ describe('hostdir import hostbill', () => {
       stdout: '',
       stderr:
         'error: HostBill refused getOrderPages: API authentication failed\n' +
-        "  check HOSTBILL_API_ID and HOSTBILL_API_KEY, the key's allowed IP addresses, and that it may call getOrderPages, getSubCategories and getProducts (Settings > Security > API Access)\n",
+        "  check HOSTBILL_API_ID and HOSTBILL_API_KEY, the key's allowed IP addresses, and that it may call getOrderPages, getSubCategories and getProducts (Settings > System Settings > Security settings > API Access)\n",
     });
   });
 });
