@@ -283,7 +283,8 @@ export function buildProgram(ctx: CliContext = processContext()): Command {
         { map, currency: options.currency },
         { fetch: ctx.fetch, sleep, note: ctx.stderr, timeoutMs: billingTimeoutMs(ctx.env) },
       );
-      ctx.stderr(importReport(source, outcome));
+      // Names, notes and warnings quote the billing system's answer, which could echo a credential back.
+      ctx.stderr(redact(importReport(source, outcome), Object.values(source.credentials)));
       return outcome;
     } catch (error) {
       // Whatever went wrong, its message is shown: it must not carry a credential.

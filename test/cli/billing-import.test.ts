@@ -3,6 +3,9 @@
 // 5xx, timeouts, redirects, paging), the exit codes, and no credential anywhere in what the command prints.
 import type { ServerResponse } from 'node:http';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { catalogueFrom } from '../../src/catalog/billing-import/catalogue.js';
+import { parseCategoryMap } from '../../src/catalog/billing-import/category-map.js';
+import { whmcsProducts } from '../../src/catalog/billing-import/whmcs.js';
 import { type CliContext, run } from '../../src/cli/main.js';
 import {
   BLESTA_ERRORS,
@@ -113,28 +116,21 @@ describe('hostdir import whmcs', () => {
       responsetype: 'json',
     });
 
-    const catalogue = JSON.parse(result.stdout);
-    expect(catalogue.products.map((p: { external_id: string; category: string }) => [p.external_id, p.category])).toEqual([
+    // The catalogue printed is the mapping's (test/catalog/billing-import/whmcs.test.ts checks it field by field).
+    const mapped = catalogueFrom(whmcsProducts(WHMCS_CATALOGUE), {
+      map: parseCategoryMap(WHMCS_MAP, 'categories.json'),
+      mapFile: 'categories.json',
+      currency: 'USD',
+      system: 'WHMCS',
+    });
+    expect(JSON.parse(result.stdout)).toEqual({ products: mapped.products });
+    expect(mapped.products.map((p) => [p.external_id, p.category])).toEqual([
       ['1', 'web_shared'],
       ['2', 'web_shared'],
       ['7', 'vps_cloud'],
       ['9', 'vps_cloud'],
       ['12', 'game_minecraft'],
     ]);
-    expect(catalogue.products[0]).toEqual({
-      external_id: '1',
-      name: 'Starter',
-      category: 'web_shared',
-      price: 4.99,
-      pricing_tiers: [
-        { period: 'Monthly', price: 4.99 },
-        { period: 'Annually', price: 49.9 },
-        { period: 'Biennially', price: 89 },
-      ],
-      setup_fee: 5,
-      currency: 'USD',
-      description: '10 GB NVMe & free SSL\n- 1 website\n- Daily backups',
-    });
     expect(result.stderr).toBe(
       `Read 6 products from WHMCS at ${system.url}/includes/api.php: 5 in the catalogue (prices in USD), 1 left out.\n` +
         '  left out 13 "Legacy Rust server": categories.json leaves it out ("products" → "13" is null)\n',
@@ -149,24 +145,15 @@ describe('hostdir import whmcs', () => {
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toBe('');
     expect(result.stderr).toMatch(/Wrote 1 product to catalogue\.json\.\n$/);
-    expect(JSON.parse(cli.written.get('catalogue.json')!)).toEqual({
-      products: [
-        {
-          external_id: '1',
-          name: 'Best Hosting Plan',
-          category: 'web_shared',
-          price: 25.99,
-          pricing_tiers: [{ period: 'Monthly', price: 25.99 }],
-          setup_fee: 0,
-          currency: 'USD',
-          description: 'This is our best hosting plan, with all the bells and whistles.',
-        },
-      ],
-    });
+    const written = JSON.parse(cli.written.get('catalogue.json')!);
+    expect(written.products.map((p: { external_id: string; name: string }) => [p.external_id, p.name])).toEqual([['1', 'Best Hosting Plan']]);
+    // What --out writes is what goes to standard output without it.
+    const printed = await hostdir({ ...whmcsEnv, WHMCS_URL: system.url }, map).run('import', 'whmcs', '--map', 'm.json');
+    expect(JSON.parse(printed.stdout)).toEqual(written);
     for (const url of [`${system.url}/includes/api.php`, `${system.url}/includes/api.php/?x=1#y`]) {
       expect((await hostdir(whmcsEnv, map).run('import', 'whmcs', '--whmcs-url', url, '--map', 'm.json')).code).toBe(0);
     }
-    expect(system.requests.map((r) => r.path)).toEqual(['/includes/api.php', '/includes/api.php', '/includes/api.php']);
+    expect(system.requests.map((r) => r.path)).toEqual(['/includes/api.php', '/includes/api.php', '/includes/api.php', '/includes/api.php']);
   });
 
   it('exits 5 naming the refusal and what to check when WHMCS refuses the credentials', async () => {

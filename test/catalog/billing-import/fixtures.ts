@@ -403,70 +403,40 @@ export const HOSTBILL_GETPRODUCTS_EXAMPLE = {
   server_time: 1317712858,
 };
 
+type HostbillCycle = 'm' | 'q' | 's' | 'a' | 'b' | 't' | 'd' | 'w' | 'h';
+
+/** A product in getProducts' shape (https://api2.hostbillapp.com/services/getProducts.html): "0.00" where not sold. */
+function hostbillProduct(fields: { id: string; name: string; paytype: string; description: string; visible: string; ptype: string }, prices: Partial<Record<HostbillCycle, [string, string]>>) {
+  const cycles: HostbillCycle[] = ['m', 'q', 's', 'a', 'b', 't', 'd', 'w', 'h'];
+  const price = (c: HostbillCycle) => prices[c] ?? ['0.00', '0.00'];
+  return {
+    id: fields.id,
+    type: '1',
+    name: fields.name,
+    stock: '0',
+    paytype: fields.paytype,
+    description: fields.description,
+    ...Object.fromEntries(cycles.map((c) => [`${c}_setup`, price(c)[1]])),
+    ...Object.fromEntries(cycles.map((c) => [c, price(c)[0]])),
+    qty: '0',
+    visible: fields.visible,
+    ptype: fields.ptype,
+    accounts: '2',
+  };
+}
+
 /** Order page 6 ("Shared Hosting") in getProducts' shape (https://api2.hostbillapp.com/services/getProducts.html). */
 export const HOSTBILL_SHARED_PRODUCTS = {
   success: true,
   products: {
-    '301': {
-      id: '301',
-      type: '1',
-      name: 'Hosting Mini',
-      stock: '0',
-      paytype: 'Regular',
-      description: '<ul><li>5 GB</li><li>Let&#39;s Encrypt</li></ul>',
-      m_setup: '1.00',
-      q_setup: '0.00',
-      s_setup: '0.00',
-      a_setup: '0.00',
-      b_setup: '0.00',
-      t_setup: '0.00',
-      d_setup: '0.00',
-      w_setup: '0.00',
-      h_setup: '0.00',
-      m: '3.00',
-      q: '0.00',
-      a: '30.00',
-      s: '0.00',
-      b: '0.00',
-      t: '0.00',
-      d: '0.00',
-      w: '0.00',
-      h: '0.00',
-      qty: '0',
-      visible: '1',
-      ptype: 'cpanel',
-      accounts: '12',
-    },
-    '302': {
-      id: '302',
-      type: '1',
-      name: 'Hosting Archive',
-      stock: '0',
-      paytype: 'Regular',
-      description: '',
-      m_setup: '0.00',
-      q_setup: '0.00',
-      s_setup: '0.00',
-      a_setup: '0.00',
-      b_setup: '0.00',
-      t_setup: '0.00',
-      d_setup: '0.00',
-      w_setup: '0.00',
-      h_setup: '0.00',
-      m: '2.00',
-      q: '0.00',
-      a: '0.00',
-      s: '0.00',
-      b: '0.00',
-      t: '0.00',
-      d: '0.00',
-      w: '0.00',
-      h: '0.00',
-      qty: '0',
-      visible: '-1',
-      ptype: 'cpanel',
-      accounts: '2',
-    },
+    '301': hostbillProduct(
+      { id: '301', name: 'Hosting Mini', paytype: 'Regular', description: '<ul><li>5 GB</li><li>Let&#39;s Encrypt</li></ul>', visible: '1', ptype: 'cpanel' },
+      { m: ['3.00', '1.00'], a: ['30.00', '0.00'] },
+    ),
+    '302': hostbillProduct(
+      { id: '302', name: 'Hosting Archive', paytype: 'Regular', description: '', visible: '-1', ptype: 'cpanel' },
+      { m: ['2.00', '0.00'] },
+    ),
   },
   call: 'getProducts',
   server_time: 1317712860,
