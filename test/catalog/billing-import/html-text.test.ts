@@ -46,9 +46,9 @@ describe('htmlToText', () => {
     expect(htmlToText('Text <div class=\'x\' ')).toBe('Text');
   });
 
-  it('reads hostile markup in one pass (megabytes of unclosed tags, quotes and entities)', () => {
+  it('reads hostile markup in one pass (a megabyte of unclosed tags, quotes or entities)', () => {
     for (const unit of ["<a '", '<a "<b ', '&#', '&amp', '<!--', '<', '<script>', '</p', '<li>']) {
-      const hostile = unit.repeat(Math.ceil(2_000_000 / unit.length));
+      const hostile = unit.repeat(Math.ceil(1_000_000 / unit.length));
       expect(typeof htmlToText(hostile)).toBe('string');
       expect(typeof htmlToText(`<p>${hostile}`)).toBe('string');
     }
