@@ -61,12 +61,6 @@ describe('hostdir push --from a billing system, end to end', () => {
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 
-  afterAll(() => {
-    // Read before stop() above runs (afterAll hooks run in reverse order of registration).
-    const log = server.output();
-    for (const text of [...printed, log]) for (const secret of SECRETS) expect(text).not.toContain(secret);
-  });
-
   async function file(name: string, content: unknown): Promise<string> {
     const at = path.join(dir, name);
     await writeFile(at, typeof content === 'string' ? content : JSON.stringify(content));
@@ -213,5 +207,11 @@ describe('hostdir push --from a billing system, end to end', () => {
 
     const runs = await call(server, 'GET', '/api/v1/sync/runs', { token: host.key });
     expect(runs.body.runs).toEqual([]);
+  });
+
+  // Last: every command above has printed by now.
+  it("puts no credential in any command's output or in the server's log", () => {
+    expect(printed.length).toBe(2 * 11); // stdout and stderr of each of the 11 commands above
+    for (const text of [...printed, server.output()]) for (const secret of SECRETS) expect(text).not.toContain(secret);
   });
 });
