@@ -4,7 +4,7 @@
 // append a new field at the end, never reorder (a reordered table would show every stored product as updated once).
 // external_id is the product's key within its host, not content: it stands beside the table, not in it.
 
-import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { Type, type Static, type TNull, type TOptional, type TSchema, type TUnion } from '@sinclair/typebox';
 import { CANONICAL_PERIODS } from './billing-periods.js';
 import { CURRENCY_CODE_PATTERN, STORED_CURRENCY_PATTERN } from './currency.js';
 import * as limits from './limits.js';
@@ -182,10 +182,16 @@ export const CONTENT_OUTPUT = Object.fromEntries(PRODUCT_FIELD_NAMES.map((name) 
 /** A product's content as the directory keeps it: every field of the table, normalized, cleared ones null. */
 export type Content = { -readonly [K in ProductField]: Static<Outputs[K]> };
 
+type Inputs = {
+  [K in ProductField]: (typeof PRODUCT_FIELDS)[K]['required'] extends true
+    ? (typeof PRODUCT_FIELDS)[K]['input']
+    : TOptional<TUnion<[(typeof PRODUCT_FIELDS)[K]['input'], TNull]>>;
+};
+
 /** Each content field as the request may carry it: optional fields may also be absent or null. */
-export const CONTENT_INPUT: Readonly<Record<ProductField, TSchema>> = Object.fromEntries(
+export const CONTENT_INPUT = Object.fromEntries(
   PRODUCT_FIELD_NAMES.map((name): [ProductField, TSchema] => {
     const { required, input }: FieldSpec = PRODUCT_FIELDS[name];
     return [name, required ? input : Type.Optional(nullable(input))];
   }),
-) as Record<ProductField, TSchema>;
+) as Inputs;

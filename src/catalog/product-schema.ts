@@ -3,7 +3,7 @@
 // enforces them (it also trims, counts after trimming, checks categories against the database and finds
 // duplicates, which JSON Schema cannot express).
 
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import { idPattern } from './ids.js';
 import { DEFAULT_MAX_PRODUCTS, EXTERNAL_ID_MAX_LENGTH } from './limits.js';
 import { CONTENT_INPUT, CONTENT_OUTPUT } from './product-fields.js';
@@ -25,6 +25,9 @@ const ProductInput = Type.Object(
     description: 'the complete state of one product; an optional field absent or null clears what was stored',
   },
 );
+
+/** A product as a client sends it (the billing-system import builds them). */
+export type ProductInput = Static<typeof ProductInput>;
 
 /** The body of POST /api/v1/sync/products; maxProducts is the configured MAX_PRODUCTS. */
 export function syncRequestBodySchema(maxProducts: number = DEFAULT_MAX_PRODUCTS) {
