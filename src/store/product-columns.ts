@@ -104,14 +104,12 @@ export function contentOfRow(row: Row): Content {
   return content as Content;
 }
 
-const COPY = FIELDS.map(({ name, column }) => [name, column.copy as (value: unknown) => string] as const);
+const COPY_NAMES: readonly ProductField[] = PRODUCT_FIELD_NAMES;
+const COPY_TEXT = FIELDS.map(({ column }) => column.copy as (value: unknown) => string);
 
 /** A product's content columns in COPY text format, tab-separated, in CONTENT_COLUMNS order. */
 export function copyContent(content: Content): string {
-  let text = '';
-  for (let i = 0; i < COPY.length; i++) {
-    const [name, copy] = COPY[i]!;
-    text += (i === 0 ? '' : '\t') + copy(content[name as ProductField]);
-  }
+  let text = COPY_TEXT[0]!(content[COPY_NAMES[0]!]);
+  for (let i = 1; i < COPY_TEXT.length; i++) text += '\t' + COPY_TEXT[i]!(content[COPY_NAMES[i]!]);
   return text;
 }

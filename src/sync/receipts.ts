@@ -2,9 +2,8 @@
 // bytes as received. A billing system re-sends its catalogue mostly byte for byte; a product whose bytes have a
 // receipt is known to be valid, and to normalize to the receipt's external_id and fingerprint, without parsing it.
 // A catalogue that is, product for product, the one the receipts were written for is not planned against the stored
-// products either, while the receipts still describe them. Every saving of a re-sent catalogue is here; the
-// README's "Performance" has what they save, and test/sync/receipts.test.ts that they answer as validation without
-// them does.
+// products either, while the receipts still describe them. Every saving of a re-sent catalogue is here: the README's
+// "Performance" says what they save, and test/sync/receipts.test.ts that they answer as validation without them would.
 //
 // A receipt is a fact about bytes, not about what the directory holds: it stays true whatever happens to the
 // products since, as long as validation would answer the same. That is what the context pins down: the host's
@@ -25,7 +24,7 @@ import type { ReceiptsChange, StoredReceipts } from '../store/sync.js';
  * stop counting, and the next sync of each host validates its catalogue whole once. test/sync/receipts.test.ts
  * recomputes it from the sources and fails, naming the new value, when it no longer matches them.
  */
-export const RULES = '4Na/HAKOeAV1d0i+pBW45PslS/JoXLYji66G3FQXxZs=';
+export const RULES = 'o+ez/3X5XAC/gC1ZhDV9hfLzMyQOg/lXZVJk6xY0+/g=';
 
 /**
  * Bodies smaller than this are validated whole each time, and keep no receipts: reading and writing receipts costs
