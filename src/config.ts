@@ -8,6 +8,10 @@ export interface Config {
   databaseUrl: string | null;
   /** a direct (session) connection for the migrations when DATABASE_URL goes through a transaction pooler */
   migrationDatabaseUrl: string | null;
+  /** streaming replicas the public directory reads from (DATABASE_READ_URL, comma-separated) */
+  databaseReadUrls: string[];
+  /** a replica further behind the primary than this is left out of the directory's reads until it catches up */
+  replicaMaxLagSeconds: number;
   adminToken: string | null;
   logLevel: string;
   maxBodyBytes: number;
@@ -83,6 +87,13 @@ export function loadConfig(env: Env = process.env): Config {
   if (migrationDatabaseUrl && !(databaseUrl && /^postgres(ql)?:\/\//.test(migrationDatabaseUrl))) {
     throw new ConfigError('MIGRATION_DATABASE_URL must start with postgres:// or postgresql://, and needs DATABASE_URL');
   }
+  const databaseReadUrls = (text(env, 'DATABASE_READ_URL') ?? '').split(/[\s,]+/).filter(Boolean);
+  if (databaseReadUrls.length > 0 && !databaseUrl) {
+    throw new ConfigError('DATABASE_READ_URL needs DATABASE_URL: the embedded store has no replicas');
+  }
+  if (databaseReadUrls.some((url) => !/^postgres(ql)?:\/\//.test(url))) {
+    throw new ConfigError('DATABASE_READ_URL must be one or more postgres:// or postgresql:// URLs, separated by commas');
+  }
   const adminToken = text(env, 'ADMIN_TOKEN');
   if (adminToken !== null && adminToken.length < 16) {
     throw new ConfigError('ADMIN_TOKEN must be at least 16 characters long');
@@ -120,6 +131,8 @@ export function loadConfig(env: Env = process.env): Config {
     dataDir: path.resolve(text(env, 'DATA_DIR') ?? './data'),
     databaseUrl,
     migrationDatabaseUrl,
+    databaseReadUrls,
+    replicaMaxLagSeconds: integer(env, 'REPLICA_MAX_LAG_SECONDS', 5, 1, 3_600),
     adminToken,
     logLevel: text(env, 'LOG_LEVEL') ?? 'info',
     maxBodyBytes,

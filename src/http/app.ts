@@ -28,8 +28,10 @@ import { SyncSlots } from './sync-slots.js';
 
 const PACKAGE_VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
-export interface AppOptions extends Omit<AppContext, 'metrics' | 'syncSlots'> {
+export interface AppOptions extends Omit<AppContext, 'metrics' | 'syncSlots' | 'directory'> {
   logger?: FastifyServerOptions['logger'];
+  /** where the public directory reads (default: db) */
+  directory?: AppContext['directory'];
 }
 
 /** The routes that answer without the database, before it has first been reached (the probe says why not ready). */
@@ -158,7 +160,12 @@ const publicReads: FastifyPluginAsync<AppContext> = async (scope, context) => {
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { logger = false, ...settings } = options;
   const syncSlots = new SyncSlots(settings.config.syncConcurrency, settings.config.syncQueueLimit);
-  const context: AppContext = { ...settings, syncSlots, metrics: createMetrics(settings.db, syncSlots) };
+  const context: AppContext = {
+    ...settings,
+    directory: settings.directory ?? settings.db,
+    syncSlots,
+    metrics: createMetrics(settings.db, syncSlots, settings.replicas),
+  };
   const { config } = context;
   const app = Fastify({
     logger,
