@@ -3,6 +3,7 @@
 // can be stopped, paused and started again. Everything is removed when the test ends, and the servers are stopped
 // even if the test process exits without cleaning up.
 import { execFile, execFileSync } from 'node:child_process';
+import { readdirSync } from 'node:fs';
 import { chown, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -11,7 +12,10 @@ import { freePort } from './server.js';
 import { postgresUser } from './system-user.js';
 import { until } from './until.js';
 
-export const POSTGRES_BIN = process.env.POSTGRES_BIN ?? '/usr/lib/postgresql/15/bin';
+/** Debian's PostgreSQL tools, of the newest version installed (15 on this project's machines). */
+export const POSTGRES_BIN =
+  process.env.POSTGRES_BIN ??
+  `/usr/lib/postgresql/${readdirSync('/usr/lib/postgresql').filter((name) => /^\d+$/.test(name)).sort((a, b) => Number(b) - Number(a))[0] ?? '15'}/bin`;
 
 export interface Cluster {
   name: string;
