@@ -10,7 +10,7 @@ import { newId } from '../catalog/ids.js';
 import { isUnavailable } from '../store/db.js';
 import { AuthFailures } from './auth-failures.js';
 import type { AppContext } from './context.js';
-import { revalidatedByEtag } from './freshness.js';
+import { PRIVATE_CACHE_CONTROL, revalidatedByEtag } from './freshness.js';
 import { createMetrics, metricsRoutes } from './metrics.js';
 import { openApiRoute, registerOpenApi } from './openapi.js';
 import { Problem, rawProblemBody, rawProblemResponse, sendProblem } from './problems.js';
@@ -215,6 +215,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
+    // No cache may keep an answer unless the public reads say so (a 200 of theirs, see freshness.ts).
+    reply.header('cache-control', PRIVATE_CACHE_CONTROL);
     // The asterisk-form target (RFC 9112 3.2.4) names the server, not a resource: OPTIONS * says what the server
     // allows; any other method with it is malformed.
     if (request.raw.url === '*') {
