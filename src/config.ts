@@ -1,4 +1,5 @@
 // Every setting hostdir reads from its environment, parsed and checked once at start.
+import { isIP } from 'node:net';
 import path from 'node:path';
 
 export interface Config {
@@ -57,6 +58,11 @@ export interface Config {
   syncQueueLimit: number;
   /** server processes sharing the port (node:cluster); more than 1 needs DATABASE_URL */
   workers: number;
+  /**
+   * proxies (addresses, CIDR ranges, or loopback / linklocal / uniquelocal) whose X-Forwarded-For is believed: the
+   * client's address, which the throttling of failed authentications counts by, is then the one they name
+   */
+  trustProxy: string[];
 }
 
 export class ConfigError extends Error {}
@@ -118,6 +124,17 @@ export function loadConfig(env: Env = process.env): Config {
   if (maxBodyBytesPerHost < maxBodyBytes || maxBodyBytesPerHost > maxBodyBytesInFlight) {
     throw new ConfigError('MAX_BODY_BYTES_PER_HOST must be between MAX_BODY_BYTES and MAX_BODY_BYTES_IN_FLIGHT');
   }
+  const trustProxy = (text(env, 'TRUST_PROXY') ?? '').split(/[\s,]+/).filter(Boolean);
+  for (const entry of trustProxy) {
+    const [address = '', bits, ...rest] = entry.split('/');
+    const family = isIP(address);
+    const validBits = bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= (family === 6 ? 128 : 32));
+    if (!['loopback', 'linklocal', 'uniquelocal'].includes(entry) && !(family !== 0 && validBits && rest.length === 0)) {
+      throw new ConfigError(
+        `TRUST_PROXY must list addresses, CIDR ranges (10.0.0.0/8) or loopback, linklocal, uniquelocal; got "${entry}"`,
+      );
+    }
+  }
   const workers = integer(env, 'WORKERS', 1, 1, 256);
   if (workers > 1 && !databaseUrl) {
     throw new ConfigError(
@@ -161,6 +178,7 @@ export function loadConfig(env: Env = process.env): Config {
     syncConcurrency: integer(env, 'SYNC_CONCURRENCY', 4, 1, 1000),
     syncQueueLimit: integer(env, 'SYNC_QUEUE_LIMIT', 100, 0, 100_000),
     workers,
+    trustProxy,
   };
 }
 

@@ -29,3 +29,26 @@ describe('DATABASE_READ_URL and REPLICA_MAX_LAG_SECONDS', () => {
     expect(() => loadConfig({ DATABASE_URL: PRIMARY, REPLICA_MAX_LAG_SECONDS: '0.5' })).toThrow(/REPLICA_MAX_LAG_SECONDS/);
   });
 });
+
+describe('TRUST_PROXY', () => {
+  it('trusts nobody by default', () => {
+    expect(loadConfig({}).trustProxy).toEqual([]);
+  });
+
+  it('takes addresses, CIDR ranges and the named ranges', () => {
+    expect(loadConfig({ TRUST_PROXY: '127.0.0.1, 10.0.0.0/8 ::1 fd00::/8 loopback uniquelocal' }).trustProxy).toEqual([
+      '127.0.0.1',
+      '10.0.0.0/8',
+      '::1',
+      'fd00::/8',
+      'loopback',
+      'uniquelocal',
+    ]);
+  });
+
+  it('refuses what is not an address or a range', () => {
+    for (const bad of ['nginx', '10.0.0.0/33', '10.0.0.1/8/1', 'true', '::1/129']) {
+      expect(() => loadConfig({ TRUST_PROXY: bad }), bad).toThrow(/TRUST_PROXY/);
+    }
+  });
+});

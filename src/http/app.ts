@@ -184,6 +184,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     connectionTimeout: 0,
     keepAliveTimeout: config.keepAliveTimeoutMs,
     forceCloseConnections: 'idle',
+    // Behind a proxy (deploy/nginx/hostdir.conf), the client's address comes from X-Forwarded-For, believed only
+    // from the proxies TRUST_PROXY names.
+    trustProxy: config.trustProxy.length > 0 ? config.trustProxy : false,
     routerOptions: { ignoreTrailingSlash: true },
     clientErrorHandler: answerClientError,
     // Fastify answers these before any hook runs; as problems with a request id they look like every other answer.

@@ -29,7 +29,7 @@ describe('nginx as a shared cache in front of hostdir', () => {
   let host: Onboarded;
 
   beforeAll(async () => {
-    server = await startServer('postgres', { env: { SYNC_MAX_PER_WINDOW: '100' } });
+    server = await startServer('postgres', { env: { SYNC_MAX_PER_WINDOW: '100', TRUST_PROXY: '127.0.0.1', AUTH_FAILURE_LIMIT: '3' } });
     nginx = await startNginx({ upstreams: [`127.0.0.1:${server.port}`] });
     host = await onboard(server, 'Cached Hosting');
     const synced = await sync(server, host.key, [product('vps-1', { name: 'Original Plan' }), product('vps-2', { name: 'Second Plan' })]);
@@ -184,5 +184,18 @@ describe('nginx as a shared cache in front of hostdir', () => {
     const withKey = await get(path, { authorization: `Bearer ${host.key}` });
     expect(withKey.cache).toBe('BYPASS');
     expect((await get(path)).cache).toBe('MISS');
+  });
+
+  it('counts failed authentications by the client nginx names (TRUST_PROXY), not by nginx’s own address', async () => {
+    const wrongKey = (client: string) =>
+      fetch(`${nginx.url}/api/v1/products`, { headers: { authorization: `Bearer rk_${'0'.repeat(64)}`, 'x-forwarded-for': client } });
+    for (let attempt = 0; attempt < 3; attempt++) expect((await wrongKey('203.0.113.7')).status).toBe(401);
+    const blocked = await wrongKey('203.0.113.7');
+    expect(blocked.status).toBe(429);
+    expect(Number(blocked.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    // Another client behind the same nginx, and the provider, are not blocked by it.
+    expect((await wrongKey('203.0.113.8')).status).toBe(401);
+    const listing = await fetch(`${nginx.url}/api/v1/products`, { headers: { authorization: `Bearer ${host.key}` } });
+    expect(listing.status).toBe(200);
   });
 });
