@@ -97,11 +97,34 @@ function cluster(name: string, root: string, port: number, settings: string[]): 
   };
 }
 
+async function ownFolder(name: string): Promise<string> {
+  postgres = await postgresUser();
+  const root = await mkdtemp(path.join(tmpdir(), `hostdir-${name}-`));
+  if (postgres) await chown(root, postgres.uid, postgres.gid);
+  return root;
+}
+
+/** One server of the test's own, started with `settings` (pairs of "-c", "name=value"); destroy() removes it. */
+export async function startCluster(settings: string[] = []): Promise<Cluster & { destroy(): Promise<void> }> {
+  const root = await ownFolder('postgres');
+  const server = cluster('server', root, await freePort(), settings);
+  const destroy = async () => {
+    if (running.has(server.dataDir)) await server.stop('immediate').catch(() => {});
+    await rm(root, { recursive: true, force: true });
+  };
+  try {
+    await run('initdb', ['-D', server.dataDir, '-U', 'postgres', '--auth=trust', '--no-sync', '-E', 'UTF8', '--locale=C']);
+    await server.start();
+  } catch (error) {
+    await destroy();
+    throw error;
+  }
+  return Object.assign(server, { destroy });
+}
+
 /** A primary and a hot standby streaming from it, both running. */
 export async function startReplication(): Promise<Replication> {
-  postgres = await postgresUser();
-  const root = await mkdtemp(path.join(tmpdir(), 'hostdir-replication-'));
-  if (postgres) await chown(root, postgres.uid, postgres.gid);
+  const root = await ownFolder('replication');
   const [primaryPort, standbyPort] = [await freePort(), await freePort()];
   const primary = cluster('primary', root, primaryPort, ['-c', 'wal_level=replica', '-c', 'max_wal_senders=4', '-c', 'max_connections=60']);
   // hot_standby_feedback: the primary's vacuum does not remove rows the standby's queries still read.
