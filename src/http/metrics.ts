@@ -113,6 +113,8 @@ function replicaMetrics(registry: Registry, replicas: NonNullable<AppContext['re
     help: 'Whether the directory reads from this replica (1): reachable, a standby, and within REPLICA_MAX_LAG_SECONDS',
     labelNames: ['replica'],
     registers: [registry],
+    // Under --workers: 1 only if every worker uses it.
+    aggregator: 'min',
     collect() {
       for (const state of replicas.states()) this.set({ replica: state.name }, state.usable ? 1 : 0);
     },
@@ -122,6 +124,7 @@ function replicaMetrics(registry: Registry, replicas: NonNullable<AppContext['re
     help: "How far the replica's data is known to be behind the primary's; absent while unknown (unreachable)",
     labelNames: ['replica'],
     registers: [registry],
+    aggregator: 'max',
     collect() {
       this.reset();
       for (const state of replicas.states()) if (state.lagSeconds !== null) this.set({ replica: state.name }, state.lagSeconds);

@@ -17,10 +17,13 @@ import { startServer, type TestServer } from '../support/server.js';
 
 /** Tables that grow with the directory: distributed by host_id, colocated. */
 const DISTRIBUTED = ['idempotency_keys', 'products', 'sync_receipts', 'sync_refusals', 'sync_runs'];
-/** Small, read on every request, copied to every node. */
-const REFERENCE = ['api_keys', 'categories', 'hosts'];
-/** Kept on the coordinator only: the processes' heartbeats and the migrations' own bookkeeping. */
-const LOCAL = ['schema_migrations', 'server_instances'];
+/**
+ * Small, copied to every node: read on every request, and server_instances (the processes' heartbeats) inside the
+ * Idempotency-Key claim, which runs on the node of the host's keys.
+ */
+const REFERENCE = ['api_keys', 'categories', 'hosts', 'server_instances'];
+/** Kept on the coordinator only: the migrations' own bookkeeping. */
+const LOCAL = ['schema_migrations'];
 /** Partitions per distributed table: hosts spread over them as Citus spreads them over shards. */
 const PARTITIONS = 8;
 
