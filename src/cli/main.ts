@@ -1,8 +1,10 @@
 #!/usr/bin/env node
 // The hostdir command: `serve` runs the server; every other command is a client of its admin API.
-import { readFileSync, realpathSync } from 'node:fs';
+import { readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { Argument, Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { CategoryMapError } from '../catalog/billing-import/category-map.js';
+import { CurrencyChoiceError, EmptyCatalogueError, UnmappedProductsError } from '../catalog/billing-import/catalogue.js';
 import type { Config as ServerConfig } from '../config.js';
 import {
   AdminApiError,
@@ -15,6 +17,17 @@ import {
   resolveConnection,
   UnreachableError,
 } from './admin-client.js';
+import { BillingSystemError, redact } from './billing-http.js';
+import {
+  BILLING_SYSTEMS,
+  billingName,
+  billingSourceFrom,
+  type BillingSystem,
+  DEFAULT_BILLING_TIMEOUT_SECONDS,
+  importCatalogue,
+  type ImportOutcome,
+  importReport,
+} from './billing-import.js';
 import { push, PushUsageError } from './push.js';
 import {
   categoriesTable,
@@ -27,7 +40,7 @@ import {
 } from './format.js';
 import { seedDemo } from './seed-demo.js';
 
-export const EXIT = { ok: 0, refused: 1, usage: 2, unreachable: 3, rateLimited: 4 } as const;
+export const EXIT = { ok: 0, refused: 1, usage: 2, unreachable: 3, rateLimited: 4, billingSystem: 5 } as const;
 
 /** A command that decided its own exit code (push) and has already said why. */
 class ExitCode extends Error {
@@ -45,6 +58,18 @@ export interface CliContext {
   stderr: (text: string) => void;
   /** whether stderr is a terminal (push shows a progress line there) */
   stderrIsTTY?: boolean;
+  /** writes a file (import --out); default: the file system */
+  writeFile?: (path: string, text: string) => void;
+  /** waits between retries; default: a timer */
+  sleep?: (ms: number) => Promise<void>;
+}
+
+interface BillingOptions {
+  whmcsUrl?: string;
+  blestaUrl?: string;
+  hostbillUrl?: string;
+  map?: string;
+  currency?: string;
 }
 
 export function buildProgram(ctx: CliContext = processContext()): Command {
@@ -227,39 +252,140 @@ export function buildProgram(ctx: CliContext = processContext()): Command {
       );
     });
 
-  program
-    .command('push')
-    .description("send a provider's catalogue: what a billing system runs from cron or a hook (uses the API key, not the admin token)")
-    .argument('<catalogue.json>', 'a file holding {"products": [...]} or a bare array of products')
+  const sleep = ctx.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+
+  /** The options shared by `push --from` and `import`: where the billing system is, the map, the currency. */
+  const withBillingOptions = (cmd: Command) =>
+    cmd
+      .option('--whmcs-url <url>', "WHMCS's address (default: $WHMCS_URL); credentials from $WHMCS_IDENTIFIER and $WHMCS_SECRET")
+      .option('--blesta-url <url>', "Blesta's address (default: $BLESTA_URL); credentials from $BLESTA_API_USER and $BLESTA_API_KEY")
+      .option('--hostbill-url <url>', "HostBill's address (default: $HOSTBILL_URL); credentials from $HOSTBILL_API_ID and $HOSTBILL_API_KEY")
+      .option('--map <categories.json>', 'the category of each product group, module or product (null leaves them out)')
+      .option('--currency <code>', 'the currency to list when prices come in several (HostBill: the currency its prices are in)');
+
+  /** Reads the catalogue from a billing system and reports what was read and left out on stderr. */
+  const importFrom = async (system: BillingSystem, options: BillingOptions): Promise<ImportOutcome> => {
+    for (const other of BILLING_SYSTEMS) {
+      if (other !== system && options[urlOptionOf(other)] !== undefined) {
+        throw new ConfigError(`--${other}-url is for ${billingName(other)}, but the catalogue comes from ${billingName(system)}`);
+      }
+    }
+    const source = billingSourceFrom(system, ctx.env, options[urlOptionOf(system)]);
+    let map: { text: string; file: string } | undefined;
+    if (options.map !== undefined) {
+      const text = ctx.readFile(options.map);
+      if (text === undefined) throw new ConfigError(`no such file: ${options.map}`);
+      map = { text, file: options.map };
+    }
+    try {
+      const outcome = await importCatalogue(
+        source,
+        { map, currency: options.currency },
+        { fetch: ctx.fetch, sleep, note: ctx.stderr, timeoutMs: billingTimeoutMs(ctx.env) },
+      );
+      // Names, notes and warnings quote the billing system's answer, which could echo a credential back.
+      ctx.stderr(redact(importReport(source, outcome), Object.values(source.credentials)));
+      return outcome;
+    } catch (error) {
+      // Whatever went wrong, its message is shown: it must not carry a credential.
+      if (error instanceof Error) error.message = redact(error.message, Object.values(source.credentials));
+      throw error;
+    }
+  };
+
+  withBillingOptions(
+    program
+      .command('push')
+      .description("send a provider's catalogue: what a billing system runs from cron or a hook (uses the API key, not the admin token)")
+      .argument('[catalogue.json]', 'a file holding {"products": [...]} or a bare array of products')
+      .addOption(new Option('--from <system>', 'read the catalogue from the billing system instead of a file').choices(BILLING_SYSTEMS)),
+  )
     .option('--key <rk_…>', 'the API key (default: $HOSTDIR_API_KEY)')
     .option('--dry-run', 'validate and show the plan; change nothing')
     .option('--json', "print the API's JSON answer")
     .option('--no-wait', `when rate limited, exit with code ${EXIT.rateLimited} instead of waiting for the window`)
-    .action(async (file: string, options: { key?: string; dryRun?: boolean; json?: boolean; wait: boolean }, cmd: Command) => {
-      const apiKey = options.key ?? nonEmptyEnv(ctx.env.HOSTDIR_API_KEY);
-      if (!apiKey) throw new ConfigError('no API key: pass --key rk_… or set HOSTDIR_API_KEY');
-      const catalogue = ctx.readFile(file);
-      if (catalogue === undefined) throw new ConfigError(`no such file: ${file}`);
-      const baseUrl = resolveBaseUrl(cmd.optsWithGlobals<{ url?: string }>().url ?? nonEmptyEnv(ctx.env.HOSTDIR_URL) ?? DEFAULT_URL);
-      const attempts = nonEmptyEnv(ctx.env.HOSTDIR_PUSH_MAX_ATTEMPTS);
-      const maxAttempts = attempts === undefined ? undefined : Number(attempts);
-      if (maxAttempts !== undefined && !(Number.isInteger(maxAttempts) && maxAttempts >= 1 && maxAttempts <= 100)) {
-        throw new ConfigError('HOSTDIR_PUSH_MAX_ATTEMPTS must be a whole number from 1 to 100');
+    .action(
+      async (
+        file: string | undefined,
+        options: BillingOptions & { from?: BillingSystem; key?: string; dryRun?: boolean; json?: boolean; wait: boolean },
+        cmd: Command,
+      ) => {
+        if (file !== undefined && options.from !== undefined) {
+          throw new ConfigError('give either a catalogue file or --from, not both');
+        }
+        if (file === undefined && options.from === undefined) {
+          throw new ConfigError(`give a catalogue file, or --from ${BILLING_SYSTEMS.join('|')} to read it from your billing system`);
+        }
+        if (options.from === undefined && (options.map !== undefined || options.currency !== undefined)) {
+          throw new ConfigError('--map and --currency apply to a catalogue read with --from');
+        }
+        const apiKey = options.key ?? nonEmptyEnv(ctx.env.HOSTDIR_API_KEY);
+        if (!apiKey) throw new ConfigError('no API key: pass --key rk_… or set HOSTDIR_API_KEY');
+        const baseUrl = resolveBaseUrl(cmd.optsWithGlobals<{ url?: string }>().url ?? nonEmptyEnv(ctx.env.HOSTDIR_URL) ?? DEFAULT_URL);
+        const attempts = nonEmptyEnv(ctx.env.HOSTDIR_PUSH_MAX_ATTEMPTS);
+        const maxAttempts = attempts === undefined ? undefined : Number(attempts);
+        if (maxAttempts !== undefined && !(Number.isInteger(maxAttempts) && maxAttempts >= 1 && maxAttempts <= 100)) {
+          throw new ConfigError('HOSTDIR_PUSH_MAX_ATTEMPTS must be a whole number from 1 to 100');
+        }
+        let catalogue: string;
+        let source: string;
+        if (options.from !== undefined) {
+          const outcome = await importFrom(options.from, options);
+          catalogue = JSON.stringify({ products: outcome.products });
+          source = `the catalogue read from ${billingName(options.from)}`;
+        } else {
+          const text = ctx.readFile(file!);
+          if (text === undefined) throw new ConfigError(`no such file: ${file}`);
+          catalogue = text;
+          source = file!;
+        }
+        let code: number;
+        try {
+          code = await push(
+            { file: source, catalogue, apiKey, baseUrl, dryRun: options.dryRun === true, json: options.json === true, wait: options.wait, maxAttempts },
+            { stdout: ctx.stdout, stderr: ctx.stderr, stderrIsTTY: ctx.stderrIsTTY ?? false, sleep },
+          );
+        } catch (error) {
+          if (error instanceof PushUsageError) throw new ConfigError(error.message);
+          throw error;
+        }
+        if (code !== EXIT.ok) throw new ExitCode(code);
+      },
+    );
+
+  withBillingOptions(
+    program
+      .command('import')
+      .description("read a provider's catalogue from its billing system and write it as JSON, sending nothing (look before you push)")
+      .addArgument(new Argument('<system>', 'the billing system').choices(BILLING_SYSTEMS)),
+  )
+    .option('--out <catalogue.json>', 'write the catalogue to this file (default: standard output)')
+    .action(async (system: BillingSystem, options: BillingOptions & { out?: string }) => {
+      const outcome = await importFrom(system, options);
+      const text = `${JSON.stringify({ products: outcome.products }, null, 2)}\n`;
+      if (options.out === undefined) {
+        ctx.stdout(text);
+        return;
       }
-      let code: number;
-      try {
-        code = await push(
-          { file, catalogue, apiKey, baseUrl, dryRun: options.dryRun === true, json: options.json === true, wait: options.wait, maxAttempts },
-          { stdout: ctx.stdout, stderr: ctx.stderr, stderrIsTTY: ctx.stderrIsTTY ?? false, sleep: (ms) => new Promise((r) => setTimeout(r, ms)) },
-        );
-      } catch (error) {
-        if (error instanceof PushUsageError) throw new ConfigError(error.message);
-        throw error;
-      }
-      if (code !== EXIT.ok) throw new ExitCode(code);
+      (ctx.writeFile ?? ((path: string, data: string) => writeFileSync(path, data)))(options.out, text);
+      ctx.stderr(`Wrote ${outcome.products.length} product${outcome.products.length === 1 ? '' : 's'} to ${options.out}.\n`);
     });
 
   return program;
+}
+
+function urlOptionOf(system: BillingSystem): 'whmcsUrl' | 'blestaUrl' | 'hostbillUrl' {
+  return `${system}Url` as const;
+}
+
+function billingTimeoutMs(env: Readonly<Record<string, string | undefined>>): number {
+  const raw = nonEmptyEnv(env.HOSTDIR_BILLING_TIMEOUT_SECONDS);
+  if (raw === undefined) return DEFAULT_BILLING_TIMEOUT_SECONDS * 1000;
+  const seconds = Number(raw);
+  if (!(Number.isInteger(seconds) && seconds >= 1 && seconds <= 3600)) {
+    throw new ConfigError('HOSTDIR_BILLING_TIMEOUT_SECONDS must be a whole number from 1 to 3600');
+  }
+  return seconds * 1000;
 }
 
 function nonEmptyEnv(value: string | undefined): string | undefined {
@@ -294,9 +420,19 @@ function report(error: unknown, ctx: CliContext): number {
     return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
   }
   if (error instanceof ExitCode) return error.code;
-  if (error instanceof ConfigError) {
+  if (
+    error instanceof ConfigError ||
+    error instanceof CategoryMapError ||
+    error instanceof UnmappedProductsError ||
+    error instanceof CurrencyChoiceError ||
+    error instanceof EmptyCatalogueError
+  ) {
     ctx.stderr(`error: ${error.message}\n`);
     return EXIT.usage;
+  }
+  if (error instanceof BillingSystemError) {
+    ctx.stderr(`error: ${error.message}\n`);
+    return EXIT.billingSystem;
   }
   if (error instanceof UnreachableError) {
     ctx.stderr(`error: ${error.message}\n`);

@@ -1,0 +1,259 @@
+// WHMCS's GetProducts answer mapped to a catalogue: the documented example, a realistic catalogue (two currencies,
+// cycles not offered, free, one-time, HTML, unicode), the category map, and answers that are not what they should be.
+import { describe, expect, it } from 'vitest';
+import { BillingAnswerError } from '../../../src/catalog/billing-import/answer.js';
+import {
+  catalogueFrom,
+  type CatalogueOptions,
+  CurrencyChoiceError,
+  EmptyCatalogueError,
+  UnmappedProductsError,
+} from '../../../src/catalog/billing-import/catalogue.js';
+import { parseCategoryMap } from '../../../src/catalog/billing-import/category-map.js';
+import { whmcsProducts, whmcsRefusal } from '../../../src/catalog/billing-import/whmcs.js';
+import { canonicalPeriod } from '../../../src/catalog/billing-periods.js';
+import { validateCatalogue } from '../../../src/catalog/validate.js';
+import { WHMCS_AUTHENTICATION_FAILED, WHMCS_CATALOGUE, WHMCS_GETPRODUCTS_EXAMPLE, whmcsInvalidIp } from './fixtures.js';
+
+const MAP = parseCategoryMap(
+  JSON.stringify({ groups: { '1': 'web_shared', '2': 'vps_cloud', '3': 'game_minecraft' }, products: { '13': null } }),
+  'categories.json',
+);
+
+function options(patch: Partial<CatalogueOptions> = {}): CatalogueOptions {
+  return { map: MAP, mapFile: 'categories.json', currency: 'USD', system: 'WHMCS', ...patch };
+}
+
+const copy = <T>(value: T): T => structuredClone(value);
+
+describe('WHMCS GetProducts to a catalogue', () => {
+  it("maps the documentation's example: the one offered cycle, its setup fee, the module's category", () => {
+    const products = whmcsProducts(WHMCS_GETPRODUCTS_EXAMPLE);
+    const map = parseCategoryMap('{"modules": {"cPanel": "web_shared"}}', 'categories.json');
+    const result = catalogueFrom(products, options({ map, currency: null }));
+    expect(result).toEqual({
+      products: [
+        {
+          external_id: '1',
+          name: 'Best Hosting Plan',
+          category: 'web_shared',
+          price: 25.99,
+          pricing_tiers: [{ period: 'Monthly', price: 25.99 }],
+          setup_fee: 0,
+          currency: 'USD',
+          description: 'This is our best hosting plan, with all the bells and whistles.',
+        },
+      ],
+      leftOut: [],
+      warnings: [],
+      currency: 'USD',
+    });
+  });
+
+  it('maps a whole catalogue in the chosen currency: cycles under WHMCS names, monthly price, setup fee, text', () => {
+    const result = catalogueFrom(whmcsProducts(WHMCS_CATALOGUE), options());
+    expect(result.currency).toBe('USD');
+    expect(result.products).toEqual([
+      {
+        external_id: '1',
+        name: 'Starter',
+        category: 'web_shared',
+        price: 4.99,
+        pricing_tiers: [
+          { period: 'Monthly', price: 4.99 },
+          { period: 'Annually', price: 49.9 },
+          { period: 'Biennially', price: 89 },
+        ],
+        setup_fee: 5,
+        currency: 'USD',
+        description: '10 GB NVMe & free SSL\n- 1 website\n- Daily backups',
+      },
+      {
+        // Sold only yearly and three-yearly: the monthly price is the yearly one in twelve, with its setup fee.
+        external_id: '2',
+        name: 'Business & Co',
+        category: 'web_shared',
+        price: 10,
+        pricing_tiers: [
+          { period: 'Annually', price: 120 },
+          { period: 'Triennially', price: 300 },
+        ],
+        setup_fee: 10,
+        currency: 'USD',
+        description: 'Unlimited websites\nUnlimited e-mail',
+      },
+      {
+        external_id: '7',
+        name: 'Serveur Dédié Ü — 東京',
+        category: 'vps_cloud',
+        price: 89,
+        pricing_tiers: [
+          { period: 'Monthly', price: 89 },
+          { period: 'Quarterly', price: 255 },
+          { period: 'Semi-Annually', price: 495 },
+        ],
+        setup_fee: 49,
+        currency: 'USD',
+        description: 'CPU: 8 cores\nRAM: 32\u202fGB',
+      },
+      // Free: price 0, no cycles.
+      { external_id: '9', name: 'Trial VPS', category: 'vps_cloud', price: 0, currency: 'USD', description: 'Seven days to try' },
+      // One-time: no monthly price, the one-time cycle and its setup fee.
+      {
+        external_id: '12',
+        name: 'Minecraft 4 GB',
+        category: 'game_minecraft',
+        pricing_tiers: [{ period: 'One Time', price: 15 }],
+        setup_fee: 2.5,
+        currency: 'USD',
+      },
+    ]);
+    expect(result.leftOut).toEqual([{ id: '13', name: 'Legacy Rust server', reason: 'categories.json leaves it out ("products" → "13" is null)' }]);
+    expect(result.warnings).toEqual([]);
+  });
+
+  it('reads the other currency when asked, and leaves out a product that has no cycle in it', () => {
+    const map = parseCategoryMap('{"groups": {"1": "web_shared", "2": "vps_cloud", "3": "game_minecraft"}}', 'categories.json');
+    const result = catalogueFrom(whmcsProducts(WHMCS_CATALOGUE), options({ map, currency: 'eur' }));
+    expect(result.currency).toBe('EUR');
+    const byId = Object.fromEntries(result.products.map((p) => [p.external_id, p]));
+    expect(byId['1']).toMatchObject({ price: 4.59, setup_fee: 4, currency: 'EUR', pricing_tiers: [{ period: 'Monthly', price: 4.59 }, { period: 'Annually', price: 45.9 }] });
+    expect(byId['2']).toMatchObject({ price: 9.17, setup_fee: 9, pricing_tiers: [{ period: 'Annually', price: 110 }] });
+    expect(byId['12']).toMatchObject({ pricing_tiers: [{ period: 'One Time', price: 14 }], setup_fee: 2 });
+    expect(result.leftOut).toEqual([{ id: '13', name: 'Legacy Rust server', reason: 'no billing cycle is offered in EUR' }]);
+  });
+
+  it('names every cycle the way hostdir recognises, and the catalogue passes the sync endpoint\'s validation', () => {
+    for (const period of ['Monthly', 'Quarterly', 'Semi-Annually', 'Annually', 'Biennially', 'Triennially', 'One Time']) {
+      expect(canonicalPeriod(period), period).not.toBeNull();
+    }
+    const { products } = catalogueFrom(whmcsProducts(WHMCS_CATALOGUE), options());
+    const validated = validateCatalogue(
+      { products },
+      { categories: new Set(['web_shared', 'vps_cloud', 'game_minecraft']), defaultCurrency: 'EUR', maxProducts: 100 },
+    );
+    expect(validated.ok, JSON.stringify(validated)).toBe(true);
+  });
+
+  it('asks for a currency when prices come in several, and refuses one that is not there', () => {
+    expect(() => catalogueFrom(whmcsProducts(WHMCS_CATALOGUE), options({ currency: null }))).toThrow(
+      new CurrencyChoiceError('WHMCS prices its products in EUR, USD; choose the currency to list with --currency (e.g. --currency EUR)'),
+    );
+    expect(() => catalogueFrom(whmcsProducts(WHMCS_CATALOGUE), options({ currency: 'GBP' }))).toThrow(
+      'WHMCS has no prices in GBP; its prices are in EUR, USD',
+    );
+    expect(() => catalogueFrom(whmcsProducts(WHMCS_CATALOGUE), options({ currency: 'dollars' }))).toThrow('is not an ISO 4217 code');
+  });
+
+  it('names every group the map leaves without a category, with its module and products, and a map to start from', () => {
+    const map = parseCategoryMap('{"groups": {"1": "web_shared"}}', 'categories.json');
+    let error: unknown;
+    try {
+      catalogueFrom(whmcsProducts(WHMCS_CATALOGUE), options({ map }));
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(UnmappedProductsError);
+    expect((error as Error).message).toBe(
+      [
+        'categories.json gives no category to 4 products:',
+        '  group 2 (module proxmox): 7 "Serveur Dédié Ü — 東京", 9 "Trial VPS"',
+        '  group 3 (module pterodactyl): 12 "Minecraft 4 GB", 13 "Legacy Rust server"',
+        'Add them to categories.json, each with a category slug (hostdir categories list shows them) or null to leave them out, e.g.:',
+        '{',
+        '  "groups": {',
+        '    "2": "<category>",',
+        '    "3": "<category>"',
+        '  }',
+        '}',
+      ].join('\n'),
+    );
+  });
+
+  it('takes a product\'s own entry first, then its group, then its module (in any case)', () => {
+    const map = parseCategoryMap(
+      JSON.stringify({ products: { '7': 'dedicated' }, groups: { '1': 'web_shared', '3': null }, modules: { PROXMOX: 'vps_cloud' } }),
+      'categories.json',
+    );
+    const result = catalogueFrom(whmcsProducts(WHMCS_CATALOGUE), options({ map }));
+    expect(result.products.map((p) => [p.external_id, p.category])).toEqual([
+      ['1', 'web_shared'],
+      ['2', 'web_shared'],
+      ['7', 'dedicated'],
+      ['9', 'vps_cloud'],
+    ]);
+    expect(result.leftOut.map((l) => l.reason)).toEqual([
+      'categories.json leaves it out ("groups" → "3" is null)',
+      'categories.json leaves it out ("groups" → "3" is null)',
+    ]);
+  });
+
+  it('leaves out products an answer marks hidden or retired', () => {
+    // GetProducts documents neither flag; an installation whose answer carries them is honoured.
+    const answer = copy(WHMCS_CATALOGUE);
+    Object.assign(answer.products.product[0]!, { hidden: 1 });
+    Object.assign(answer.products.product[1]!, { retired: '1' });
+    Object.assign(answer.products.product[2]!, { hidden: 0, retired: '0' });
+    const result = catalogueFrom(whmcsProducts(answer), options());
+    expect(result.products.map((p) => p.external_id)).toEqual(['7', '9', '12']);
+    expect(result.leftOut).toEqual([
+      { id: '1', name: 'Starter', reason: 'hidden in WHMCS' },
+      { id: '2', name: 'Business & Co', reason: 'retired in WHMCS' },
+      { id: '13', name: 'Legacy Rust server', reason: 'categories.json leaves it out ("products" → "13" is null)' },
+    ]);
+  });
+
+  it('reads a product given as an object rather than a list of one, and string ids', () => {
+    const answer = copy(WHMCS_GETPRODUCTS_EXAMPLE) as Record<string, any>;
+    answer.products.product = { ...answer.products.product[0], pid: '1', gid: '1' };
+    expect(whmcsProducts(answer).map((p) => [p.id, p.groups])).toEqual([['1', [{ id: '1', name: null }]]]);
+  });
+
+  it('refuses an answer that holds fewer products than it says, rather than deactivating the rest', () => {
+    const answer = copy(WHMCS_CATALOGUE);
+    answer.totalresults = 7;
+    expect(() => whmcsProducts(answer)).toThrow(
+      new BillingAnswerError(
+        'WHMCS reported 7 products (totalresults) but its answer holds 6; syncing part of the catalogue would deactivate the rest, so nothing is synced',
+      ),
+    );
+  });
+
+  it('refuses answers of another shape, and reads an error answer as a refusal', () => {
+    expect(() => whmcsProducts([])).toThrow('not an object');
+    expect(() => whmcsProducts({ result: 'error', message: 'x' })).toThrow('"result": "error", not "success"');
+    expect(() => whmcsProducts({ result: 'success', products: { product: [{ name: 'no id' }] } })).toThrow('products.product[0] without a pid');
+    expect(() => whmcsProducts({ result: 'success', products: 42 })).toThrow('neither an object nor a list');
+    expect(whmcsProducts({ result: 'success', totalresults: 0, products: '' })).toEqual([]);
+    expect(whmcsRefusal(WHMCS_AUTHENTICATION_FAILED)).toBe('Authentication Failed');
+    expect(whmcsRefusal(whmcsInvalidIp('203.0.113.9'))).toBe('Invalid IP 203.0.113.9');
+    expect(whmcsRefusal(WHMCS_GETPRODUCTS_EXAMPLE)).toBeNull();
+  });
+
+  it('keeps a cycle it cannot read out, and says so', () => {
+    const answer = copy(WHMCS_GETPRODUCTS_EXAMPLE) as Record<string, any>;
+    answer.products.product[0].pricing.USD.annually = 'n/a';
+    const map = parseCategoryMap('{"groups": {"1": "web_shared"}}', 'categories.json');
+    const result = catalogueFrom(whmcsProducts(answer), options({ map }));
+    expect(result.products[0]!.pricing_tiers).toEqual([{ period: 'Monthly', price: 25.99 }]);
+    expect(result.warnings).toEqual(['1: the Annually price in USD ("n/a") is not an amount; that cycle is left out']);
+  });
+
+  it('refuses to build an empty catalogue, which would deactivate the whole listing', () => {
+    const map = parseCategoryMap('{"groups": {"1": null}}', 'categories.json');
+    expect(() => catalogueFrom(whmcsProducts(WHMCS_GETPRODUCTS_EXAMPLE), options({ map }))).toThrow(EmptyCatalogueError);
+  });
+
+  it('cuts a name and a description past the contract\'s lengths, on a character boundary', () => {
+    const answer = copy(WHMCS_GETPRODUCTS_EXAMPLE) as Record<string, any>;
+    answer.products.product[0].name = '🚀'.repeat(250);
+    answer.products.product[0].description = 'é'.repeat(25_000);
+    const map = parseCategoryMap('{"groups": {"1": "web_shared"}}', 'categories.json');
+    const result = catalogueFrom(whmcsProducts(answer), options({ map }));
+    const product = result.products[0]!;
+    expect([...product.name].length).toBe(200);
+    expect(product.name.endsWith('🚀…')).toBe(true);
+    expect([...product.description!].length).toBe(20_000);
+    expect(result.warnings).toEqual(['1: the name is cut to 200 characters', '1: the description is cut to 20000 characters']);
+  });
+});
