@@ -175,6 +175,9 @@ async function startHostdir(store, databaseUrl, dataDir) {
     ADMIN_TOKEN: adminToken,
     LOG_LEVEL: 'warn',
     SYNC_MAX_PER_WINDOW: '1000000',
+    // Idle connections are kept as long as the floor server keeps them: the client's pool reuses them across rounds,
+    // and one the server had closed meanwhile failed the run (EPIPE).
+    KEEP_ALIVE_TIMEOUT_MS: '60000',
     ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
   };
   const flags = PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(PROFILE_DIR)}`, `--cpu-prof-name=hostdir-${store}.cpuprofile`] : [];
