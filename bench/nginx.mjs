@@ -4,26 +4,15 @@
 // rather than test another configuration.
 import { spawn, execFile } from 'node:child_process';
 import { chown, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { createConnection, createServer } from 'node:net';
+import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { freePort, stopProcess } from './support.mjs';
 
 export const NGINX = process.env.NGINX ?? '/usr/sbin/nginx';
 export const NGINX_CONFIG = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../deploy/nginx/hostdir.conf');
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 function replaceOnce(text, pattern, replacement, what) {
   if (!pattern.test(text)) throw new Error(`${NGINX_CONFIG} no longer has ${what}`);
@@ -88,13 +77,7 @@ export async function startNginx({ upstreams, workers = 1, extra = '' }) {
   const log = async () => `${output}${await readFile(path.join(dir, 'error.log'), 'utf8').catch(() => '')}`;
   const stop = async () => {
     process.off('exit', onExit);
-    if (child.exitCode === null && child.signalCode === null) {
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-      await exited;
-      clearTimeout(timer);
-    }
+    await stopProcess(child, 10_000);
     await rm(dir, { recursive: true, force: true });
   };
   const deadline = Date.now() + 20_000;

@@ -14,21 +14,19 @@
 // The products are loaded with COPY into the schema the server migrates (its secondary indexes dropped during
 // the load and built again after it), and kept in the database for the next run.
 import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import pg from 'pg';
 import copyStreams from 'pg-copy-streams';
 import { newId } from '../dist/catalog/ids.js';
 import { migrate } from '../dist/store/migrate.js';
 import { openDatabase } from '../dist/store/open.js';
 import { startNginx } from './nginx.mjs';
+import { databaseUrlOf, freePort, startHostdir, stopProcess, withClient } from './support.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const JSON_OUTPUT = process.argv.includes('--json');
@@ -40,12 +38,7 @@ const CLIENTS = 32;
 const PROCESSES = [1, 2];
 const SERVER_URL = new URL(process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
 const DATABASE = process.env.BENCH_DATABASE ?? `hostdir_bench_read${PRODUCTS === 1_000_000 ? '' : `_${PRODUCTS}`}`;
-if (!/^[a-z_][a-z0-9_]{0,62}$/.test(DATABASE)) throw new Error(`BENCH_DATABASE must be a plain lower-case name, got ${DATABASE}`);
-const databaseUrl = (() => {
-  const url = new URL(SERVER_URL);
-  url.pathname = `/${DATABASE}`;
-  return url.toString();
-})();
+const databaseUrl = databaseUrlOf(SERVER_URL, DATABASE);
 
 const log = (message) => process.stderr.write(`${new Date().toISOString().slice(11, 19)} ${message}\n`);
 
@@ -55,36 +48,6 @@ process.on('exit', () => {
   for (const child of children) child.kill('SIGKILL');
 });
 for (const signal of ['SIGINT', 'SIGTERM']) process.once(signal, () => process.exit(130));
-
-async function withClient(url, fn) {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return await fn(client);
-  } finally {
-    await client.end();
-  }
-}
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-async function stopProcess(child) {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
-  await exited;
-  clearTimeout(timer);
-}
 
 function spawnTracked(args, env) {
   const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -259,32 +222,6 @@ async function waitUntil(url, what, child, output) {
   }
 }
 
-/** hostdir (node dist/main.js) on the benchmark's database with `processes` processes. */
-async function startHostdir(processes) {
-  const port = await freePort();
-  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'hostdir-bench-read-'));
-  const { child, output } = spawnTracked([path.join(ROOT, 'dist/main.js')], {
-    PATH: process.env.PATH ?? '',
-    HOST: '127.0.0.1',
-    PORT: String(port),
-    DATA_DIR: dataDir,
-    DATABASE_URL: databaseUrl,
-    ADMIN_TOKEN: `bench-${randomBytes(12).toString('hex')}`,
-    LOG_LEVEL: 'warn',
-    WORKERS: String(processes),
-  });
-  const url = `http://127.0.0.1:${port}`;
-  await waitUntil(`${url}/readyz`, 'hostdir', child, output);
-  return {
-    url,
-    port,
-    async stop() {
-      await stopProcess(child);
-      await rm(dataDir, { recursive: true, force: true });
-    },
-  };
-}
-
 /** The floor server with `processes` processes, answering `answers` ({path: {type, body}}). */
 async function startFloor(answers, processes) {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'hostdir-bench-floor-'));
@@ -383,7 +320,7 @@ async function main() {
   const figures = {};
   let bodies = {};
   for (const processes of PROCESSES) {
-    const hostdir = await startHostdir(processes);
+    const hostdir = await startHostdir(databaseUrl, { WORKERS: String(processes) });
     const answers = await answersOf(hostdir.url, pages);
     bodies = Object.fromEntries(Object.entries(pages).map(([page, paths]) => [page, Buffer.from(answers[paths[0]].body, 'base64').length]));
     const floor = await startFloor(answers, processes);

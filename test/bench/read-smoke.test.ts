@@ -1,34 +1,21 @@
 // A small run of the read benchmark (bench/read.mjs), so that it keeps working: a few thousand products loaded by
 // COPY, the five answers with 1 and 2 processes, directly, through nginx and from the floor, for half a second
 // each. Speed is never asserted here; npm run bench:read measures it.
-import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import pg from 'pg';
 import { afterAll, expect, it } from 'vitest';
+import { benchDatabase, runBenchScript } from '../support/bench.js';
 import { ADMIN_DATABASE_URL } from '../support/server.js';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const DATABASE = `hostdir_bench_read_smoke_${randomBytes(5).toString('hex')}`;
+const database = benchDatabase('hostdir_bench_read_smoke');
 
-afterAll(async () => {
-  const client = new pg.Client({ connectionString: ADMIN_DATABASE_URL });
-  await client.connect();
-  await client.query(`DROP DATABASE IF EXISTS ${DATABASE} WITH (FORCE)`);
-  await client.end();
-});
+afterAll(() => database.drop());
 
 it('loads products, serves them and measures every answer against its floor, directly and through nginx', { timeout: 180_000 }, async () => {
-  const run = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, [path.join(ROOT, 'bench/read.mjs'), '--json'], {
-      env: { ...process.env, BENCH_DATABASE_URL: ADMIN_DATABASE_URL, BENCH_DATABASE: DATABASE, BENCH_PRODUCTS: '3000', BENCH_DURATION: '0.5', BENCH_WARMUP: '0' },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  const run = await runBenchScript('read.mjs', ['--json'], {
+    BENCH_DATABASE_URL: ADMIN_DATABASE_URL,
+    BENCH_DATABASE: database.name,
+    BENCH_PRODUCTS: '3000',
+    BENCH_DURATION: '0.5',
+    BENCH_WARMUP: '0',
   });
   expect(run.code, run.stderr).toBe(0);
   const result = JSON.parse(run.stdout.trim().split('\n').at(-1)!);

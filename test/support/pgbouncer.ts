@@ -5,6 +5,7 @@ import { chown, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { stopProcess } from '../../bench/support.mjs';
 import { ADMIN_DATABASE_URL, freePort } from './server.js';
 import { postgresUser, type SystemUser } from './system-user.js';
 
@@ -82,14 +83,8 @@ export async function startPgBouncer(options: PgBouncerOptions = {}): Promise<Pg
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const stop = async () => {
-    if (child.exitCode === null && child.signalCode === null) {
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      // SIGINT: PgBouncer's "safe shutdown" waits for clients; SIGTERM closes at once.
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-      await exited;
-      clearTimeout(timer);
-    }
+    // SIGTERM: PgBouncer closes at once (SIGINT would wait for its clients).
+    await stopProcess(child, 10_000);
     await rm(dir, { recursive: true, force: true });
   };
   try {
