@@ -19,6 +19,7 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import copyStreams from 'pg-copy-streams';
 import { body, catalogue, mixedCatalogue } from './products.mjs';
+import { stopProcess } from './support.mjs';
 import { issueApiKey } from '../dist/store/api-keys.js';
 import { insertHost } from '../dist/store/hosts.js';
 import { migrate } from '../dist/store/migrate.js';
@@ -136,15 +137,6 @@ function waitForLine(child, what) {
   });
 }
 
-async function stopProcess(child) {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
-  await exited;
-  clearTimeout(timer);
-}
-
 async function createDatabase() {
   const name = `hostdir_bench_${randomBytes(5).toString('hex')}`;
   const admin = new pg.Client({ connectionString: ADMIN_DATABASE_URL });
@@ -177,6 +169,9 @@ async function startHostdir(store, databaseUrl, dataDir) {
     ADMIN_TOKEN: adminToken,
     LOG_LEVEL: 'warn',
     SYNC_MAX_PER_WINDOW: '1000000',
+    // Idle connections are kept as long as the floor server keeps them: the client's pool reuses them across rounds,
+    // and one the server had closed meanwhile failed the run (EPIPE).
+    KEEP_ALIVE_TIMEOUT_MS: '60000',
     ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
   };
   const flags = PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(PROFILE_DIR)}`, `--cpu-prof-name=hostdir-${store}.cpuprofile`] : [];
@@ -258,7 +253,33 @@ function copyText(products, hostId) {
   return out;
 }
 
-const FLOOR_TABLE = 'CREATE TABLE floor_products (LIKE products INCLUDING ALL)';
+/**
+ * What the database must do for one sync of `products` of a host, however the server is written: one transaction
+ * that inserts the products and the run's record (its counts and what it did to each product), sent as one
+ * message. Values are written in as literals.
+ */
+function dbSyncText(products, hostId, runId) {
+  const quote = (value) => (value === null || value === undefined ? 'NULL' : `'${String(value).replaceAll("'", "''")}'`);
+  const rows = products.map((p, k) =>
+    [hostId, p.external_id, `prd_${runId}${String(k).padStart(6, '0')}`, 'active', p.name, p.category, p.price, p.currency.toUpperCase(),
+      p.description, JSON.stringify(p.specs), JSON.stringify(p.pricing_tiers), p.setup_fee, p.contract_duration,
+      JSON.stringify(p.features), JSON.stringify(p.datacenter_locations), randomBytes(20).toString('base64')]
+      .map((value, c) => (c === 0 ? String(value) : quote(value)))
+      .join(', '),
+  );
+  const actions = products.map((p, k) => `${p.external_id}\tprd_${runId}${String(k).padStart(6, '0')}\tcreated`).join('\n');
+  return `BEGIN;
+INSERT INTO floor_products (host_id, external_id, id, status, name, category, price, currency, description, specs, pricing_tiers,
+  setup_fee, contract_duration, features, datacenter_locations, fingerprint, created_at, updated_at)
+VALUES ${rows.map((row) => `(${row}, now(), now())`).join(',\n  ')};
+INSERT INTO floor_sync_runs (host_id, id, dry_run, received, created, updated, unchanged, reactivated, deactivated, started_at,
+  applied_at, duration_ms, actions)
+VALUES (${hostId}, 'syn_${runId}', false, ${products.length}, ${products.length}, 0, 0, 0, 0, now(), now(), 1, ${quote(actions)});
+COMMIT`;
+}
+
+const FLOOR_TABLE = `CREATE TABLE floor_products (LIKE products INCLUDING ALL);
+  CREATE TABLE floor_sync_runs (LIKE sync_runs INCLUDING ALL)`;
 const COPY_FLOOR = `COPY floor_products (host_id, external_id, id, status, name, category, price, currency, description, specs,
   pricing_tiers, setup_fee, contract_duration, features, datacenter_locations, fingerprint, created_at, updated_at, deactivated_at)`;
 const SELECT_FLOOR = 'SELECT external_id, id, status, fingerprint FROM floor_products WHERE host_id = $1';
@@ -270,6 +291,8 @@ async function openFloorDatabase(store, databaseUrl, dataDir) {
     await client.connect();
     await client.query(FLOOR_TABLE);
     const { rows } = await client.query('SHOW server_version');
+    // As many connections as the benchmark has clients: each runs one sync's transaction at a time.
+    const pool = new pg.Pool({ connectionString: databaseUrl, max: SIZES.clients });
     return {
       version: `PostgreSQL ${rows[0].server_version}`,
       async copy(text) {
@@ -278,7 +301,11 @@ async function openFloorDatabase(store, databaseUrl, dataDir) {
         await client.query('COMMIT');
       },
       select: (hostId) => client.query(SELECT_FLOOR, [hostId]),
-      close: () => client.end(),
+      syncs: (texts) => concurrently(texts.map((text) => () => pool.query(text)), SIZES.clients),
+      close: async () => {
+        await pool.end();
+        await client.end();
+      },
     };
   }
   const { PGlite } = await import('@electric-sql/pglite');
@@ -297,6 +324,8 @@ async function openFloorDatabase(store, databaseUrl, dataDir) {
       });
     },
     select: (hostId) => db.query(SELECT_FLOOR, [hostId]),
+    // One connection, like the embedded store: the transactions run one after another.
+    syncs: (texts) => concurrently(texts.map((text) => () => db.exec(text)), 1),
     close: () => db.close(),
   };
 }
@@ -338,7 +367,8 @@ async function benchStore(store) {
     const text = payload.toString('utf8');
     const mixedPayload = body(mixedCatalogue(n));
     const bigPayload = body(catalogue(SIZES.big));
-    const small = Array.from({ length: SIZES.hosts }, (_, h) => body(catalogue(SIZES.hostProducts, h * SIZES.hostProducts)));
+    const smallProducts = Array.from({ length: SIZES.hosts }, (_, h) => catalogue(SIZES.hostProducts, h * SIZES.hostProducts));
+    const small = smallProducts.map(body);
     const rows = copyText(products, 0);
 
 
@@ -372,6 +402,10 @@ async function benchStore(store) {
         },
       ],
       floor_throughput_ms: [() => null, () => concurrently(small.map((b) => () => expect200(post(`${floor.url}/parse-tx`, b), 'floor')), SIZES.clients)],
+      floor_db_syncs_ms: [
+        (k) => smallProducts.map((products, h) => dbSyncText(products, 1_000_000 + k * SIZES.hosts + h, `${k}x${h}x${randomBytes(4).toString('hex')}`)),
+        (texts) => floorDb.syncs(texts),
+      ],
       create_ms: [(k) => createHosts[k], (key) => syncAs(server, key, payload)],
       unchanged_ms: [async (k) => (await syncAs(server, unchangedHosts[k], payload), unchangedHosts[k]), (key) => syncAs(server, key, payload)],
       mixed_ms: [async (k) => (await syncAs(server, mixedHosts[k], payload), mixedHosts[k]), (key) => syncAs(server, key, mixedPayload)],
@@ -430,6 +464,7 @@ async function benchStore(store) {
     const medianOf = (name) => (times[name]?.length ? median(times[name]) : NaN);
     for (const name of ['floor_http_ms', 'floor_parse_ms', 'floor_copy_ms', 'floor_select_ms']) figures[name] = medianOf(name);
     figures.floor_throughput_per_s = (SIZES.hosts / medianOf('floor_throughput_ms')) * 1000;
+    figures.floor_db_syncs_per_s = (SIZES.hosts / medianOf('floor_db_syncs_ms')) * 1000;
     for (const name of ['create_ms', 'unchanged_ms', 'mixed_ms', 'create_50k_ms']) figures[name] = medianOf(name);
     figures.peak_rss_mb_50k = peaks.length ? median(peaks) : NaN;
     figures.body_mb_50k = bigPayload.length / 1024 / 1024;
@@ -462,14 +497,15 @@ async function benchStore(store) {
 // ---------------------------------------------------------------------------------------------- report
 
 function targets(r) {
-  if (r.store === 'embedded') return [['create_ms < 2000', r.create_ms, 2000]];
+  const memory = ['peak_rss_mb_50k ≤ 150 + 4 × body_mb_50k', r.peak_rss_mb_50k, 150 + 4 * r.body_mb_50k];
+  if (r.store === 'embedded') return [['create_ms < 2000', r.create_ms, 2000], memory];
   return [
     ['create_ms ≤ 1.5 × (http+parse+copy)', r.create_ms, 1.5 * (r.floor_http_ms + r.floor_parse_ms + r.floor_copy_ms)],
     ['unchanged_ms ≤ 2.0 × (http+parse+select)', r.unchanged_ms, 2 * (r.floor_http_ms + r.floor_parse_ms + r.floor_select_ms)],
     ['mixed_ms ≤ 1.5 × create_ms', r.mixed_ms, 1.5 * r.create_ms],
     ['create_50k_ms ≤ 5.5 × create_ms', r.create_50k_ms, 5.5 * r.create_ms],
-    ['peak_rss_mb_50k ≤ 150 + 4 × body_mb_50k', r.peak_rss_mb_50k, 150 + 4 * r.body_mb_50k],
-    ['throughput ≥ 0.5 × floor', -r.throughput_syncs_per_s, -0.5 * r.floor_throughput_per_s],
+    memory,
+    ['throughput ≥ 0.5 × floor_db_syncs', -r.throughput_syncs_per_s, -0.5 * r.floor_db_syncs_per_s],
   ];
 }
 

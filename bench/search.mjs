@@ -9,16 +9,8 @@
 //
 // PostgreSQL: the server of TEST_DATABASE_URL, else postgres://postgres@127.0.0.1:5432; BENCH_DATABASE names the
 // database (default hostdir_bench_search).
-import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import pg from 'pg';
+import { databaseUrlOf, startHostdir, withClient } from './support.mjs';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const PRODUCTS = Number(process.env.BENCH_PRODUCTS ?? 1_000_000);
 const HOSTS = Number(process.env.BENCH_HOSTS ?? Math.max(10, Math.round(PRODUCTS / 1000)));
 // One product in RARE mentions a quokka: the rare word of the text searches (1 in 5000 at full size).
@@ -26,73 +18,10 @@ const RARE = Math.max(1, Math.min(5000, Math.floor(PRODUCTS / 10)));
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 15);
 const SERVER_URL = new URL(process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
 const DATABASE = process.env.BENCH_DATABASE ?? `hostdir_bench_search${PRODUCTS === 1_000_000 ? '' : `_${PRODUCTS}`}`;
-if (!/^[a-z_][a-z0-9_]{0,62}$/.test(DATABASE)) throw new Error(`BENCH_DATABASE must be a plain lower-case name, got ${DATABASE}`);
-const databaseUrl = (() => {
-  const url = new URL(SERVER_URL);
-  url.pathname = `/${DATABASE}`;
-  return url.toString();
-})();
+const databaseUrl = databaseUrlOf(SERVER_URL, DATABASE);
 
 function log(message) {
   process.stderr.write(`${new Date().toISOString().slice(11, 19)} ${message}\n`);
-}
-
-async function withClient(url, fn) {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return await fn(client);
-  } finally {
-    await client.end();
-  }
-}
-
-async function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-async function startServer() {
-  const port = await freePort();
-  const dataDir = await mkdtemp(path.join(tmpdir(), 'hostdir-bench-'));
-  const child = spawn(process.execPath, [path.join(ROOT, 'dist/main.js')], {
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      DATA_DIR: dataDir,
-      DATABASE_URL: databaseUrl,
-      ADMIN_TOKEN: `bench-${randomBytes(12).toString('hex')}`,
-      LOG_LEVEL: 'warn',
-    },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 120_000;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
-    try {
-      if ((await fetch(`${url}/readyz`)).ok) break;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  return {
-    url,
-    async stop() {
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGTERM');
-      await exited;
-      await rm(dataDir, { recursive: true, force: true });
-    },
-  };
 }
 
 const CITIES = ['Frankfurt', 'Amsterdam', 'London', 'Paris', 'Helsinki', 'Nuremberg', 'Warsaw', 'Madrid', 'Milan', 'Stockholm',
@@ -118,7 +47,7 @@ async function generate() {
     await client.query(`CREATE DATABASE ${DATABASE}`);
   });
   // The server's start applies every migration, so the data lands in exactly the schema hostdir runs on.
-  const server = await startServer();
+  const server = await startHostdir(databaseUrl);
   await server.stop();
   await withClient(databaseUrl, async (client) => {
     await client.query(`SET maintenance_work_mem = '256MB'`);
@@ -231,7 +160,7 @@ async function main() {
     log(`reusing ${DATABASE} (${count} products)`);
   }
 
-  const server = await startServer();
+  const server = await startHostdir(databaseUrl);
   try {
     const base = `${server.url}/api/v1/directory/products?limit=20`;
     const first = await timed(`${base}&category=vps_cloud`);

@@ -1,4 +1,5 @@
 // Every setting hostdir reads from its environment, parsed and checked once at start.
+import { isIP } from 'node:net';
 import path from 'node:path';
 
 export interface Config {
@@ -8,6 +9,10 @@ export interface Config {
   databaseUrl: string | null;
   /** a direct (session) connection for the migrations when DATABASE_URL goes through a transaction pooler */
   migrationDatabaseUrl: string | null;
+  /** streaming replicas the public directory reads from (DATABASE_READ_URL, comma-separated) */
+  databaseReadUrls: string[];
+  /** a replica further behind the primary than this is left out of the directory's reads until it catches up */
+  replicaMaxLagSeconds: number;
   adminToken: string | null;
   logLevel: string;
   maxBodyBytes: number;
@@ -53,6 +58,11 @@ export interface Config {
   syncQueueLimit: number;
   /** server processes sharing the port (node:cluster); more than 1 needs DATABASE_URL */
   workers: number;
+  /**
+   * proxies (addresses, CIDR ranges, or loopback / linklocal / uniquelocal) whose X-Forwarded-For is believed: the
+   * client's address, which the throttling of failed authentications counts by, is then the one they name
+   */
+  trustProxy: string[];
 }
 
 export class ConfigError extends Error {}
@@ -83,6 +93,13 @@ export function loadConfig(env: Env = process.env): Config {
   if (migrationDatabaseUrl && !(databaseUrl && /^postgres(ql)?:\/\//.test(migrationDatabaseUrl))) {
     throw new ConfigError('MIGRATION_DATABASE_URL must start with postgres:// or postgresql://, and needs DATABASE_URL');
   }
+  const databaseReadUrls = (text(env, 'DATABASE_READ_URL') ?? '').split(/[\s,]+/).filter(Boolean);
+  if (databaseReadUrls.length > 0 && !databaseUrl) {
+    throw new ConfigError('DATABASE_READ_URL needs DATABASE_URL: the embedded store has no replicas');
+  }
+  if (databaseReadUrls.some((url) => !/^postgres(ql)?:\/\//.test(url))) {
+    throw new ConfigError('DATABASE_READ_URL must be one or more postgres:// or postgresql:// URLs, separated by commas');
+  }
   const adminToken = text(env, 'ADMIN_TOKEN');
   if (adminToken !== null && adminToken.length < 16) {
     throw new ConfigError('ADMIN_TOKEN must be at least 16 characters long');
@@ -107,6 +124,17 @@ export function loadConfig(env: Env = process.env): Config {
   if (maxBodyBytesPerHost < maxBodyBytes || maxBodyBytesPerHost > maxBodyBytesInFlight) {
     throw new ConfigError('MAX_BODY_BYTES_PER_HOST must be between MAX_BODY_BYTES and MAX_BODY_BYTES_IN_FLIGHT');
   }
+  const trustProxy = (text(env, 'TRUST_PROXY') ?? '').split(/[\s,]+/).filter(Boolean);
+  for (const entry of trustProxy) {
+    const [address = '', bits, ...rest] = entry.split('/');
+    const family = isIP(address);
+    const validBits = bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= (family === 6 ? 128 : 32));
+    if (!['loopback', 'linklocal', 'uniquelocal'].includes(entry) && !(family !== 0 && validBits && rest.length === 0)) {
+      throw new ConfigError(
+        `TRUST_PROXY must list addresses, CIDR ranges (10.0.0.0/8) or loopback, linklocal, uniquelocal; got "${entry}"`,
+      );
+    }
+  }
   const workers = integer(env, 'WORKERS', 1, 1, 256);
   if (workers > 1 && !databaseUrl) {
     throw new ConfigError(
@@ -120,6 +148,8 @@ export function loadConfig(env: Env = process.env): Config {
     dataDir: path.resolve(text(env, 'DATA_DIR') ?? './data'),
     databaseUrl,
     migrationDatabaseUrl,
+    databaseReadUrls,
+    replicaMaxLagSeconds: integer(env, 'REPLICA_MAX_LAG_SECONDS', 5, 1, 3_600),
     adminToken,
     logLevel: text(env, 'LOG_LEVEL') ?? 'info',
     maxBodyBytes,
@@ -148,6 +178,7 @@ export function loadConfig(env: Env = process.env): Config {
     syncConcurrency: integer(env, 'SYNC_CONCURRENCY', 4, 1, 1000),
     syncQueueLimit: integer(env, 'SYNC_QUEUE_LIMIT', 100, 0, 100_000),
     workers,
+    trustProxy,
   };
 }
 

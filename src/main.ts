@@ -10,7 +10,7 @@ import { buildApp, loggerOptions } from './http/app.js';
 import { isUnavailable, type Database } from './store/db.js';
 import { migrate } from './store/migrate.js';
 import { forgetInstance, keepInstanceAlive, touchInstance } from './store/instances.js';
-import { openDatabase, withMigrationDatabase } from './store/open.js';
+import { openDatabase, openDirectoryReads, withMigrationDatabase } from './store/open.js';
 import { newId } from './catalog/ids.js';
 
 export interface RunningServer {
@@ -28,7 +28,15 @@ async function startServer(config: Config = loadConfig()): Promise<RunningServer
   // This process's heartbeat: should it die, its Idempotency-Key claims are free again seconds later.
   const instanceId = newId('ins');
   let heartbeat: { stop(): void } | null = null;
-  const app = await buildApp({ config, db, adminToken: admin.token, lifecycle, instanceId, logger: loggerOptions(config.logLevel, admin.token) });
+  const logger = loggerOptions(config.logLevel, admin.token);
+  // The public directory's reads go to a fresh replica of DATABASE_READ_URL when there is one.
+  const replicas = openDirectoryReads(config, db, (replica, usable, why) =>
+    usable
+      ? app.log.info({ replica }, `the directory reads from replica ${replica} again: ${why}`)
+      : app.log.warn({ replica }, `the directory reads from the primary instead of replica ${replica}: ${why}`),
+  );
+  const app = await buildApp({ config, db, directory: replicas ?? db, replicas: replicas ?? undefined, adminToken: admin.token, lifecycle, instanceId, logger });
+  void replicas?.start();
   /** Migrations, then this process's heartbeat: what must be done on the database before it serves. */
   const prepare = async () => {
     await withMigrationDatabase(config, db, migrate);
@@ -93,6 +101,7 @@ async function startServer(config: Config = loadConfig()): Promise<RunningServer
       } finally {
         clearTimeout(deadline);
         if (retrying) clearTimeout(retrying);
+        await replicas?.stop();
         if (heartbeat) {
           (heartbeat as { stop(): void }).stop();
           await forgetInstance(db, instanceId).catch(() => undefined);

@@ -10,7 +10,7 @@ import { newId } from '../catalog/ids.js';
 import { isUnavailable } from '../store/db.js';
 import { AuthFailures } from './auth-failures.js';
 import type { AppContext } from './context.js';
-import { revalidatedByEtag } from './freshness.js';
+import { PRIVATE_CACHE_CONTROL, revalidatedByEtag } from './freshness.js';
 import { createMetrics, metricsRoutes } from './metrics.js';
 import { openApiRoute, registerOpenApi } from './openapi.js';
 import { Problem, PROBLEM_TYPE, problemBody, rawProblemResponse, retryAfter, sendProblem } from './problems.js';
@@ -28,8 +28,10 @@ import { SyncSlots } from '../sync/slots.js';
 
 const PACKAGE_VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
-export interface AppOptions extends Omit<AppContext, 'metrics' | 'syncSlots'> {
+export interface AppOptions extends Omit<AppContext, 'metrics' | 'syncSlots' | 'directory'> {
   logger?: FastifyServerOptions['logger'];
+  /** where the public directory reads (default: db) */
+  directory?: AppContext['directory'];
 }
 
 /** The routes that answer without the database, before it has first been reached (the probe says why not ready). */
@@ -155,7 +157,12 @@ const publicReads: FastifyPluginAsync<AppContext> = async (scope, context) => {
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { logger = false, ...settings } = options;
   const syncSlots = new SyncSlots(settings.config.syncConcurrency, settings.config.syncQueueLimit);
-  const context: AppContext = { ...settings, syncSlots, metrics: createMetrics(settings.db, syncSlots) };
+  const context: AppContext = {
+    ...settings,
+    directory: settings.directory ?? settings.db,
+    syncSlots,
+    metrics: createMetrics(settings.db, syncSlots, settings.replicas),
+  };
   const { config } = context;
   const app = Fastify({
     logger,
@@ -174,6 +181,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     connectionTimeout: 0,
     keepAliveTimeout: config.keepAliveTimeoutMs,
     forceCloseConnections: 'idle',
+    // Behind a proxy (deploy/nginx/hostdir.conf), the client's address comes from X-Forwarded-For, believed only
+    // from the proxies TRUST_PROXY names.
+    trustProxy: config.trustProxy.length > 0 ? config.trustProxy : false,
     routerOptions: { ignoreTrailingSlash: true },
     clientErrorHandler: answerClientError,
     // Fastify answers these before any hook runs; as problems with a request id they look like every other answer.
@@ -205,6 +215,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
+    // No cache may keep an answer unless the public reads say so (a 200 of theirs, see freshness.ts).
+    reply.header('cache-control', PRIVATE_CACHE_CONTROL);
     // The asterisk-form target (RFC 9112 3.2.4) names the server, not a resource: OPTIONS * says what the server
     // allows; any other method with it is malformed.
     if (request.raw.url === '*') {

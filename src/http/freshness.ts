@@ -1,9 +1,18 @@
-// Caching of public reads: a browser may reuse an answer for one second, then must revalidate it by ETag. No
-// server-side cache exists, so a page reflects a sync as soon as its transaction commits.
+// Caching of public reads, against the directory's freshness promise (README, "Caching in front"): a sync shows on
+// every public page within REPLICA_MAX_LAG_SECONDS + 10 + 6 seconds, however many caches stand between.
 import { createHash } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 
-const PUBLIC_CACHE_CONTROL = 'public, max-age=1, must-revalidate';
+/**
+ * A shared cache (nginx, a CDN) keeps an answer fresh for s-maxage seconds, then may hand out the stale copy for
+ * stale-while-revalidate seconds more while one request refreshes it in the background: no visitor waits for the
+ * database, and no copy is more than 10 seconds old. A browser keeps its copy one second (max-age), then may show
+ * it while revalidating by ETag for the same 5 seconds.
+ */
+export const SHARED_CACHE_SECONDS = { sMaxage: 5, staleWhileRevalidate: 5 } as const;
+export const PUBLIC_CACHE_CONTROL = `public, max-age=1, s-maxage=${SHARED_CACHE_SECONDS.sMaxage}, stale-while-revalidate=${SHARED_CACHE_SECONDS.staleWhileRevalidate}`;
+/** Everything else (provider and admin answers, errors, probes): never stored by any cache. */
+export const PRIVATE_CACHE_CONTROL = 'no-store';
 
 function etagOf(payload: string | Buffer): string {
   return `W/"${createHash('sha256').update(payload).digest('base64url').slice(0, 27)}"`;

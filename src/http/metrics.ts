@@ -6,6 +6,7 @@ import { AggregatorRegistry, Counter, Gauge, Histogram, Registry, collectDefault
 import type { SyncSummary } from '../catalog/types.js';
 import { askPrimaryForMetrics } from '../cluster.js';
 import type { Database } from '../store/db.js';
+import type { ReplicaReport } from '../store/replicas.js';
 import type { SyncSlots } from '../sync/slots.js';
 import { ALWAYS, HEADERS } from './schemas.js';
 
@@ -30,7 +31,7 @@ export interface Metrics {
   products: Counter<'action'>;
 }
 
-export function createMetrics(db: Database, slots: SyncSlots): Metrics {
+export function createMetrics(db: Database, slots: SyncSlots, replicas?: ReplicaReport): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const metrics: Metrics = {
@@ -84,12 +85,51 @@ export function createMetrics(db: Database, slots: SyncSlots): Metrics {
       this.set({ state: 'waiting' }, slots.waiting);
     },
   });
+  if (replicas) replicaMetrics(registry, replicas);
   if (cluster.isWorker) {
     // Lets the primary collect this worker's metrics for the sum it serves (see askPrimaryForMetrics).
     AggregatorRegistry.setRegistries([registry]);
     new AggregatorRegistry();
   }
   return metrics;
+}
+
+/** Where the directory's queries ran, and each replica's state (DATABASE_READ_URL). */
+function replicaMetrics(registry: Registry, replicas: ReplicaReport): void {
+  new Counter({
+    name: 'hostdir_directory_queries_total',
+    help: "Queries of the public directory's reads, by the database that answered them: a replica or the primary",
+    labelNames: ['served_by'],
+    registers: [registry],
+    collect() {
+      // The counts are kept by the routing itself; the counter shows them as they are.
+      this.reset();
+      this.inc({ served_by: 'primary' }, replicas.served.primary);
+      this.inc({ served_by: 'replica' }, replicas.served.replica);
+    },
+  });
+  new Gauge({
+    name: 'hostdir_replica_usable',
+    help: 'Whether the directory reads from this replica (1): reachable, a standby, and within REPLICA_MAX_LAG_SECONDS',
+    labelNames: ['replica'],
+    registers: [registry],
+    // Under --workers: 1 only if every worker uses it.
+    aggregator: 'min',
+    collect() {
+      for (const state of replicas.states()) this.set({ replica: state.name }, state.usable ? 1 : 0);
+    },
+  });
+  new Gauge({
+    name: 'hostdir_replica_lag_seconds',
+    help: "How far the replica's data is known to be behind the primary's; absent while unknown (unreachable)",
+    labelNames: ['replica'],
+    registers: [registry],
+    aggregator: 'max',
+    collect() {
+      this.reset();
+      for (const state of replicas.states()) if (state.lagSeconds !== null) this.set({ replica: state.name }, state.lagSeconds);
+    },
+  });
 }
 
 export function syncOutcome(status: number, dryRun: boolean): SyncOutcomeLabel {

@@ -62,6 +62,41 @@ export interface ListedCategory {
 /** Counting every product of a large category on each home page view would cost more than the number is worth. */
 export const CATEGORY_COUNT_CAP = 1000;
 
+/**
+ * Figures beside the listing that are approximate by design (category counts capped at CATEGORY_COUNT_CAP, filter
+ * choices read from a sample, which words are common by the last ANALYZE) cost far more to compute than to show: at a
+ * million products, tens of milliseconds to seconds. Each is kept per database for `ttlMs` and computed again by one
+ * caller while the others get the value it replaces; the first caller waits. The products listed are never kept.
+ */
+const recent = new WeakMap<Queryable, Map<string, { at: number; value: Promise<unknown> }>>();
+
+function recently<T>(db: Queryable, key: string, ttlMs: number, compute: () => Promise<T>): Promise<T> {
+  let entries = recent.get(db);
+  if (!entries) recent.set(db, (entries = new Map()));
+  const kept = entries.get(key);
+  const now = performance.now();
+  if (kept && now - kept.at < ttlMs) return kept.value as Promise<T>;
+  const value = compute();
+  if (!kept) {
+    // The first value: every caller waits for it; should it fail, the next caller computes again.
+    entries.set(key, { at: now, value });
+    value.catch(() => entries.delete(key));
+    return value;
+  }
+  // A value to replace: served until the new one is known (a failure keeps it for another ttlMs).
+  kept.at = now;
+  value.then(
+    () => entries.set(key, { at: now, value }),
+    () => {},
+  );
+  return kept.value as Promise<T>;
+}
+
+/** How long counts and filter choices are kept: the shared cache's s-maxage, within the freshness promise. */
+const LISTING_FIGURES_TTL_MS = 5_000;
+/** Word statistics change only with ANALYZE. */
+const WORD_STATISTICS_TTL_MS = 60_000;
+
 /** Words of a text query, each matched as a prefix ("nvm" finds "NVMe"); anything else is dropped. */
 function searchWords(text: string): string[] {
   return (text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).slice(0, 8);
@@ -215,7 +250,11 @@ function pageResult(rows: Record<string, unknown>[], more: boolean): { products:
 const COMMON_WORD_SHARE = 0.005;
 
 /** Whether the statistics of the last ANALYZE know each word (as a prefix) to occur in many products. */
-async function wordsAreCommon(db: Queryable, words: string[]): Promise<boolean> {
+function wordsAreCommon(db: Queryable, words: string[]): Promise<boolean> {
+  return recently(db, `common:${JSON.stringify(words)}`, WORD_STATISTICS_TTL_MS, () => wordShares(db, words));
+}
+
+async function wordShares(db: Queryable, words: string[]): Promise<boolean> {
   const { rows } = await db.query<{ share: number | string }>(
     `SELECT coalesce(min(share), 0) AS share FROM (
        SELECT w.word, coalesce(sum(e.freq), 0) AS share
@@ -277,17 +316,28 @@ export async function findListedHost(db: Queryable, slug: string): Promise<Liste
   return rows[0] ? toListedHost(rows[0]) : null;
 }
 
-/** Every category with its listed products counted up to CATEGORY_COUNT_CAP. */
-export async function listListedCategories(db: Queryable): Promise<ListedCategory[]> {
-  const { rows } = await db.query(
-    `SELECT c.slug, c.label,
-       (SELECT count(*) FROM (
-          SELECT 1 FROM products p JOIN hosts h ON h.id = p.host_id
-          WHERE p.category = c.slug AND p.status = 'active' AND h.status = 'active'
-          LIMIT ${CATEGORY_COUNT_CAP}) AS listed)::int AS product_count
-     FROM categories c ORDER BY c.label`,
+/** Every category with its listed products counted up to CATEGORY_COUNT_CAP (kept LISTING_FIGURES_TTL_MS). */
+export function listListedCategories(db: Queryable): Promise<ListedCategory[]> {
+  return recently(db, 'categories', LISTING_FIGURES_TTL_MS, () => countListedCategories(db));
+}
+
+async function countListedCategories(db: Queryable): Promise<ListedCategory[]> {
+  const { rows: categories } = await db.query<{ slug: string; label: string }>('SELECT slug, label FROM categories ORDER BY label');
+  if (categories.length === 0) return [];
+  // One subquery per category with its slug written in (slugs are checked by the table: [a-z0-9_-]): planned for a
+  // parameter, PostgreSQL expects an average category and walked most of a million products for a small one.
+  const { rows } = await db.query<{ k: number; n: number }>(
+    categories
+      .map(
+        (category, k) => `SELECT ${k} AS k, count(*)::int AS n FROM (
+           SELECT 1 FROM products p JOIN hosts h ON h.id = p.host_id
+           WHERE p.category = '${category.slug.replaceAll("'", "''")}' AND p.status = 'active' AND h.status = 'active'
+           LIMIT ${CATEGORY_COUNT_CAP}) AS listed`,
+      )
+      .join('\nUNION ALL\n'),
   );
-  return rows.map((row) => ({ slug: String(row.slug), label: String(row.label), product_count: Number(row.product_count) }));
+  const counts = new Map(rows.map((row) => [Number(row.k), Number(row.n)]));
+  return categories.map((category, k) => ({ slug: category.slug, label: category.label, product_count: counts.get(k) ?? 0 }));
 }
 
 export interface FilterChoices {
@@ -300,7 +350,11 @@ export interface FilterChoices {
  * Locations, features and currencies to offer as filters, the most frequent first, read from a bounded sample
  * of the listing so that a category of a hundred thousand products costs no more than a small one.
  */
-export async function filterChoices(db: Queryable, scope: { category?: string; hostSlug?: string }): Promise<FilterChoices> {
+export function filterChoices(db: Queryable, scope: { category?: string; hostSlug?: string }): Promise<FilterChoices> {
+  return recently(db, `choices:${scope.category ?? ''}:${scope.hostSlug ?? ''}`, LISTING_FIGURES_TTL_MS, () => sampleChoices(db, scope));
+}
+
+async function sampleChoices(db: Queryable, scope: { category?: string; hostSlug?: string }): Promise<FilterChoices> {
   const { rows } = await db.query<{ kind: string; value: string }>(
     `WITH sample AS (
        SELECT p.datacenter_locations, p.features, p.currency

@@ -4,6 +4,7 @@ import type { Config } from '../config.js';
 import type { Database } from './db.js';
 import { EmbeddedDatabase } from './embedded.js';
 import { PostgresDatabase } from './postgres.js';
+import { DirectoryReads, type DirectoryReadsOptions } from './replicas.js';
 
 export async function openDatabase(config: Config): Promise<Database> {
   if (config.databaseUrl) {
@@ -33,4 +34,28 @@ export async function withMigrationDatabase(config: Config, db: Database, fn: (d
   } finally {
     await direct.close();
   }
+}
+
+/**
+ * The replicas of DATABASE_READ_URL behind the routing of the directory's reads, or null without any. Checked four
+ * times per REPLICA_MAX_LAG_SECONDS (at most every second), so that a replica is set aside before it is that late.
+ */
+export function openDirectoryReads(config: Config, primary: Database, onChange: DirectoryReadsOptions['onChange']): DirectoryReads | null {
+  if (config.databaseReadUrls.length === 0) return null;
+  const replicas = config.databaseReadUrls.map((url, k) => ({
+    name: String(k + 1),
+    db: new PostgresDatabase({
+      url,
+      poolSize: config.dbPoolSize,
+      statementTimeoutMs: config.statementTimeoutMs,
+      applicationName: 'hostdir-directory',
+      // A replica that does not answer is not waited for as long as the primary: the primary can answer instead.
+      connectTimeoutMs: 2_000,
+    }),
+  }));
+  return new DirectoryReads(primary, replicas, {
+    maxLagSeconds: config.replicaMaxLagSeconds,
+    checkIntervalMs: Math.min(1_000, config.replicaMaxLagSeconds * 250),
+    onChange,
+  });
 }

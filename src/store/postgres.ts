@@ -22,6 +22,8 @@ export interface PostgresOptions {
   poolSize: number;
   statementTimeoutMs: number;
   applicationName?: string;
+  /** how long to wait for a new connection, or for a free one of the pool (default 5 s) */
+  connectTimeoutMs?: number;
 }
 
 // numeric stays a string (exact decimal); int8 counts fit in a double for every count hostdir keeps.
@@ -84,7 +86,7 @@ export class PostgresDatabase implements Database {
       connectionString: options.url,
       max: options.poolSize,
       // Bounds the wait for a free connection as well as for a new one: a flood waits at most this long, then 503.
-      connectionTimeoutMillis: 5_000,
+      connectionTimeoutMillis: options.connectTimeoutMs ?? 5_000,
       idleTimeoutMillis: 30_000,
       // Detects a peer that vanished without a FIN (cable cut, failover) instead of waiting forever.
       keepAlive: true,

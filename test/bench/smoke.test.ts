@@ -14,6 +14,7 @@ const FIGURES = [
   'floor_copy_ms',
   'floor_select_ms',
   'floor_throughput_per_s',
+  'floor_db_syncs_per_s',
   'create_ms',
   'unchanged_ms',
   'mixed_ms',

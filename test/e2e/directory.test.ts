@@ -338,7 +338,7 @@ describe.each(STORES)('public directory API (%s store)', (store) => {
     const before = await call(server, 'GET', path);
     const etag = before.headers.get('etag');
     expect(etag).toMatch(/^W\/".+"$/);
-    expect(before.headers.get('cache-control')).toBe('public, max-age=1, must-revalidate');
+    expect(before.headers.get('cache-control')).toBe('public, max-age=1, s-maxage=5, stale-while-revalidate=5');
     const again = await call(server, 'GET', path, { headers: { 'if-none-match': etag! } });
     expect(again.status).toBe(304);
     expect(again.text).toBe('');

@@ -5,6 +5,7 @@ import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { admin, onboard, product, sync, type Onboarded } from '../support/api.js';
 import { STORES, startServer, type TestServer } from '../support/server.js';
+import { PUBLIC_CACHE_CONTROL } from '../../src/http/freshness.js';
 
 interface RawAnswer {
   status: number;
@@ -54,7 +55,11 @@ describe.each(STORES)('public reads for programs (%s store)', (store) => {
     expect(runs.status).toBe(200);
     const operator = await fetchRaw(server, '/admin/v1/hosts', { ...origin, authorization: `Bearer ${server.adminToken}` });
     expect(operator.status).toBe(200);
-    for (const answer of [provider, runs, operator]) expect(answer.headers['access-control-allow-origin']).toBeUndefined();
+    for (const answer of [provider, runs, operator]) {
+      expect(answer.headers['access-control-allow-origin']).toBeUndefined();
+      // Nor may any cache keep them.
+      expect(answer.headers['cache-control']).toBe('no-store');
+    }
     expect((await admin(server, 'GET', '/hosts')).headers.get('access-control-allow-origin')).toBeNull();
   });
 
@@ -82,7 +87,7 @@ describe.each(STORES)('public reads for programs (%s store)', (store) => {
         const first = await fetchRaw(server, path, encoding);
         const etag = first.headers.etag as string;
         expect(etag, path).toMatch(/^W\/".+"$/);
-        expect(first.headers['cache-control'], path).toBe('public, max-age=1, must-revalidate');
+        expect(first.headers['cache-control'], path).toBe(PUBLIC_CACHE_CONTROL);
         const again = await fetchRaw(server, path, { ...encoding, 'if-none-match': etag });
         expect(again.status, path).toBe(304);
         expect(again.body.length).toBe(0);

@@ -51,18 +51,18 @@ export async function createTestDatabase(): Promise<{ url: string; drop(): Promi
   } finally {
     await admin.end();
   }
-  return {
-    url: databaseUrlFor(name),
-    async drop() {
-      const client = new pg.Client({ connectionString: ADMIN_DATABASE_URL });
-      await client.connect();
-      try {
-        await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      } finally {
-        await client.end();
-      }
-    },
-  };
+  return { url: databaseUrlFor(name), drop: () => dropDatabase(name) };
+}
+
+/** Drops a database of the test PostgreSQL server, connections and all. */
+export async function dropDatabase(name: string): Promise<void> {
+  const client = new pg.Client({ connectionString: ADMIN_DATABASE_URL });
+  await client.connect();
+  try {
+    await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  } finally {
+    await client.end();
+  }
 }
 
 /** A copy of the run's migrated embedded store (embedded-template.ts), as `dataDir`/pglite, where the server keeps it. */

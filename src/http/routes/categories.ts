@@ -13,5 +13,5 @@ export const categoryRoutes: FastifyPluginAsync<AppContext> = async (app, contex
     security: [],
     response: { 200: json('every category', Categories), ...ALWAYS },
   };
-  app.get('/api/v1/categories', { schema }, async () => ({ categories: await listCategories(context.db) }));
+  app.get('/api/v1/categories', { schema }, async () => ({ categories: await listCategories(context.directory) }));
 };

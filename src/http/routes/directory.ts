@@ -79,7 +79,7 @@ export const directoryRoutes: FastifyPluginAsync<AppContext> = async (app, conte
     '/api/v1/directory/hosts',
     { schema: { tags: TAGS, summary: 'Listed hosts with their product counts, by slug', querystring: HostsQuery, response: { 200: HostsPage } } },
     async (request) => {
-      const page = await listListedHosts(context.db, {
+      const page = await listListedHosts(context.directory, {
         limit: request.query.limit ?? 50,
         afterSlug: decodeHostCursor(request.query.cursor),
       });
@@ -99,10 +99,10 @@ export const directoryRoutes: FastifyPluginAsync<AppContext> = async (app, conte
       },
     },
     async (request) => {
-      const host = await findListedHost(context.db, request.params.slug);
+      const host = await findListedHost(context.directory, request.params.slug);
       if (!host) throw new Problem('NOT_FOUND', `no listed host "${request.params.slug}"`);
       const search = toProductSearch({ ...request.query, host: host.slug });
-      const page = await searchProducts(context.db, search);
+      const page = await searchProducts(context.directory, search);
       return { host, products: page.products, next_cursor: encodeSearchCursor(search.sort, search.order, page.next) };
     },
   );
@@ -119,7 +119,7 @@ export const directoryRoutes: FastifyPluginAsync<AppContext> = async (app, conte
     },
     async (request) => {
       const search = toProductSearch(request.query);
-      const page = await searchProducts(context.db, search);
+      const page = await searchProducts(context.directory, search);
       return { products: page.products, next_cursor: encodeSearchCursor(search.sort, search.order, page.next) };
     },
   );
@@ -128,7 +128,7 @@ export const directoryRoutes: FastifyPluginAsync<AppContext> = async (app, conte
     '/api/v1/directory/products/:id',
     { schema: { tags: TAGS, summary: 'One listed product', params: ProductParams, response: { 200: ProductAnswer } } },
     async (request) => {
-      const product = await findListedProduct(context.db, request.params.id);
+      const product = await findListedProduct(context.directory, request.params.id);
       if (!product) throw new Problem('NOT_FOUND', `no listed product "${request.params.id}"`);
       return { product };
     },

@@ -1,4 +1,5 @@
 // The directory's HTML pages. Unknown slugs and ids answer an HTML 404 here; /api/* keeps problem+json.
+import { isCurrencyCode } from '../../catalog/currency.js';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import { listCategories, type Category } from '../../store/categories.js';
 import {
@@ -56,7 +57,7 @@ function filtersOf(query: RawQuery, fixed: { category?: string } = {}): PageFilt
   if (location) filters.location = location;
   if (feature) filters.feature = feature;
   if (maxPrice && /^\d{1,9}(\.\d{1,4})?$/.test(maxPrice)) filters.max_price = maxPrice;
-  if (currency && /^[A-Za-z]{3}$/.test(currency)) filters.currency = currency.toUpperCase();
+  if (currency && isCurrencyCode(currency)) filters.currency = currency.toUpperCase();
   return filters;
 }
 
@@ -101,7 +102,7 @@ async function resultPage(
   params: Record<string, string | undefined>,
   onFirstPage: boolean,
 ): Promise<ResultPage> {
-  const page = await searchProducts(context.db, search);
+  const page = await searchProducts(context.directory, search);
   const cursor = encodeSearchCursor(search.sort, search.order, page.next);
   return {
     products: page.products,
@@ -131,24 +132,24 @@ export function sendNotFoundPage(reply: FastifyReply, what: string): FastifyRepl
 }
 
 export const pageRoutes: FastifyPluginAsync<AppContext> = async (app, context) => {
-  const categories = (): Promise<Category[]> => listCategories(context.db);
+  const categories = (): Promise<Category[]> => listCategories(context.directory);
 
   app.get('/', async (_request, reply) => {
     const [listed, hosts] = await Promise.all([
-      listListedCategories(context.db),
-      listListedHosts(context.db, { limit: 30, afterSlug: null }),
+      listListedCategories(context.directory),
+      listListedHosts(context.directory, { limit: 30, afterSlug: null }),
     ]);
     return sendPage(reply, homePage(listed, hosts.hosts));
   });
 
   app.get<{ Querystring: RawQuery }>('/hosts', async (request, reply) => {
     const after = text(request.query, 'after', 63) ?? null;
-    const page = await listListedHosts(context.db, { limit: 60, afterSlug: after });
+    const page = await listListedHosts(context.directory, { limit: 60, afterSlug: after });
     return sendPage(reply, hostsPage(page.hosts, page.next ? `/hosts${queryString({ after: page.next })}` : null));
   });
 
   app.get<{ Params: { slug: string }; Querystring: RawQuery }>('/hosts/:slug', async (request, reply) => {
-    const host = await findListedHost(context.db, request.params.slug);
+    const host = await findListedHost(context.directory, request.params.slug);
     if (!host) return sendNotFoundPage(reply, 'No provider with that name is listed.');
     return orBadRequest(reply, async () => {
       const cursor = text(request.query, 'cursor', 500);
@@ -167,7 +168,7 @@ export const pageRoutes: FastifyPluginAsync<AppContext> = async (app, context) =
       const cursor = text(request.query, 'cursor', 500);
       const [page, choices] = await Promise.all([
         resultPage(context, searchOf(filters, cursor), `/categories/${encodeURIComponent(category.slug)}`, filterParams(filters, false), !cursor),
-        filterChoices(context.db, { category: category.slug }),
+        filterChoices(context.directory, { category: category.slug }),
       ]);
       return sendPage(reply, categoryPage(category, filters, choices, page, all));
     });
@@ -180,14 +181,14 @@ export const pageRoutes: FastifyPluginAsync<AppContext> = async (app, context) =
       const [all, page, choices] = await Promise.all([
         categories(),
         resultPage(context, searchOf(filters, cursor), '/search', filterParams(filters, true), !cursor),
-        filterChoices(context.db, filters.category ? { category: filters.category } : {}),
+        filterChoices(context.directory, filters.category ? { category: filters.category } : {}),
       ]);
       return sendPage(reply, searchPage(filters, choices, page, all));
     }),
   );
 
   app.get<{ Params: { id: string } }>('/products/:id', async (request, reply) => {
-    const product = await findListedProduct(context.db, request.params.id);
+    const product = await findListedProduct(context.directory, request.params.id);
     if (!product) return sendNotFoundPage(reply, 'This product is not listed (any more). The provider may have withdrawn it.');
     return sendPage(reply, productPage(product, await categories()));
   });

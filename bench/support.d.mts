@@ -1,0 +1,16 @@
+// Types of bench/support.mjs, for the tests that use it.
+import type { ChildProcess } from 'node:child_process';
+import type pg from 'pg';
+
+export declare function withClient<T>(url: string, fn: (client: pg.Client) => Promise<T>): Promise<T>;
+export declare function databaseUrlOf(serverUrl: string | URL, name: string): string;
+export declare function freePort(): Promise<number>;
+export declare function stopProcess(child: ChildProcess, graceMs?: number): Promise<void>;
+
+export interface RunningHostdir {
+  url: string;
+  port: number;
+  output(): string;
+  stop(): Promise<void>;
+}
+export declare function startHostdir(databaseUrl: string, env?: Record<string, string>): Promise<RunningHostdir>;

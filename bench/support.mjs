@@ -1,0 +1,101 @@
+// What the benchmarks (and the tests that start nginx or PgBouncer) share: a database client for one task, a free
+// port, stopping a child process for good, and the real server on a database.
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+
+const MAIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../dist/main.js');
+
+/** fn with a connected client on `url`, closed afterwards. */
+export async function withClient(url, fn) {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/** The URL of database `name` (a plain lower-case name, checked) on the server of `serverUrl`. */
+export function databaseUrlOf(serverUrl, name) {
+  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(name)) throw new Error(`BENCH_DATABASE must be a plain lower-case name, got ${name}`);
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+/** A TCP port on 127.0.0.1 that nothing listens on right now. */
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** SIGTERM, then SIGKILL if it has not exited `graceMs` later; resolves once it has exited. */
+export async function stopProcess(child, graceMs = 30_000) {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+  await exited;
+  clearTimeout(timer);
+}
+
+/**
+ * The real server (node dist/main.js) on a PostgreSQL database, with `env` added (LOG_LEVEL warn unless given),
+ * once it answers /readyz (its migrations done). It is killed should this process exit first.
+ */
+export async function startHostdir(databaseUrl, env = {}) {
+  const port = await freePort();
+  const dataDir = await mkdtemp(path.join(tmpdir(), 'hostdir-bench-'));
+  const child = spawn(process.execPath, [MAIN], {
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      DATA_DIR: dataDir,
+      DATABASE_URL: databaseUrl,
+      ADMIN_TOKEN: `bench-${randomBytes(12).toString('hex')}`,
+      LOG_LEVEL: 'warn',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const kill = () => child.kill('SIGKILL');
+  process.once('exit', kill);
+  let output = '';
+  child.stdout.on('data', (chunk) => (output += chunk));
+  child.stderr.on('data', (chunk) => (output += chunk));
+  const url = `http://127.0.0.1:${port}`;
+  const stop = async () => {
+    process.off('exit', kill);
+    await stopProcess(child);
+    await rm(dataDir, { recursive: true, force: true });
+  };
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    if (child.exitCode !== null || Date.now() > deadline) {
+      await stop();
+      throw new Error(`hostdir ${child.exitCode === null ? 'did not start' : `exited with ${child.exitCode}`}:\n${output}`);
+    }
+    try {
+      if ((await fetch(`${url}/readyz`)).ok) break;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return { url, port, output: () => output, stop };
+}

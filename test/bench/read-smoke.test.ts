@@ -1,0 +1,39 @@
+// A small run of the read benchmark (bench/read.mjs), so that it keeps working: a few thousand products loaded by
+// COPY, the five answers with 1 and 2 processes, directly, through nginx and from the floor, for half a second
+// each. Speed is never asserted here; npm run bench:read measures it.
+import { afterAll, expect, it } from 'vitest';
+import { benchDatabase, runBenchScript } from '../support/bench.js';
+import { ADMIN_DATABASE_URL } from '../support/server.js';
+
+const database = benchDatabase('hostdir_bench_read_smoke');
+
+afterAll(() => database.drop());
+
+it('loads products, serves them and measures every answer against its floor, directly and through nginx', { timeout: 180_000 }, async () => {
+  const run = await runBenchScript('read.mjs', ['--json'], {
+    BENCH_DATABASE_URL: ADMIN_DATABASE_URL,
+    BENCH_DATABASE: database.name,
+    BENCH_PRODUCTS: '3000',
+    BENCH_DURATION: '0.5',
+    BENCH_WARMUP: '0',
+  });
+  expect(run.code, run.stderr).toBe(0);
+  const result = JSON.parse(run.stdout.trim().split('\n').at(-1)!);
+  expect(result).toMatchObject({ bench: 'read', products: 3000, hosts: 10, clients: 32 });
+  const pages = ['home', 'category', 'search', 'product', 'json_search'];
+  expect(Object.keys(result.figures)).toEqual(['1', '2']);
+  for (const processes of ['1', '2']) {
+    expect(Object.keys(result.figures[processes])).toEqual(pages);
+    for (const page of pages) {
+      for (const where of ['floor', 'direct', 'cached']) {
+        const figure = result.figures[processes][page][where];
+        expect(figure.rps, `${processes} × ${page} ${where}`).toBeGreaterThan(0);
+        expect(figure.p99_ms).toBeGreaterThanOrEqual(figure.p50_ms);
+      }
+    }
+  }
+  for (const page of pages) expect(result.bytes[page]).toBeGreaterThan(1000);
+  expect(result.targets).toHaveLength(2 * pages.length * 3);
+  // The readable table comes first.
+  expect(run.stdout).toContain('uncached ≥ 0.25 × floor');
+});
