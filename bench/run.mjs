@@ -338,11 +338,17 @@ async function readStatus(pid, field) {
   return match ? Number(match[1]) / 1024 : NaN;
 }
 
-/** CPU time (user + system) the process has used so far, in milliseconds (Linux). */
+/**
+ * CPU time the process's threads have run so far, in milliseconds (Linux): the sum over its threads' schedstat, in
+ * nanoseconds, so that a round of a few milliseconds (the smoke run's) is measured too, not rounded to clock ticks.
+ */
 async function cpuMs(pid) {
-  const fields = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1].split(' ');
-  // utime and stime, fields 14 and 15 of stat(5), in clock ticks (100 a second on Linux).
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+  let ns = 0;
+  for (const thread of await readdir(`/proc/${pid}/task`)) {
+    const stat = await readFile(`/proc/${pid}/task/${thread}/schedstat`, 'utf8').catch(() => '0');
+    ns += Number(stat.split(' ')[0]);
+  }
+  return ns / 1e6;
 }
 
 async function benchStore(store) {

@@ -17,7 +17,6 @@ import { SyncSlots } from '../../src/sync/slots.js';
 import { catalogue } from '../../bench/products.mjs';
 import { openTestDatabase } from '../support/databases.js';
 
-const CATEGORIES = ['vps_cloud', 'vps_managed', 'web_shared', 'web_wordpress', 'dedicated', 'dedicated_gpu', 'storage', 'game_minecraft'];
 
 interface Sent {
   dryRun?: boolean;
