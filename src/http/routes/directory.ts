@@ -7,6 +7,7 @@ import { STORED_CURRENCY_PATTERN } from '../../catalog/currency.js';
 import { idPattern } from '../../catalog/ids.js';
 import { CONTENT_OUTPUT } from '../../catalog/product-fields.js';
 import { HOST_SLUG_PATTERN, isHostSlug } from '../../catalog/slugs.js';
+import { DISK_TYPES, NUMERIC_SPEC_KEYS, NUMERIC_SPECS, UNLIMITED } from '../../catalog/specs.js';
 import { findListedHost, findListedProduct, listListedHosts, searchProducts } from '../../store/directory.js';
 import type { AppContext } from '../context.js';
 import { encodeSearchCursor, ProductSearchQuery, toProductSearch } from '../directory-query.js';
@@ -14,10 +15,37 @@ import { Problem } from '../problems.js';
 
 const nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
 
-const ListedProductSchema = Type.Object(
+const ComparableSpecsSchema = Type.Object(
+  {
+    ...Object.fromEntries(
+      NUMERIC_SPEC_KEYS.map((key) => [
+        key,
+        Type.Optional(Type.Number({ description: `${NUMERIC_SPECS[key].label}${NUMERIC_SPECS[key].unit ? ` in ${NUMERIC_SPECS[key].unit}` : ''}; ${UNLIMITED} means unlimited / unmetered` })),
+      ]),
+    ),
+    disk_type: Type.Optional(Type.Union(DISK_TYPES.map((type) => Type.Literal(type)))),
+  },
+  {
+    additionalProperties: false,
+    description: "the specs read as the vocabulary of the category's family (only what the provider's specs give); the specs as sent are in `specs`",
+  },
+);
+
+const PlaceSchema = Type.Object(
+  {
+    location: Type.String({ description: 'as listed' }),
+    city: nullable(Type.String({ description: "the gazetteer's city; null when it does not know the location" })),
+    country: nullable(Type.String({ pattern: '^[A-Z]{2}$', description: 'ISO 3166-1 alpha-2' })),
+  },
+  { additionalProperties: false },
+);
+
+export const ListedProductSchema = Type.Object(
   {
     id: Type.String({ pattern: idPattern('prd') }),
     ...CONTENT_OUTPUT,
+    comparable_specs: ComparableSpecsSchema,
+    places: Type.Array(PlaceSchema, { description: 'datacenter_locations in order, each with its city and country' }),
     monthly_price: nullable(
       Type.Number({ description: 'the price of the tier naming the monthly period if there is one, else price; null when neither' }),
     ),
