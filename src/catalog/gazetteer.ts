@@ -342,9 +342,9 @@ export interface Place {
  * ("Frankfurt a.M." → "frankfurt a m", "São-Paulo" → "sao paulo").
  */
 export function foldWords(text: string): string {
-  return text
-    .normalize('NFKD')
-    .replace(/\p{M}/gu, '')
+  // Plain ASCII (most locations and features) has no accents to take off.
+  const plain = /^[\x20-\x7e]*$/.test(text) ? text : text.normalize('NFKD').replace(/\p{M}/gu, '');
+  return plain
     .toLowerCase()
     .replace(/ß/g, 'ss')
     .replace(/[^\p{L}\p{N}]+/gu, ' ')
@@ -404,6 +404,20 @@ export const GAZETTEER_SIZE = CITIES.trim().split('\n').length;
  * "FSN1-DC14"), then a country name or code among its words.
  */
 export function placeOf(location: string): Place | null {
+  // Locations repeat across a catalogue ("Frankfurt" on every plan): each is read once, up to PLACES_KEPT kept.
+  let place = places.get(location);
+  if (place === undefined) {
+    place = readPlace(location);
+    if (places.size >= PLACES_KEPT) places.clear();
+    places.set(location, place);
+  }
+  return place;
+}
+
+const PLACES_KEPT = 10_000;
+const places = new Map<string, Place | null>();
+
+function readPlace(location: string): Place | null {
   const folded = foldWords(location);
   if (!folded) return null;
   const whole = NAMES.get(folded) ?? ALONE.get(folded) ?? COUNTRY_NAMES.get(folded);

@@ -113,8 +113,22 @@ interface KeyReading {
   unit: string | null;
 }
 
+/** Keys repeat across a catalogue (every plan says "RAM"): each is read once, up to this many kept. */
+const KEY_READINGS_KEPT = 10_000;
+const keyReadings = new Map<string, KeyReading | null>();
+
 /** What a key names and the unit it states, or null when it names nothing of the vocabulary. */
 export function readSpecKey(key: string): KeyReading | null {
+  let reading = keyReadings.get(key);
+  if (reading === undefined) {
+    reading = readKey(key);
+    if (keyReadings.size >= KEY_READINGS_KEPT) keyReadings.clear();
+    keyReadings.set(key, reading);
+  }
+  return reading;
+}
+
+function readKey(key: string): KeyReading | null {
   const words = keyWords(key);
   let unit: string | null = null;
   const rest: string[] = [];
@@ -205,11 +219,22 @@ function sizeInGb(value: string, keyUnit: string | null, bareUnit: (n: number) =
   return { gb: tidy(first.count * first.number * factor), unit: null };
 }
 
+/** A pattern of "<n> <word>" (or "<m> x <n> <word>") for countOf, compiled once. */
+function counted(words: string): RegExp {
+  return new RegExp(`(?:(\\d+)\\s*[x×]\\s*)?(\\d+)\\s*-?\\s*(?:${words})`, 'i');
+}
+
+const CPU_COUNT = counted('v?cores?|v?cpus?|vcores?|c\\b|kerne|threads?');
+const IPV4_COUNT = counted('x?\\s*(?:ipv4|ips?|addresses|address|dedicated)');
+const SLOT_COUNT = counted('slots?|players?|spieler|users?');
+const SITE_COUNT = counted('websites?|sites?|domains?');
+const EMAIL_COUNT = counted('e-?mail accounts?|accounts?|mailboxes|mailbox|e-?mails?|addresses');
+
 /** A count: "4", "4 vCPU", "8 cores / 16 threads" (cores), "AMD EPYC (4 cores)", "2 x 8 cores" (16). */
-function countOf(value: string, words: RegExp | null): number | null {
-  if (words) {
-    const named = new RegExp(`(?:(\\d+)\\s*[x×]\\s*)?(\\d+)\\s*-?\\s*(?:${words.source})`, 'i').exec(value);
-    if (named) return Number(named[2]) * (named[1] ? Number(named[1]) : 1);
+function countOf(value: string, named: RegExp | null): number | null {
+  if (named) {
+    const match = named.exec(value);
+    if (match) return Number(match[2]) * (match[1] ? Number(match[1]) : 1);
   }
   const bare = /^\s*(\d+(?:[.,]\d+)?)\s*$/.exec(value);
   if (bare) return parseNumber(bare[1]!);
@@ -263,7 +288,7 @@ export function readSpec(key: string, value: string): Readings {
   const unlimited = UNLIMITED_WORDS.test(text);
   switch (reading.concept) {
     case 'cpu': {
-      const n = countOf(text, /v?cores?|v?cpus?|vcores?|c\b|kerne|threads?/);
+      const n = countOf(text, CPU_COUNT);
       if (n !== null && n > 0 && n <= 1024) out.cpu_cores = n;
       break;
     }
@@ -324,7 +349,7 @@ export function readSpec(key: string, value: string): Readings {
       else if (NO.test(text)) out.ipv4 = 0;
       else {
         const subnet = /\/(2[4-9]|3[0-2])\b/.exec(text);
-        const n = subnet ? 2 ** (32 - Number(subnet[1])) : countOf(text, /x?\s*(?:ipv4|ips?|addresses|address|dedicated)/);
+        const n = subnet ? 2 ** (32 - Number(subnet[1])) : countOf(text, IPV4_COUNT);
         if (n !== null && n <= 65536) out.ipv4 = n;
       }
       break;
@@ -332,7 +357,7 @@ export function readSpec(key: string, value: string): Readings {
     case 'slots': {
       if (unlimited) out.player_slots = UNLIMITED;
       else {
-        const n = countOf(text, /slots?|players?|spieler|users?/);
+        const n = countOf(text, SLOT_COUNT);
         if (n !== null && n > 0) out.player_slots = n;
       }
       break;
@@ -340,7 +365,7 @@ export function readSpec(key: string, value: string): Readings {
     case 'websites': {
       if (unlimited) out.websites = UNLIMITED;
       else {
-        const n = countOf(text, /websites?|sites?|domains?/);
+        const n = countOf(text, SITE_COUNT);
         if (n !== null) out.websites = n;
       }
       break;
@@ -349,7 +374,7 @@ export function readSpec(key: string, value: string): Readings {
       if (unlimited) out.email_accounts = UNLIMITED;
       else if (NO.test(text)) out.email_accounts = 0;
       else {
-        const n = countOf(text, /e-?mail accounts?|accounts?|mailboxes|mailbox|e-?mails?|addresses/);
+        const n = countOf(text, EMAIL_COUNT);
         if (n !== null) out.email_accounts = n;
       }
       break;
