@@ -1,6 +1,6 @@
 // The table view of a result list: one row per plan, the family's normalized specs as columns, each column header
 // a link that sorts by it (server-side, so keyset paging stays right), and a checkbox per row to compare plans.
-import { FAMILY_SPECS, formatSpecValue, SPEC_LABELS, specFamily, type NumericSpec, type SpecKey } from '../catalog/specs.js';
+import { FAMILY_SPECS, formatSpecValue, NUMERIC_SPEC_KEYS, SPEC_LABELS, specFamily, type NumericSpec, type SpecKey } from '../catalog/specs.js';
 import type { ListedProduct } from '../store/directory.js';
 import { html, type Html } from './html.js';
 
@@ -62,5 +62,5 @@ export function specPageSort(value: string): { key: NumericSpec; order: 'asc' | 
   const match = /^([a-z0-9_]+)_(asc|desc)$/.exec(value);
   if (!match) return null;
   const key = match[1] as NumericSpec;
-  return key in SPEC_LABELS && key !== ('disk_type' as string) ? { key, order: match[2] as 'asc' | 'desc' } : null;
+  return NUMERIC_SPEC_KEYS.includes(key) ? { key, order: match[2] as 'asc' | 'desc' } : null;
 }

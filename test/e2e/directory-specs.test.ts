@@ -198,6 +198,9 @@ for (const store of STORES) {
         ['country=ZZ', 'Country “ZZ” is not a country code the directory knows'],
         ['min_ram_gb=8&amp;max_ram_gb=4', 'more than max_ram_gb'],
         ['sort=bogus', 'Sort “bogus” is not one this page offers.'],
+        ['sort=constructor_asc', 'Sort “constructor_asc” is not one this page offers.'],
+        ['sort=__proto___desc', 'Sort “__proto___desc” is not one this page offers.'],
+        ['country=DE&amp;country=NL', 'The country parameter is given more than once.'],
         ['max_price=cheap', 'Max. per month “cheap” is not a price'],
         ['min_ram_gb=%3Cscript%3E', 'RAM (GB) at least “&lt;script&gt;” is not a number.'],
       ]) {

@@ -123,6 +123,11 @@ describe('spec filters, table and compare in a browser', () => {
     await page.getByRole('link', { name: `Remove ${names[0]}` }).click();
     await page.waitForURL(/\/compare\?ids=prd_[^&,]+$/);
     await expect(page.locator('table.compare thead th a:first-child').allTextContents()).resolves.toEqual([names[1]]);
+    // The plan's own page shows its specs as compared beside the specs as listed.
+    await page.locator('table.compare thead th a:first-child').click();
+    await page.waitForURL(/\/products\/prd_/);
+    await expect(page.getByRole('table', { name: 'Compared as' }).getByRole('row', { name: /^RAM/ }).count()).resolves.toBe(1);
+    expect(await axeViolations(page)).toEqual([]);
   });
 
   it('answers an invalid filter with a visible message', async () => {

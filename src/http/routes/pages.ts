@@ -47,6 +47,7 @@ function text(query: RawQuery, name: string, maxLength = 200): string | undefine
 
 /** Parameters a page reads; anything else in its query (utm_…, a stray field) is no filter and is ignored. */
 const RANGE_PARAMETERS = new Set<string>(SPEC_RANGE_PARAMETERS);
+const PAGE_PARAMETERS = new Set(['q', 'category', 'location', 'feature', 'country', 'disk_type', 'max_price', 'currency', 'view', 'sort', 'cursor']);
 
 /**
  * What a form sent, with what is wrong with it: a value that makes no sense is shown back in the form and named
@@ -97,10 +98,10 @@ function filtersOf(query: RawQuery, fixed: { category?: string } = {}): { filter
     (filters.ranges ??= {})[name] = value;
     if (!/^\d{1,10}(\.\d{1,4})?$/.test(value)) problems.push(`${rangeLabel(name)} “${value}” is not a number.`);
   }
-  for (const name of ['q', 'location', 'feature', 'category']) {
-    const value = query[name];
-    if (typeof value === 'string' && value.trim().length > (name === 'category' ? 64 : 200)) problems.push(`The ${name} filter is too long.`);
-    if (Array.isArray(value)) problems.push(`The ${name} filter is given more than once.`);
+  for (const [name, value] of Object.entries(query)) {
+    if (!PAGE_PARAMETERS.has(name) && !RANGE_PARAMETERS.has(name)) continue;
+    if (typeof value === 'string' && value.trim().length > (name === 'category' ? 64 : name === 'cursor' ? 500 : 200)) problems.push(`The ${name} parameter is too long.`);
+    if (Array.isArray(value)) problems.push(`The ${name} parameter is given more than once.`);
   }
   return { filters, problems };
 }
