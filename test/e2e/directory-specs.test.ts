@@ -164,6 +164,15 @@ for (const store of STORES) {
       }
     });
 
+    it('counts the matches when asked', async () => {
+      expect((await products('country=DE&count=true')).body.matches).toEqual({ count: 4, more: false });
+      const first = await call(server, 'GET', '/api/v1/directory/products?q=vps&count=true&limit=1');
+      expect(first.body.products).toHaveLength(1);
+      expect(first.body.matches).toEqual({ count: 4, more: false });
+      expect((await products('q=zzzz&count=true')).body.matches).toEqual({ count: 0, more: false });
+      expect((await products('country=DE')).body.matches).toBeUndefined();
+    });
+
     it('refuses invalid filters in the JSON API with 422 naming the parameter', async () => {
       for (const [query, parameter] of [
         ['min_ram_gb=lots', 'min_ram_gb'],

@@ -8,7 +8,7 @@ import { idPattern } from '../../catalog/ids.js';
 import { CONTENT_OUTPUT } from '../../catalog/product-fields.js';
 import { HOST_SLUG_PATTERN, isHostSlug } from '../../catalog/slugs.js';
 import { DISK_TYPES, NUMERIC_SPEC_KEYS, NUMERIC_SPECS, UNLIMITED } from '../../catalog/specs.js';
-import { findListedHost, findListedProduct, listListedHosts, searchProducts } from '../../store/directory.js';
+import { countProducts, findListedHost, findListedProduct, listListedHosts, searchProducts } from '../../store/directory.js';
 import type { AppContext } from '../context.js';
 import { encodeSearchCursor, ProductSearchQuery, toProductSearch } from '../directory-query.js';
 import { Problem } from '../problems.js';
@@ -81,8 +81,30 @@ const HostPage = Type.Object(
   { host: ListedHostSchema, products: Type.Array(ListedProductSchema), next_cursor: NextCursor },
   { additionalProperties: false },
 );
+/** The most matches counted exactly when a count is asked for; beyond, the answer says "more than". */
+const COUNT_CAP = 1000;
+
+const ProductsQuery = Type.Composite([
+  ProductSearchQuery,
+  Type.Object({
+    count: Type.Optional(Type.Boolean({ description: `also count the matches, exactly up to ${COUNT_CAP}` })),
+  }),
+]);
+
 const ProductsPage = Type.Object(
-  { products: Type.Array(ListedProductSchema), next_cursor: NextCursor },
+  {
+    products: Type.Array(ListedProductSchema),
+    next_cursor: NextCursor,
+    matches: Type.Optional(
+      Type.Object(
+        {
+          count: Type.Integer({ minimum: 0 }),
+          more: Type.Boolean({ description: `true: there are more than count (${COUNT_CAP}) matches` }),
+        },
+        { additionalProperties: false, description: 'with count=true: how many products match the filters' },
+      ),
+    ),
+  },
   { additionalProperties: false },
 );
 const ProductParams = Type.Object({ id: Type.String({ maxLength: 100 }) });
@@ -135,20 +157,24 @@ export const directoryRoutes: FastifyPluginAsync<AppContext> = async (app, conte
     },
   );
 
-  app.get<{ Querystring: ProductSearchQuery }>(
+  app.get<{ Querystring: Static<typeof ProductsQuery> }>(
     '/api/v1/directory/products',
     {
       schema: {
         tags: TAGS,
         summary: 'Search listed products across hosts',
-        querystring: ProductSearchQuery,
+        querystring: ProductsQuery,
         response: { 200: ProductsPage },
       },
     },
     async (request) => {
       const search = toProductSearch(request.query);
-      const page = await searchProducts(context.directory, search);
-      return { products: page.products, next_cursor: encodeSearchCursor(search.sort, search.order, page.next) };
+      const [page, matches] = await Promise.all([
+        searchProducts(context.directory, search),
+        request.query.count ? countProducts(context.directory, search, COUNT_CAP) : undefined,
+      ]);
+      const answer = { products: page.products, next_cursor: encodeSearchCursor(search.sort, search.order, page.next) };
+      return matches ? { ...answer, matches } : answer;
     },
   );
 
