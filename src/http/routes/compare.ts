@@ -8,7 +8,7 @@ import { findListedProducts } from '../../store/directory.js';
 import { COMPARE_MAX, comparePage, compareRows } from '../../web/compare.js';
 import type { AppContext } from '../context.js';
 import { Problem } from '../problems.js';
-import { ListedProductSchema } from './directory.js';
+import { ProductDetailSchema } from './directory.js';
 
 const PRODUCT_ID = new RegExp(idPattern('prd'));
 
@@ -20,7 +20,7 @@ const CompareQuery = Type.Object({
 
 const CompareAnswer = Type.Object(
   {
-    products: Type.Array(ListedProductSchema, { description: 'the listed products among ids, in the order asked' }),
+    products: Type.Array(ProductDetailSchema, { description: 'the listed products among ids, in the order asked' }),
     rows: Type.Array(
       Type.Object(
         {

@@ -40,12 +40,12 @@ const PlaceSchema = Type.Object(
   { additionalProperties: false },
 );
 
-export const ListedProductSchema = Type.Object(
+/** A product in a list: lists leave out `places`, which the product itself and a comparison carry. */
+const ListedProductSchema = Type.Object(
   {
     id: Type.String({ pattern: idPattern('prd') }),
     ...CONTENT_OUTPUT,
     comparable_specs: ComparableSpecsSchema,
-    places: Type.Array(PlaceSchema, { description: 'datacenter_locations in order, each with its city and country' }),
     monthly_price: nullable(
       Type.Number({ description: 'the price of the tier naming the monthly period if there is one, else price; null when neither' }),
     ),
@@ -54,6 +54,17 @@ export const ListedProductSchema = Type.Object(
     host: Type.Object({ slug: Type.String(), name: Type.String() }, { additionalProperties: false }),
   },
   { additionalProperties: false, description: 'an active product of an active host' },
+);
+
+/** A product on its own or in a comparison: as in a list, with each location's city and country. */
+export const ProductDetailSchema = Type.Composite(
+  [
+    ListedProductSchema,
+    Type.Object({
+      places: Type.Array(PlaceSchema, { description: 'datacenter_locations in order, each with its city and country' }),
+    }),
+  ],
+  { additionalProperties: false, description: 'an active product of an active host, with the places of its locations' },
 );
 
 const ListedHostSchema = Type.Object(
@@ -108,7 +119,7 @@ const ProductsPage = Type.Object(
   { additionalProperties: false },
 );
 const ProductParams = Type.Object({ id: Type.String({ maxLength: 100 }) });
-const ProductAnswer = Type.Object({ product: ListedProductSchema }, { additionalProperties: false });
+const ProductAnswer = Type.Object({ product: ProductDetailSchema }, { additionalProperties: false });
 
 function decodeHostCursor(cursor: string | undefined): string | null {
   if (!cursor) return null;
