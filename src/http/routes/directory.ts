@@ -11,6 +11,7 @@ import { findListedHost, findListedProduct, listListedHosts, searchProducts } fr
 import type { AppContext } from '../context.js';
 import { encodeSearchCursor, ProductSearchQuery, toProductSearch } from '../directory-query.js';
 import { Problem } from '../problems.js';
+import { json } from '../schemas.js';
 
 const nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
 
@@ -25,7 +26,7 @@ const ListedProductSchema = Type.Object(
     updated_at: Type.String({ format: 'date-time' }),
     host: Type.Object({ slug: Type.String(), name: Type.String() }, { additionalProperties: false }),
   },
-  { additionalProperties: false, description: 'an active product of an active host' },
+  { $id: 'ListedProduct', additionalProperties: false, description: 'an active product of an active host' },
 );
 
 const ListedHostSchema = Type.Object(
@@ -37,7 +38,7 @@ const ListedHostSchema = Type.Object(
     created_at: Type.String({ format: 'date-time' }),
     last_synced_at: nullable(Type.String({ format: 'date-time' })),
   },
-  { additionalProperties: false },
+  { $id: 'Host', additionalProperties: false, description: 'a listed host (provider) of the directory' },
 );
 
 const NextCursor = nullable(Type.String({ description: 'pass as cursor for the next page; null on the last page' }));
@@ -46,19 +47,22 @@ const HostsQuery = Type.Object({
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50 })),
   cursor: Type.Optional(Type.String({ maxLength: 200 })),
 });
-const HostsPage = Type.Object({ hosts: Type.Array(ListedHostSchema), next_cursor: NextCursor }, { additionalProperties: false });
+const HostsPage = Type.Object({ hosts: Type.Array(Type.Ref(ListedHostSchema)), next_cursor: NextCursor }, { $id: 'HostsPage', additionalProperties: false });
 const HostParams = Type.Object({ slug: Type.String({ maxLength: 100 }) });
 const HostProductsQuery = Type.Omit(ProductSearchQuery, ['host']);
 const HostPage = Type.Object(
-  { host: ListedHostSchema, products: Type.Array(ListedProductSchema), next_cursor: NextCursor },
-  { additionalProperties: false },
+  { host: Type.Ref(ListedHostSchema), products: Type.Array(Type.Ref(ListedProductSchema)), next_cursor: NextCursor },
+  { $id: 'HostWithProducts', additionalProperties: false },
 );
 const ProductsPage = Type.Object(
-  { products: Type.Array(ListedProductSchema), next_cursor: NextCursor },
-  { additionalProperties: false },
+  { products: Type.Array(Type.Ref(ListedProductSchema)), next_cursor: NextCursor },
+  { $id: 'ListedProductsPage', additionalProperties: false },
 );
 const ProductParams = Type.Object({ id: Type.String({ maxLength: 100 }) });
-const ProductAnswer = Type.Object({ product: ListedProductSchema }, { additionalProperties: false });
+const ProductAnswer = Type.Object({ product: Type.Ref(ListedProductSchema) }, { $id: 'ListedProductAnswer', additionalProperties: false });
+
+/** The directory's named schemas, each after those it refers to. */
+export const DIRECTORY_SCHEMAS = [ListedProductSchema, ListedHostSchema, HostsPage, HostPage, ProductsPage, ProductAnswer];
 
 function decodeHostCursor(cursor: string | undefined): string | null {
   if (!cursor) return null;
@@ -77,7 +81,7 @@ export const directoryRoutes: FastifyPluginAsync<AppContext> = async (app, conte
 
   app.get<{ Querystring: Static<typeof HostsQuery> }>(
     '/api/v1/directory/hosts',
-    { schema: { tags: TAGS, summary: 'Listed hosts with their product counts, by slug', querystring: HostsQuery, response: { 200: HostsPage } } },
+    { schema: { tags: TAGS, operationId: 'listDirectoryHosts', summary: 'Listed hosts with their product counts, by slug', querystring: HostsQuery, response: { 200: json('one page of hosts', HostsPage) } } },
     async (request) => {
       const page = await listListedHosts(context.directory, {
         limit: request.query.limit ?? 50,
@@ -92,10 +96,11 @@ export const directoryRoutes: FastifyPluginAsync<AppContext> = async (app, conte
     {
       schema: {
         tags: TAGS,
+        operationId: 'getDirectoryHost',
         summary: 'A listed host and its active products (filters and sorts as in /directory/products)',
         params: HostParams,
         querystring: HostProductsQuery,
-        response: { 200: HostPage },
+        response: { 200: json('the host and one page of its products', HostPage) },
       },
     },
     async (request) => {
@@ -112,9 +117,10 @@ export const directoryRoutes: FastifyPluginAsync<AppContext> = async (app, conte
     {
       schema: {
         tags: TAGS,
+        operationId: 'searchDirectoryProducts',
         summary: 'Search listed products across hosts',
         querystring: ProductSearchQuery,
-        response: { 200: ProductsPage },
+        response: { 200: json('one page of products', ProductsPage) },
       },
     },
     async (request) => {
@@ -126,7 +132,7 @@ export const directoryRoutes: FastifyPluginAsync<AppContext> = async (app, conte
 
   app.get<{ Params: Static<typeof ProductParams> }>(
     '/api/v1/directory/products/:id',
-    { schema: { tags: TAGS, summary: 'One listed product', params: ProductParams, response: { 200: ProductAnswer } } },
+    { schema: { tags: TAGS, operationId: 'getDirectoryProduct', summary: 'One listed product', params: ProductParams, response: { 200: json('the product', ProductAnswer) } } },
     async (request) => {
       const product = await findListedProduct(context.directory, request.params.id);
       if (!product) throw new Problem('NOT_FOUND', `no listed product "${request.params.id}"`);

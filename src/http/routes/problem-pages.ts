@@ -20,7 +20,7 @@ const schema = {
       description: 'the page',
       headers: { 'x-request-id': HEADERS['x-request-id'] },
       content: {
-        'application/json': { schema: ProblemPage },
+        'application/json': { schema: Type.Ref(ProblemPage) },
         'text/html': { schema: Type.String() },
       },
     },
