@@ -21,6 +21,7 @@ import { directoryRoutes } from './routes/directory.js';
 import { healthRoutes } from './routes/health.js';
 import { pageRoutes, sendNotFoundPage } from './routes/pages.js';
 import { problemPageRoutes } from './routes/problem-pages.js';
+import { seoRoutes } from './routes/seo.js';
 import { productRoutes } from './routes/products.js';
 import { syncRoutes } from './routes/sync.js';
 import { syncRunRoutes } from './routes/sync-runs.js';
@@ -35,7 +36,7 @@ export interface AppOptions extends Omit<AppContext, 'metrics' | 'syncSlots' | '
 }
 
 /** The routes that answer without the database, before it has first been reached (the probe says why not ready). */
-const WITHOUT_DATABASE = new Set(['/healthz', '/readyz', '/api/v1/openapi.json', '/api/v1/problems/:slug']);
+const WITHOUT_DATABASE = new Set(['/healthz', '/readyz', '/api/v1/openapi.json', '/api/v1/problems/:slug', '/robots.txt', '/favicon.ico', '/favicon.svg']);
 
 /** Anything shaped like an API key or an admin token, wherever a client put it in a URL. */
 const SECRET_IN_URL = /\b(rk|adm)_\w*/gi;
@@ -175,6 +176,7 @@ const publicReads: FastifyPluginAsync<AppContext> = async (scope, context) => {
   await scope.register(categoryRoutes, context);
   await scope.register(directoryRoutes, context);
   await scope.register(pageRoutes, context);
+  await scope.register(seoRoutes, context);
 };
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {

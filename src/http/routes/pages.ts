@@ -1,6 +1,6 @@
 // The directory's HTML pages. Unknown slugs and ids answer an HTML 404 here; /api/* keeps problem+json.
 import { isCurrencyCode } from '../../catalog/currency.js';
-import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { listCategories, type Category } from '../../store/categories.js';
 import {
   filterChoices,
@@ -11,7 +11,8 @@ import {
   searchProducts,
   type ProductSearch,
 } from '../../store/directory.js';
-import type { Html } from '../../web/html.js';
+import { html, Html } from '../../web/html.js';
+import { jsonLdScript, productStructuredData } from '../../web/seo.js';
 import {
   badRequestPage,
   categoryPage,
@@ -30,6 +31,7 @@ import {
 import type { AppContext } from '../context.js';
 import { encodeSearchCursor, toProductSearch } from '../directory-query.js';
 import { Problem } from '../problems.js';
+import { publicBaseUrl } from '../public-url.js';
 
 const PAGE_SIZE = 24;
 
@@ -95,6 +97,12 @@ function filterParams(filters: PageFilters, withCategory: boolean): Record<strin
   };
 }
 
+/** The filters that choose what a page lists; the sort, the cursor and anything else do not make another page. */
+function canonicalParams(filters: PageFilters, withCategory: boolean): Record<string, string | undefined> {
+  const { sort: _sort, ...chosen } = filterParams(filters, withCategory);
+  return chosen;
+}
+
 async function resultPage(
   context: AppContext,
   search: ProductSearch,
@@ -111,8 +119,16 @@ async function resultPage(
   };
 }
 
-function sendPage(reply: FastifyReply, page: Html, status = 200): FastifyReply {
-  return reply.status(status).type('text/html; charset=utf-8').send(page.value);
+function sendPage(reply: FastifyReply, page: Html, status = 200, head?: Html): FastifyReply {
+  // The first </head> is the layout's: every value in a page is escaped, so none can hold one.
+  const text = head ? page.value.replace('</head>', `${head.value}\n</head>`) : page.value;
+  return reply.status(status).type('text/html; charset=utf-8').send(text);
+}
+
+/** What a page's head holds that depends on the request, not on its data: its absolute canonical address. */
+function canonical(context: AppContext, request: FastifyRequest, path: string, params: Record<string, string | undefined> = {}): { url: string; head: Html } {
+  const url = `${publicBaseUrl(context.config, request)}${path}${queryString(params)}`;
+  return { url, head: html`<link rel="canonical" href="${url}">` };
 }
 
 /** A cursor that does not fit the page's sort is a stale or edited link: say so in HTML. */
@@ -134,18 +150,19 @@ export function sendNotFoundPage(reply: FastifyReply, what: string): FastifyRepl
 export const pageRoutes: FastifyPluginAsync<AppContext> = async (app, context) => {
   const categories = (): Promise<Category[]> => listCategories(context.directory);
 
-  app.get('/', async (_request, reply) => {
+  app.get('/', async (request, reply) => {
     const [listed, hosts] = await Promise.all([
       listListedCategories(context.directory),
       listListedHosts(context.directory, { limit: 30, afterSlug: null }),
     ]);
-    return sendPage(reply, homePage(listed, hosts.hosts));
+    return sendPage(reply, homePage(listed, hosts.hosts), 200, canonical(context, request, '/').head);
   });
 
   app.get<{ Querystring: RawQuery }>('/hosts', async (request, reply) => {
     const after = text(request.query, 'after', 63) ?? null;
     const page = await listListedHosts(context.directory, { limit: 60, afterSlug: after });
-    return sendPage(reply, hostsPage(page.hosts, page.next ? `/hosts${queryString({ after: page.next })}` : null));
+    const head = canonical(context, request, '/hosts', { after: after ?? undefined }).head;
+    return sendPage(reply, hostsPage(page.hosts, page.next ? `/hosts${queryString({ after: page.next })}` : null), 200, head);
   });
 
   app.get<{ Params: { slug: string }; Querystring: RawQuery }>('/hosts/:slug', async (request, reply) => {
@@ -155,7 +172,8 @@ export const pageRoutes: FastifyPluginAsync<AppContext> = async (app, context) =
       const cursor = text(request.query, 'cursor', 500);
       const filters: PageFilters = { sort: 'price' };
       const page = await resultPage(context, searchOf(filters, cursor, host.slug), `/hosts/${encodeURIComponent(host.slug)}`, {}, !cursor);
-      return sendPage(reply, hostPage(host, page, await categories()));
+      const head = canonical(context, request, `/hosts/${encodeURIComponent(host.slug)}`).head;
+      return sendPage(reply, hostPage(host, page, await categories()), 200, head);
     });
   });
 
@@ -170,7 +188,8 @@ export const pageRoutes: FastifyPluginAsync<AppContext> = async (app, context) =
         resultPage(context, searchOf(filters, cursor), `/categories/${encodeURIComponent(category.slug)}`, filterParams(filters, false), !cursor),
         filterChoices(context.directory, { category: category.slug }),
       ]);
-      return sendPage(reply, categoryPage(category, filters, choices, page, all));
+      const head = canonical(context, request, `/categories/${encodeURIComponent(category.slug)}`, canonicalParams(filters, false)).head;
+      return sendPage(reply, categoryPage(category, filters, choices, page, all), 200, head);
     });
   });
 
@@ -183,13 +202,16 @@ export const pageRoutes: FastifyPluginAsync<AppContext> = async (app, context) =
         resultPage(context, searchOf(filters, cursor), '/search', filterParams(filters, true), !cursor),
         filterChoices(context.directory, filters.category ? { category: filters.category } : {}),
       ]);
-      return sendPage(reply, searchPage(filters, choices, page, all));
+      return sendPage(reply, searchPage(filters, choices, page, all), 200, canonical(context, request, '/search', canonicalParams(filters, true)).head);
     }),
   );
 
   app.get<{ Params: { id: string } }>('/products/:id', async (request, reply) => {
     const product = await findListedProduct(context.directory, request.params.id);
     if (!product) return sendNotFoundPage(reply, 'This product is not listed (any more). The provider may have withdrawn it.');
-    return sendPage(reply, productPage(product, await categories()));
+    const all = await categories();
+    const { url, head } = canonical(context, request, `/products/${encodeURIComponent(product.id)}`);
+    const label = all.find((category) => category.slug === product.category)?.label ?? product.category;
+    return sendPage(reply, productPage(product, all), 200, html`${head}\n${jsonLdScript(productStructuredData(product, url, label))}`);
   });
 };
