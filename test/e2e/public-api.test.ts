@@ -37,7 +37,22 @@ function optionsRaw(server: TestServer, path: string, headers: Record<string, st
 
 const PREFLIGHT = { origin: 'https://elsewhere.example', 'access-control-request-method': 'GET', 'access-control-request-headers': 'if-none-match' };
 
-const PUBLIC = ['/api/v1/categories', '/api/v1/openapi.json', '/api/v1/directory/products', '/api/v1/directory/hosts', '/api/v1/problems/rate-limited', '/', '/hosts'];
+const PUBLIC = [
+  '/api/v1/categories',
+  '/api/v1/openapi.json',
+  '/api/v1/directory/products',
+  '/api/v1/directory/hosts',
+  '/api/v1/problems/rate-limited',
+  '/',
+  '/hosts',
+  '/categories/vps_cloud',
+  '/search?q=cloud',
+  '/robots.txt',
+  '/sitemap.xml',
+  '/sitemaps/pages.xml',
+  '/favicon.ico',
+  '/favicon.svg',
+];
 
 describe.each(STORES)('public reads for programs (%s store)', (store) => {
   let server: TestServer;
