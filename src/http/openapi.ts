@@ -3,6 +3,7 @@
 import swagger from '@fastify/swagger';
 import type { TSchema } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
+import { PUBLIC_CACHE_CONTROL } from './freshness.js';
 import { PROBLEM_BASE } from './problems.js';
 import { DIRECTORY_SCHEMAS } from './routes/directory.js';
 import { ALWAYS, HEADERS, NAMED_SCHEMAS, problem } from './schemas.js';
@@ -36,7 +37,7 @@ finished request's answer is replayed (\`Idempotent-Replayed: true\`) instead of
 /** What a public read's 200 carries besides X-Request-Id (see freshness.ts). */
 const PUBLIC_READ_HEADERS = {
   etag: { type: 'string', description: 'send it back as If-None-Match to get 304 Not Modified while the answer is unchanged' },
-  'cache-control': { type: 'string', description: 'public, max-age=1, s-maxage=5, stale-while-revalidate=5' },
+  'cache-control': { type: 'string', description: PUBLIC_CACHE_CONTROL },
   'access-control-allow-origin': { type: 'string', description: '*: any origin may read it (never with credentials)' },
 };
 
