@@ -68,7 +68,10 @@ export function comparePage(view: CompareView, categories: Category[]): Html {
   };
   const rows = compareRows(products, categories);
   return layout(
-    { title: products.length > 0 ? `Compare ${products.map((p) => p.name).join(', ')}` : 'Compare plans' },
+    {
+      title: products.length > 0 ? `Compare ${products.map((p) => p.name).join(', ')}` : 'Compare plans',
+      description: 'Hosting plans side by side: prices, setup fees, minimum terms and specs normalized across providers.',
+    },
     html`<nav aria-label="Breadcrumb" class="breadcrumb"><a href="/">All categories</a> › <span>Compare</span></nav>
 <h1>Compare plans</h1>
 ${view.problems.length > 0 ? html`<div class="problem" role="alert"><h2>This comparison could not be made</h2><ul>${view.problems.map((problem) => html`<li>${problem}</li>`)}</ul></div>` : ''}

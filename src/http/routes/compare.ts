@@ -8,6 +8,7 @@ import { findListedProducts } from '../../store/directory.js';
 import { COMPARE_MAX, comparePage, compareRows } from '../../web/compare.js';
 import type { AppContext } from '../context.js';
 import { Problem } from '../problems.js';
+import { json } from '../schemas.js';
 import { ProductDetailSchema } from './directory.js';
 
 const PRODUCT_ID = new RegExp(idPattern('prd'));
@@ -20,7 +21,7 @@ const CompareQuery = Type.Object({
 
 const CompareAnswer = Type.Object(
   {
-    products: Type.Array(ProductDetailSchema, { description: 'the listed products among ids, in the order asked' }),
+    products: Type.Array(Type.Ref(ProductDetailSchema), { description: 'the listed products among ids, in the order asked' }),
     rows: Type.Array(
       Type.Object(
         {
@@ -33,8 +34,11 @@ const CompareAnswer = Type.Object(
     ),
     missing: Type.Array(Type.String(), { description: 'ids asked for that are not listed (any more): withdrawn, or never were' }),
   },
-  { additionalProperties: false },
+  { $id: 'ComparedProducts', additionalProperties: false },
 );
+
+/** The compare answer's named schema, for the OpenAPI document's components. */
+export const COMPARE_SCHEMAS = [CompareAnswer];
 
 /** The ids of a compare query, in order, without repeats; what is wrong with them, as problems of the parameter. */
 function idsOf(raw: unknown): { ids: string[]; problems: { code: string; detail: string }[] } {
@@ -54,9 +58,10 @@ export const compareRoutes: FastifyPluginAsync<AppContext> = async (app, context
     {
       schema: {
         tags: ['directory'],
+        operationId: 'compareDirectoryProducts',
         summary: `Up to ${COMPARE_MAX} listed products side by side, with rows of their normalized specs`,
         querystring: CompareQuery,
-        response: { 200: CompareAnswer },
+        response: { 200: json('the products side by side', CompareAnswer) },
       },
     },
     async (request) => {

@@ -12,6 +12,7 @@ import { countProducts, findListedHost, findListedProduct, listListedHosts, sear
 import type { AppContext } from '../context.js';
 import { encodeSearchCursor, ProductSearchQuery, toProductSearch } from '../directory-query.js';
 import { Problem } from '../problems.js';
+import { json } from '../schemas.js';
 
 const nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
 
@@ -53,18 +54,16 @@ const ListedProductSchema = Type.Object(
     updated_at: Type.String({ format: 'date-time' }),
     host: Type.Object({ slug: Type.String(), name: Type.String() }, { additionalProperties: false }),
   },
-  { additionalProperties: false, description: 'an active product of an active host' },
+  { $id: 'ListedProduct', additionalProperties: false, description: 'an active product of an active host' },
 );
 
 /** A product on its own or in a comparison: as in a list, with each location's city and country. */
-export const ProductDetailSchema = Type.Composite(
-  [
-    ListedProductSchema,
-    Type.Object({
-      places: Type.Array(PlaceSchema, { description: 'datacenter_locations in order, each with its city and country' }),
-    }),
-  ],
-  { additionalProperties: false, description: 'an active product of an active host, with the places of its locations' },
+export const ProductDetailSchema = Type.Object(
+  {
+    ...ListedProductSchema.properties,
+    places: Type.Array(PlaceSchema, { description: 'datacenter_locations in order, each with its city and country' }),
+  },
+  { $id: 'ListedProductDetail', additionalProperties: false, description: 'an active product of an active host, with the places of its locations' },
 );
 
 const ListedHostSchema = Type.Object(
@@ -76,7 +75,7 @@ const ListedHostSchema = Type.Object(
     created_at: Type.String({ format: 'date-time' }),
     last_synced_at: nullable(Type.String({ format: 'date-time' })),
   },
-  { additionalProperties: false },
+  { $id: 'Host', additionalProperties: false, description: 'a listed host (provider) of the directory' },
 );
 
 const NextCursor = nullable(Type.String({ description: 'pass as cursor for the next page; null on the last page' }));
@@ -85,12 +84,12 @@ const HostsQuery = Type.Object({
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50 })),
   cursor: Type.Optional(Type.String({ maxLength: 200 })),
 });
-const HostsPage = Type.Object({ hosts: Type.Array(ListedHostSchema), next_cursor: NextCursor }, { additionalProperties: false });
+const HostsPage = Type.Object({ hosts: Type.Array(Type.Ref(ListedHostSchema)), next_cursor: NextCursor }, { $id: 'HostsPage', additionalProperties: false });
 const HostParams = Type.Object({ slug: Type.String({ maxLength: 100 }) });
 const HostProductsQuery = Type.Omit(ProductSearchQuery, ['host']);
 const HostPage = Type.Object(
-  { host: ListedHostSchema, products: Type.Array(ListedProductSchema), next_cursor: NextCursor },
-  { additionalProperties: false },
+  { host: Type.Ref(ListedHostSchema), products: Type.Array(Type.Ref(ListedProductSchema)), next_cursor: NextCursor },
+  { $id: 'HostWithProducts', additionalProperties: false },
 );
 /** The most matches counted exactly when a count is asked for; beyond, the answer says "more than". */
 const COUNT_CAP = 1000;
@@ -104,7 +103,7 @@ const ProductsQuery = Type.Composite([
 
 const ProductsPage = Type.Object(
   {
-    products: Type.Array(ListedProductSchema),
+    products: Type.Array(Type.Ref(ListedProductSchema)),
     next_cursor: NextCursor,
     matches: Type.Optional(
       Type.Object(
@@ -116,10 +115,13 @@ const ProductsPage = Type.Object(
       ),
     ),
   },
-  { additionalProperties: false },
+  { $id: 'ListedProductsPage', additionalProperties: false },
 );
 const ProductParams = Type.Object({ id: Type.String({ maxLength: 100 }) });
-const ProductAnswer = Type.Object({ product: ProductDetailSchema }, { additionalProperties: false });
+const ProductAnswer = Type.Object({ product: Type.Ref(ProductDetailSchema) }, { $id: 'ListedProductAnswer', additionalProperties: false });
+
+/** The directory's named schemas, each after those it refers to. */
+export const DIRECTORY_SCHEMAS = [ListedProductSchema, ProductDetailSchema, ListedHostSchema, HostsPage, HostPage, ProductsPage, ProductAnswer];
 
 function decodeHostCursor(cursor: string | undefined): string | null {
   if (!cursor) return null;
@@ -138,7 +140,7 @@ export const directoryRoutes: FastifyPluginAsync<AppContext> = async (app, conte
 
   app.get<{ Querystring: Static<typeof HostsQuery> }>(
     '/api/v1/directory/hosts',
-    { schema: { tags: TAGS, summary: 'Listed hosts with their product counts, by slug', querystring: HostsQuery, response: { 200: HostsPage } } },
+    { schema: { tags: TAGS, operationId: 'listDirectoryHosts', summary: 'Listed hosts with their product counts, by slug', querystring: HostsQuery, response: { 200: json('one page of hosts', HostsPage) } } },
     async (request) => {
       const page = await listListedHosts(context.directory, {
         limit: request.query.limit ?? 50,
@@ -153,10 +155,11 @@ export const directoryRoutes: FastifyPluginAsync<AppContext> = async (app, conte
     {
       schema: {
         tags: TAGS,
+        operationId: 'getDirectoryHost',
         summary: 'A listed host and its active products (filters and sorts as in /directory/products)',
         params: HostParams,
         querystring: HostProductsQuery,
-        response: { 200: HostPage },
+        response: { 200: json('the host and one page of its products', HostPage) },
       },
     },
     async (request) => {
@@ -173,9 +176,10 @@ export const directoryRoutes: FastifyPluginAsync<AppContext> = async (app, conte
     {
       schema: {
         tags: TAGS,
+        operationId: 'searchDirectoryProducts',
         summary: 'Search listed products across hosts',
         querystring: ProductsQuery,
-        response: { 200: ProductsPage },
+        response: { 200: json('one page of products', ProductsPage) },
       },
     },
     async (request) => {
@@ -191,7 +195,7 @@ export const directoryRoutes: FastifyPluginAsync<AppContext> = async (app, conte
 
   app.get<{ Params: Static<typeof ProductParams> }>(
     '/api/v1/directory/products/:id',
-    { schema: { tags: TAGS, summary: 'One listed product', params: ProductParams, response: { 200: ProductAnswer } } },
+    { schema: { tags: TAGS, operationId: 'getDirectoryProduct', summary: 'One listed product', params: ProductParams, response: { 200: json('the product', ProductAnswer) } } },
     async (request) => {
       const product = await findListedProduct(context.directory, request.params.id);
       if (!product) throw new Problem('NOT_FOUND', `no listed product "${request.params.id}"`);

@@ -1,6 +1,6 @@
 // The directory's HTML pages. Unknown slugs and ids answer an HTML 404 here; /api/* keeps problem+json.
 import { isCurrencyCode } from '../../catalog/currency.js';
-import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { listCategories, type Category } from '../../store/categories.js';
 import { COUNTRY_LABELS } from '../../catalog/gazetteer.js';
 import { DISK_TYPES, NUMERIC_SPECS, SPEC_LABELS, type NumericSpec } from '../../catalog/specs.js';
@@ -14,7 +14,8 @@ import {
   searchProducts,
   type ProductSearch,
 } from '../../store/directory.js';
-import type { Html } from '../../web/html.js';
+import { html, Html } from '../../web/html.js';
+import { jsonLdScript, productStructuredData } from '../../web/seo.js';
 import {
   badRequestPage,
   categoryPage,
@@ -33,6 +34,7 @@ import {
 import type { AppContext } from '../context.js';
 import { encodeSearchCursor, SPEC_RANGE_PARAMETERS, toProductSearch, type ProductSearchQuery } from '../directory-query.js';
 import { Problem } from '../problems.js';
+import { publicBaseUrl } from '../public-url.js';
 
 const PAGE_SIZE = 24;
 
@@ -158,6 +160,12 @@ function filterParams(filters: PageFilters, withCategory: boolean): Record<strin
 /** The most matches a page counts exactly; beyond, it says "more than". */
 const COUNT_CAP = 1000;
 
+/** The filters that choose what a page lists; the sort, the cursor and anything else do not make another page. */
+function canonicalParams(filters: PageFilters, withCategory: boolean): Record<string, string | undefined> {
+  const { sort: _sort, ...chosen } = filterParams(filters, withCategory);
+  return chosen;
+}
+
 async function resultPage(
   context: AppContext,
   search: ProductSearch,
@@ -224,8 +232,16 @@ async function listing(
   }
 }
 
-function sendPage(reply: FastifyReply, page: Html, status = 200): FastifyReply {
-  return reply.status(status).type('text/html; charset=utf-8').send(page.value);
+function sendPage(reply: FastifyReply, page: Html, status = 200, head?: Html): FastifyReply {
+  // The first </head> is the layout's: every value in a page is escaped, so none can hold one.
+  const text = head ? page.value.replace('</head>', `${head.value}\n</head>`) : page.value;
+  return reply.status(status).type('text/html; charset=utf-8').send(text);
+}
+
+/** What a page's head holds that depends on the request, not on its data: its absolute canonical address. */
+function canonical(context: AppContext, request: FastifyRequest, path: string, params: Record<string, string | undefined> = {}): { url: string; head: Html } {
+  const url = `${publicBaseUrl(context.config, request)}${path}${queryString(params)}`;
+  return { url, head: html`<link rel="canonical" href="${url}">` };
 }
 
 /** A cursor that does not fit the page's sort is a stale or edited link: say so in HTML. */
@@ -247,18 +263,19 @@ export function sendNotFoundPage(reply: FastifyReply, what: string): FastifyRepl
 export const pageRoutes: FastifyPluginAsync<AppContext> = async (app, context) => {
   const categories = (): Promise<Category[]> => listCategories(context.directory);
 
-  app.get('/', async (_request, reply) => {
+  app.get('/', async (request, reply) => {
     const [listed, hosts] = await Promise.all([
       listListedCategories(context.directory),
       listListedHosts(context.directory, { limit: 30, afterSlug: null }),
     ]);
-    return sendPage(reply, homePage(listed, hosts.hosts));
+    return sendPage(reply, homePage(listed, hosts.hosts), 200, canonical(context, request, '/').head);
   });
 
   app.get<{ Querystring: RawQuery }>('/hosts', async (request, reply) => {
     const after = text(request.query, 'after', 63) ?? null;
     const page = await listListedHosts(context.directory, { limit: 60, afterSlug: after });
-    return sendPage(reply, hostsPage(page.hosts, page.next ? `/hosts${queryString({ after: page.next })}` : null));
+    const head = canonical(context, request, '/hosts', { after: after ?? undefined }).head;
+    return sendPage(reply, hostsPage(page.hosts, page.next ? `/hosts${queryString({ after: page.next })}` : null), 200, head);
   });
 
   app.get<{ Params: { slug: string }; Querystring: RawQuery }>('/hosts/:slug', async (request, reply) => {
@@ -269,7 +286,8 @@ export const pageRoutes: FastifyPluginAsync<AppContext> = async (app, context) =
       const filters: PageFilters = { sort: 'price' };
       const page = await resultPage(context, searchOf(filters, cursor, host.slug), `/hosts/${encodeURIComponent(host.slug)}`, {}, !cursor);
       page.clearHref = null;
-      return sendPage(reply, hostPage(host, page, await categories()));
+      const head = canonical(context, request, `/hosts/${encodeURIComponent(host.slug)}`).head;
+      return sendPage(reply, hostPage(host, page, await categories()), 200, head);
     });
   });
 
@@ -286,7 +304,8 @@ export const pageRoutes: FastifyPluginAsync<AppContext> = async (app, context) =
         listing(context, filters, problems, cursor, path, params),
         filterChoices(context.directory, { category: category.slug }),
       ]);
-      return sendPage(reply, categoryPage(category, filters, choices, page, all), page.problems.length > 0 ? 422 : 200);
+      const head = canonical(context, request, `/categories/${encodeURIComponent(category.slug)}`, canonicalParams(filters, false)).head;
+      return sendPage(reply, categoryPage(category, filters, choices, page, all), page.problems.length > 0 ? 422 : 200, head);
     });
   });
 
@@ -300,13 +319,17 @@ export const pageRoutes: FastifyPluginAsync<AppContext> = async (app, context) =
         listing(context, filters, problems, cursor, '/search', params),
         filterChoices(context.directory, filters.category ? { category: filters.category } : {}),
       ]);
-      return sendPage(reply, searchPage(filters, choices, page, all), page.problems.length > 0 ? 422 : 200);
+      const head = canonical(context, request, '/search', canonicalParams(filters, true)).head;
+      return sendPage(reply, searchPage(filters, choices, page, all), page.problems.length > 0 ? 422 : 200, head);
     }),
   );
 
   app.get<{ Params: { id: string } }>('/products/:id', async (request, reply) => {
     const product = await findListedProduct(context.directory, request.params.id);
     if (!product) return sendNotFoundPage(reply, 'This product is not listed (any more). The provider may have withdrawn it.');
-    return sendPage(reply, productPage(product, await categories()));
+    const all = await categories();
+    const { url, head } = canonical(context, request, `/products/${encodeURIComponent(product.id)}`);
+    const label = all.find((category) => category.slug === product.category)?.label ?? product.category;
+    return sendPage(reply, productPage(product, all), 200, html`${head}\n${jsonLdScript(productStructuredData(product, url, label))}`);
   });
 };
