@@ -30,6 +30,8 @@ export const PAGE_TYPES = [
   { name: 'category', path: () => '/categories/vps_cloud' },
   { name: 'category, filtered', path: () => '/categories/vps_cloud?location=Frankfurt&sort=price_desc' },
   { name: 'search results', path: () => '/search?q=nvme' },
+  { name: 'category, table', path: () => '/categories/vps_cloud?view=table&sort=ram_gb_desc&country=DE' },
+  { name: 'compare', path: (demo) => `/compare?ids=${demo.compared}` },
   { name: 'providers', path: () => '/hosts' },
   { name: 'provider', path: (demo) => `/hosts/${demo.host}` },
   { name: 'product', path: (demo) => `/products/${demo.product}` },
@@ -80,9 +82,9 @@ async function seedDemo(server) {
     env: { PATH: process.env.PATH ?? '', HOSTDIR_URL: server.url, ADMIN_TOKEN: server.adminToken },
     timeout: 120_000,
   });
-  const products = await (await fetch(`${server.url}/api/v1/directory/products?category=vps_cloud&limit=1`)).json();
+  const products = await (await fetch(`${server.url}/api/v1/directory/products?category=vps_cloud&limit=2`)).json();
   const product = products.products[0];
-  return { host: product.host.slug, product: product.id };
+  return { host: product.host.slug, product: product.id, compared: products.products.map((p) => p.id).join(',') };
 }
 
 function table(rows) {
