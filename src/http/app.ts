@@ -18,6 +18,7 @@ import { requestIdOf } from './request-id.js';
 import { adminRoutes } from './routes/admin.js';
 import { categoryRoutes } from './routes/categories.js';
 import { directoryRoutes } from './routes/directory.js';
+import { feedRoutes } from './routes/feeds.js';
 import { healthRoutes } from './routes/health.js';
 import { pageRoutes, sendNotFoundPage } from './routes/pages.js';
 import { problemPageRoutes } from './routes/problem-pages.js';
@@ -151,6 +152,7 @@ const publicReads: FastifyPluginAsync<AppContext> = async (scope, context) => {
   await scope.register(problemPageRoutes, context);
   await scope.register(categoryRoutes, context);
   await scope.register(directoryRoutes, context);
+  await scope.register(feedRoutes, context);
   await scope.register(pageRoutes, context);
 };
 

@@ -1,8 +1,12 @@
 // The public directory: what people browsing hosts see. Only active products of active hosts ever leave here.
 import type { Content } from '../catalog/product-fields.js';
 import type { Queryable } from './db.js';
+import { isStale, type Freshness } from './freshness.js';
+import { monthlyPriceSince } from './price-history.js';
 import { contentOfRow, SELECT_CONTENT } from './product-columns.js';
 import { iso, isoOrNull, numberOrNull } from './rows.js';
+
+export type { Freshness } from './freshness.js';
 
 export type DirectorySort = 'price' | 'newest' | 'name';
 export type SortOrder = 'asc' | 'desc';
@@ -22,6 +26,10 @@ export interface ProductSearch {
   /** monthly price at most this, in `currency` (prices are never converted between currencies); excludes unpriced products */
   maxMonthlyPrice?: number;
   hostSlug?: string;
+  /** when hosts turn stale, and whether stale hosts' products are listed too */
+  freshness: Freshness;
+  /** only products whose monthly price dropped since this UTC day (YYYY-MM-DD), else the day cards mark drops since */
+  priceDrops: { since: string; only: boolean };
   sort: DirectorySort;
   order: SortOrder;
   limit: number;
@@ -41,6 +49,12 @@ export interface ListedProduct extends Content {
   created_at: string;
   updated_at: string;
   host: ListedHostRef;
+  /** the host's last applied sync: when its billing system last confirmed this product; null if never */
+  confirmed_at: string | null;
+  /** the host's confirmation is older than STALE_AFTER_DAYS, or it never synced */
+  stale: boolean;
+  /** the monthly price is lower than it was on `since`, which it was at */
+  price_drop: { since: string; previous_monthly_price: number } | null;
 }
 
 export interface ListedHost {
@@ -50,6 +64,9 @@ export interface ListedHost {
   product_count: number;
   created_at: string;
   last_synced_at: string | null;
+  /** the last applied sync (the same as last_synced_at) */
+  confirmed_at: string | null;
+  stale: boolean;
 }
 
 export interface ListedCategory {
@@ -98,12 +115,13 @@ const LISTING_FIGURES_TTL_MS = 5_000;
 const WORD_STATISTICS_TTL_MS = 60_000;
 
 /** Words of a text query, each matched as a prefix ("nvm" finds "NVMe"); anything else is dropped. */
-function searchWords(text: string): string[] {
+export function searchWords(text: string): string[] {
   return (text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).slice(0, 8);
 }
 
-const PRODUCT_COLUMNS = `p.id, ${SELECT_CONTENT}, p.monthly_price::float8 AS monthly_price, p.created_at, p.updated_at,
-  h.slug AS host_slug, h.name AS host_name`;
+/** The columns of a listed product; `since` is the SQL of the day price drops are shown since. */
+export const productColumns = (since: string) => `p.id, ${SELECT_CONTENT}, p.monthly_price::float8 AS monthly_price, p.created_at, p.updated_at,
+  h.slug AS host_slug, h.name AS host_name, h.confirmed_at, ${since} AS drop_since, ${monthlyPriceSince(since)}::float8 AS price_then`;
 
 /**
  * The sort key of each sort: as SQL, the same order through an expression no index covers, and the cast of
@@ -115,14 +133,20 @@ const SORT_KEY: Record<DirectorySort, { expression: string; unindexed: string; c
   newest: { expression: 'p.id', unindexed: `(p.id || '')`, cast: '::text' },
 };
 
-function toListedProduct(row: Record<string, unknown>): ListedProduct {
+export function toListedProduct(row: Record<string, unknown>, freshness: Freshness): ListedProduct {
+  const confirmedAt = isoOrNull(row.confirmed_at);
+  const monthly = numberOrNull(row.monthly_price);
+  const then = numberOrNull(row.price_then);
   return {
     id: String(row.id),
     ...contentOfRow(row),
-    monthly_price: numberOrNull(row.monthly_price),
+    monthly_price: monthly,
     created_at: iso(row.created_at),
     updated_at: iso(row.updated_at),
     host: { slug: String(row.host_slug), name: String(row.host_name) },
+    confirmed_at: confirmedAt,
+    stale: isStale(confirmedAt, freshness),
+    price_drop: monthly !== null && then !== null && then > monthly ? { since: String(row.drop_since), previous_monthly_price: then } : null,
   };
 }
 
@@ -133,9 +157,11 @@ function toListedProduct(row: Record<string, unknown>): ListedProduct {
 const UNPRICED_KEY = '';
 
 /** The WHERE clause of a search as it grows, with its parameters. */
-class Conditions {
+export class Conditions {
   readonly where: string[] = [`p.status = 'active'`, `h.status = 'active'`];
   readonly params: unknown[] = [];
+  /** the parameter of the day price drops are shown since */
+  since = `''`;
 
   param(value: unknown): string {
     this.params.push(value);
@@ -146,6 +172,7 @@ class Conditions {
     const copy = new Conditions();
     copy.where.splice(0, copy.where.length, ...this.where);
     copy.params.push(...this.params);
+    copy.since = this.since;
     return copy;
   }
 }
@@ -154,10 +181,11 @@ class Conditions {
  * One page of listed products matching every given filter, in (sort key, id) order; `after` continues where
  * the previous page ended, so pages never overlap or skip a row even while the order has ties.
  */
-export async function searchProducts(
-  db: Queryable,
-  search: ProductSearch,
-): Promise<{ products: ListedProduct[]; next: Keyset | null }> {
+/**
+ * The WHERE clause of every filter of a search (freshness and price drops included), with its parameters; null when
+ * nothing can match (a text query of only punctuation matches nothing rather than everything).
+ */
+export function searchFilters(search: Omit<ProductSearch, 'sort' | 'order' | 'limit' | 'after'>): Conditions | null {
   const filters = new Conditions();
   const { where } = filters;
   if (search.category !== undefined) where.push(`p.category = ${filters.param(search.category)}`);
@@ -166,12 +194,24 @@ export async function searchProducts(
   if (search.feature !== undefined) where.push(`p.features @> ${filters.param(JSON.stringify([search.feature]))}::jsonb`);
   if (search.currency !== undefined) where.push(`p.currency = ${filters.param(search.currency)}`);
   if (search.maxMonthlyPrice !== undefined) where.push(`p.monthly_price <= ${filters.param(String(search.maxMonthlyPrice))}::numeric`);
+  if (!search.freshness.includeStale) where.push(`h.confirmed_at >= ${filters.param(search.freshness.staleBefore.toISOString())}::timestamptz`);
+  filters.since = filters.param(search.priceDrops.since);
+  if (search.priceDrops.only) where.push(`${monthlyPriceSince(filters.since)} > p.monthly_price`);
   if (search.text !== undefined) {
     const words = searchWords(search.text);
     // A query of only punctuation matches nothing rather than everything.
-    if (words.length === 0) return { products: [], next: null };
+    if (words.length === 0) return null;
     where.push(`p.search_text @@ to_tsquery('simple', ${filters.param(words.map((word) => `${word}:*`).join(' & '))})`);
   }
+  return filters;
+}
+
+export async function searchProducts(
+  db: Queryable,
+  search: ProductSearch,
+): Promise<{ products: ListedProduct[]; next: Keyset | null }> {
+  const filters = searchFilters(search);
+  if (filters === null) return { products: [], next: null };
   // PostgreSQL guesses that a word it has no statistics for matches 0.5 % of the rows, and then walks the sort
   // index looking for it: for a rare word that reads the whole listing. Unless every word is known to be common,
   // the sort is put on an expression no index covers (same values, same order), so that the text index leads
@@ -179,7 +219,7 @@ export async function searchProducts(
   const textLeads = search.text !== undefined && !(await wordsAreCommon(db, searchWords(search.text)));
   if (search.sort !== 'price') {
     const page = await pageOf(db, filters, SORT_KEY[search.sort], search, textLeads, search.after);
-    return pageResult(page.rows, page.more);
+    return pageResult(page.rows, page.more, search.freshness);
   }
 
   // Priced products first, then (unless a price limit leaves them out) the unpriced ones: two index walks in the
@@ -190,13 +230,14 @@ export async function searchProducts(
     const pricedOnly = filters.copy();
     pricedOnly.where.push('p.monthly_price IS NOT NULL');
     priced = await pageOf(db, pricedOnly, SORT_KEY.price, search, textLeads, search.after);
-    if (priced.more || search.maxMonthlyPrice !== undefined) return pageResult(priced.rows, priced.more);
+    // A price drop needs a price: the unpriced segment has none.
+    if (priced.more || search.maxMonthlyPrice !== undefined || search.priceDrops.only) return pageResult(priced.rows, priced.more, search.freshness);
   }
   const unpricedOnly = filters.copy();
   unpricedOnly.where.push('p.monthly_price IS NULL');
   const rest = { ...search, limit: search.limit - priced.rows.length };
   const unpriced = await pageOf(db, unpricedOnly, UNPRICED_SORT_KEY, rest, textLeads, inUnpriced ? search.after : null);
-  return pageResult([...priced.rows, ...unpriced.rows], unpriced.more);
+  return pageResult([...priced.rows, ...unpriced.rows], unpriced.more, search.freshness);
 }
 
 /** Unpriced products, sorted by price, are in id order with the cursor key UNPRICED_KEY. */
@@ -225,7 +266,7 @@ async function pageOf(
     );
   }
   const { rows } = await db.query(
-    `SELECT ${PRODUCT_COLUMNS}, ${key.key ?? `(${key.expression})::text`} AS sort_key
+    `SELECT ${productColumns(conditions.since)}, ${key.key ?? `(${key.expression})::text`} AS sort_key
      FROM products p JOIN hosts h ON h.id = p.host_id
      WHERE ${where.join(' AND ')}
      ORDER BY ${textLeads ? key.unindexed : key.expression} ${direction}, p.id ${direction}
@@ -235,10 +276,10 @@ async function pageOf(
   return { rows: rows.slice(0, search.limit), more: rows.length > search.limit };
 }
 
-function pageResult(rows: Record<string, unknown>[], more: boolean): { products: ListedProduct[]; next: Keyset | null } {
+function pageResult(rows: Record<string, unknown>[], more: boolean, freshness: Freshness): { products: ListedProduct[]; next: Keyset | null } {
   const last = rows.at(-1);
   return {
-    products: rows.map(toListedProduct),
+    products: rows.map((row) => toListedProduct(row, freshness)),
     next: more && last ? { key: String(last.sort_key), id: String(last.id) } : null,
   };
 }
@@ -270,35 +311,38 @@ async function wordShares(db: Queryable, words: string[]): Promise<boolean> {
   return Number(rows[0]?.share ?? 0) >= COMMON_WORD_SHARE;
 }
 
-export async function findListedProduct(db: Queryable, id: string): Promise<ListedProduct | null> {
+/** A listed product, stale or not (its page says so); price drops are shown since `dropsSince` (YYYY-MM-DD). */
+export async function findListedProduct(db: Queryable, id: string, freshness: Freshness, dropsSince: string): Promise<ListedProduct | null> {
   const { rows } = await db.query(
-    `SELECT ${PRODUCT_COLUMNS}
+    `SELECT ${productColumns('$2::text')}
      FROM products p JOIN hosts h ON h.id = p.host_id
      WHERE p.id = $1 AND p.status = 'active' AND h.status = 'active'`,
-    [id],
+    [id, dropsSince],
   );
-  return rows[0] ? toListedProduct(rows[0]) : null;
+  return rows[0] ? toListedProduct(rows[0], freshness) : null;
 }
 
-const HOST_COLUMNS = `h.slug, h.name, h.default_currency, h.created_at,
-  (SELECT count(*) FROM products p WHERE p.host_id = h.id AND p.status = 'active')::int AS product_count,
-  (SELECT max(r.applied_at) FROM sync_runs r WHERE r.host_id = h.id AND NOT r.dry_run) AS last_synced_at`;
+const HOST_COLUMNS = `h.slug, h.name, h.default_currency, h.created_at, h.confirmed_at,
+  (SELECT count(*) FROM products p WHERE p.host_id = h.id AND p.status = 'active')::int AS product_count`;
 
-function toListedHost(row: Record<string, unknown>): ListedHost {
+function toListedHost(row: Record<string, unknown>, freshness: Freshness): ListedHost {
+  const confirmedAt = isoOrNull(row.confirmed_at);
   return {
     slug: String(row.slug),
     name: String(row.name),
     default_currency: String(row.default_currency),
     product_count: Number(row.product_count),
     created_at: iso(row.created_at),
-    last_synced_at: isoOrNull(row.last_synced_at),
+    last_synced_at: confirmedAt,
+    confirmed_at: confirmedAt,
+    stale: isStale(confirmedAt, freshness),
   };
 }
 
 /** Active hosts in slug order, a page at a time; afterSlug is the previous page's last slug. */
 export async function listListedHosts(
   db: Queryable,
-  page: { limit: number; afterSlug: string | null },
+  page: { limit: number; afterSlug: string | null; freshness: Freshness },
 ): Promise<{ hosts: ListedHost[]; next: string | null }> {
   const { rows } = await db.query(
     `SELECT ${HOST_COLUMNS} FROM hosts h
@@ -307,13 +351,13 @@ export async function listListedHosts(
     [page.afterSlug, page.limit + 1],
   );
   const more = rows.length > page.limit;
-  const hosts = rows.slice(0, page.limit).map(toListedHost);
+  const hosts = rows.slice(0, page.limit).map((row) => toListedHost(row, page.freshness));
   return { hosts, next: more ? (hosts.at(-1)?.slug ?? null) : null };
 }
 
-export async function findListedHost(db: Queryable, slug: string): Promise<ListedHost | null> {
+export async function findListedHost(db: Queryable, slug: string, freshness: Freshness): Promise<ListedHost | null> {
   const { rows } = await db.query(`SELECT ${HOST_COLUMNS} FROM hosts h WHERE h.slug = $1 AND h.status = 'active'`, [slug]);
-  return rows[0] ? toListedHost(rows[0]) : null;
+  return rows[0] ? toListedHost(rows[0], freshness) : null;
 }
 
 /** Every category with its listed products counted up to CATEGORY_COUNT_CAP (kept LISTING_FIGURES_TTL_MS). */
