@@ -121,7 +121,7 @@ export function searchWords(text: string): string[] {
 
 /** The columns of a listed product; `since` is the SQL of the day price drops are shown since. */
 export const productColumns = (since: string) => `p.id, ${SELECT_CONTENT}, p.monthly_price::float8 AS monthly_price, p.created_at, p.updated_at,
-  h.slug AS host_slug, h.name AS host_name, h.confirmed_at, ${since} AS drop_since, ${monthlyPriceSince(since)}::float8 AS price_then`;
+  h.slug AS host_slug, h.name AS host_name, h.confirmed_at, ${since}::text AS drop_since, ${monthlyPriceSince(since)}::float8 AS price_then`;
 
 /**
  * The sort key of each sort: as SQL, the same order through an expression no index covers, and the cast of

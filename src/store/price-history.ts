@@ -17,11 +17,9 @@ const REPRICED = (p: string, x: string) =>
  * The statement that writes changed (updated or reactivated) products from the rows of `source` (an SQL relation
  * aliased x, with external_id, the content columns and fingerprint) and, in the same statement, keeps the prices each
  * replaces when they differ, forgetting a product's changes beyond PRICE_HISTORY_MAX_CHANGES. `overwrite` is the SET
- * list of a changed product; the parameters are numbered from `first`: the host's id, the sync's id.
+ * list of a changed product; `host` and `sync` are the parameters of the host's id and the sync's id.
  */
-export function changedWithHistory(source: string, overwrite: string, first: number): string {
-  const host = `$${first}`;
-  const sync = `$${first + 1}`;
+export function changedWithHistory(source: string, overwrite: string, host: string, sync: string): string {
   return `WITH x AS MATERIALIZED (${source}),
   written AS (
     UPDATE products p SET ${overwrite}, prices_since = CASE WHEN ${REPRICED('p', 'x')} THEN now() ELSE p.prices_since END
@@ -99,6 +97,6 @@ export async function listedPriceHistory(db: Queryable, productId: string): Prom
  */
 export function monthlyPriceSince(since: string): string {
   return `(SELECT CASE WHEN e.currency = p.currency THEN e.monthly_price END FROM price_history e
-     WHERE e.host_id = p.host_id AND e.product_id = p.id AND e.replaced_at >= ${since}::date::timestamp AT TIME ZONE 'UTC'
+     WHERE e.host_id = p.host_id AND e.product_id = p.id AND e.replaced_at >= ${since}::text::date::timestamp AT TIME ZONE 'UTC'
      ORDER BY e.replaced_at, e.sync_id LIMIT 1)`;
 }

@@ -358,7 +358,7 @@ class OpenSync implements SyncTransaction {
         copyChunks(changed, (c) => `${copyText(c.external_id)}\t${copyContent(c.content)}\t${c.content.fingerprint}`),
       );
       await (this.sync.priceHistory
-        ? tx.query(changedWithHistory('SELECT * FROM product_changes', OVERWRITE, 1), [hostId, this.sync.syncId])
+        ? tx.query(changedWithHistory('SELECT * FROM product_changes', OVERWRITE, '$1', '$2'), [hostId, this.sync.syncId])
         : tx.query(`UPDATE products p SET ${OVERWRITE} FROM product_changes x WHERE p.host_id = $1 AND p.external_id = x.external_id`, [hostId]));
     }
     const receipts = then.receipts;
@@ -383,7 +383,8 @@ class OpenSync implements SyncTransaction {
                 sql: changedWithHistory(
                   `SELECT * FROM json_to_recordset($2::json) AS x (external_id text, ${CONTENT_RECORD}, fingerprint text)`,
                   OVERWRITE,
-                  3,
+                  '$1',
+                  '$3',
                 ),
                 params: [hostId, recordsJson(changed), this.sync.syncId],
               }

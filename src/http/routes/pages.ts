@@ -27,8 +27,10 @@ import {
   type PageSort,
   type ResultPage,
 } from '../../web/pages.js';
+import { dayBefore, freshnessOf } from '../../store/freshness.js';
+import { listedPriceHistory } from '../../store/price-history.js';
 import type { AppContext } from '../context.js';
-import { encodeSearchCursor, toProductSearch } from '../directory-query.js';
+import { encodeSearchCursor, PRICE_DROP_DAYS, toProductSearch } from '../directory-query.js';
 import { Problem } from '../problems.js';
 
 const PAGE_SIZE = 24;
@@ -58,10 +60,15 @@ function filtersOf(query: RawQuery, fixed: { category?: string } = {}): PageFilt
   if (feature) filters.feature = feature;
   if (maxPrice && /^\d{1,9}(\.\d{1,4})?$/.test(maxPrice)) filters.max_price = maxPrice;
   if (currency && isCurrencyCode(currency)) filters.currency = currency.toUpperCase();
+  const dropped = text(query, 'price_dropped_since', 10);
+  if (dropped && /^\d{4}-\d{2}-\d{2}$/.test(dropped) && !Number.isNaN(Date.parse(`${dropped}T00:00:00Z`)) && new Date(`${dropped}T00:00:00Z`).toISOString().startsWith(dropped)) {
+    filters.price_dropped_since = dropped;
+  }
+  if (text(query, 'include_stale', 5) === '1') filters.include_stale = true;
   return filters;
 }
 
-function searchOf(filters: PageFilters, cursor: string | undefined, host?: string): ProductSearch {
+function searchOf(filters: PageFilters, cursor: string | undefined, staleAfterDays: number, host?: string): ProductSearch {
   const { sort, order } = PAGE_SORTS[filters.sort];
   return toProductSearch(
     {
@@ -78,9 +85,40 @@ function searchOf(filters: PageFilters, cursor: string | undefined, host?: strin
       order,
       cursor,
       limit: PAGE_SIZE,
+      // A provider's own page lists its plans, stale or not, and says which.
+      include_stale: filters.include_stale || host !== undefined ? '1' : undefined,
+      price_dropped_since: filters.price_dropped_since,
     },
-    { limit: PAGE_SIZE },
+    { limit: PAGE_SIZE, staleAfterDays },
   );
+}
+
+/** The same search as the feed and the export take it: the JSON API's parameters. */
+function apiQuery(filters: PageFilters, host?: string): string {
+  const { sort, order } = PAGE_SORTS[filters.sort];
+  return queryString({
+    q: filters.q,
+    category: filters.category,
+    location: filters.location,
+    feature: filters.feature,
+    host,
+    max_price: filters.max_price,
+    currency: filters.max_price === undefined ? undefined : (filters.currency ?? 'USD'),
+    include_stale: filters.include_stale || host !== undefined ? '1' : undefined,
+    price_dropped_since: filters.price_dropped_since,
+    sort: sort === 'price' ? undefined : sort,
+    // Only an order other than the sort's own default.
+    order: (sort === 'newest') === (order === 'desc') ? undefined : order,
+  });
+}
+
+function takeAwayLinks(filters: PageFilters, host?: string): { feedHref: string; csvHref: string } {
+  // The feed is ordered by time: the sort is the export's only.
+  const { sort: _sort, ...unsorted } = filters;
+  return {
+    feedHref: `/api/v1/directory/feed.atom${apiQuery({ ...unsorted, sort: 'price' }, host)}`,
+    csvHref: `/api/v1/directory/export.csv${apiQuery(filters, host)}`,
+  };
 }
 
 function filterParams(filters: PageFilters, withCategory: boolean): Record<string, string | undefined> {
@@ -91,6 +129,8 @@ function filterParams(filters: PageFilters, withCategory: boolean): Record<strin
     feature: filters.feature,
     max_price: filters.max_price,
     currency: filters.max_price === undefined ? undefined : filters.currency,
+    include_stale: filters.include_stale ? '1' : undefined,
+    price_dropped_since: filters.price_dropped_since,
     sort: filters.sort === 'price' ? undefined : filters.sort,
   };
 }
@@ -101,6 +141,7 @@ async function resultPage(
   path: string,
   params: Record<string, string | undefined>,
   onFirstPage: boolean,
+  links: { feedHref: string; csvHref: string },
 ): Promise<ResultPage> {
   const page = await searchProducts(context.directory, search);
   const cursor = encodeSearchCursor(search.sort, search.order, page.next);
@@ -108,6 +149,7 @@ async function resultPage(
     products: page.products,
     nextHref: cursor ? `${path}${queryString({ ...params, cursor })}` : null,
     firstHref: onFirstPage ? null : `${path}${queryString(params)}`,
+    ...links,
   };
 }
 
@@ -133,28 +175,37 @@ export function sendNotFoundPage(reply: FastifyReply, what: string): FastifyRepl
 
 export const pageRoutes: FastifyPluginAsync<AppContext> = async (app, context) => {
   const categories = (): Promise<Category[]> => listCategories(context.directory);
+  const { staleAfterDays } = context.config;
+  const hostsFreshness = () => freshnessOf(staleAfterDays, true);
 
   app.get('/', async (_request, reply) => {
     const [listed, hosts] = await Promise.all([
       listListedCategories(context.directory),
-      listListedHosts(context.directory, { limit: 30, afterSlug: null }),
+      listListedHosts(context.directory, { limit: 30, afterSlug: null, freshness: hostsFreshness() }),
     ]);
     return sendPage(reply, homePage(listed, hosts.hosts));
   });
 
   app.get<{ Querystring: RawQuery }>('/hosts', async (request, reply) => {
     const after = text(request.query, 'after', 63) ?? null;
-    const page = await listListedHosts(context.directory, { limit: 60, afterSlug: after });
+    const page = await listListedHosts(context.directory, { limit: 60, afterSlug: after, freshness: hostsFreshness() });
     return sendPage(reply, hostsPage(page.hosts, page.next ? `/hosts${queryString({ after: page.next })}` : null));
   });
 
   app.get<{ Params: { slug: string }; Querystring: RawQuery }>('/hosts/:slug', async (request, reply) => {
-    const host = await findListedHost(context.directory, request.params.slug);
+    const host = await findListedHost(context.directory, request.params.slug, hostsFreshness());
     if (!host) return sendNotFoundPage(reply, 'No provider with that name is listed.');
     return orBadRequest(reply, async () => {
       const cursor = text(request.query, 'cursor', 500);
       const filters: PageFilters = { sort: 'price' };
-      const page = await resultPage(context, searchOf(filters, cursor, host.slug), `/hosts/${encodeURIComponent(host.slug)}`, {}, !cursor);
+      const page = await resultPage(
+        context,
+        searchOf(filters, cursor, staleAfterDays, host.slug),
+        `/hosts/${encodeURIComponent(host.slug)}`,
+        {},
+        !cursor,
+        takeAwayLinks(filters, host.slug),
+      );
       return sendPage(reply, hostPage(host, page, await categories()));
     });
   });
@@ -167,7 +218,14 @@ export const pageRoutes: FastifyPluginAsync<AppContext> = async (app, context) =
       const filters = filtersOf(request.query, { category: category.slug });
       const cursor = text(request.query, 'cursor', 500);
       const [page, choices] = await Promise.all([
-        resultPage(context, searchOf(filters, cursor), `/categories/${encodeURIComponent(category.slug)}`, filterParams(filters, false), !cursor),
+        resultPage(
+          context,
+          searchOf(filters, cursor, staleAfterDays),
+          `/categories/${encodeURIComponent(category.slug)}`,
+          filterParams(filters, false),
+          !cursor,
+          takeAwayLinks(filters),
+        ),
         filterChoices(context.directory, { category: category.slug }),
       ]);
       return sendPage(reply, categoryPage(category, filters, choices, page, all));
@@ -180,7 +238,7 @@ export const pageRoutes: FastifyPluginAsync<AppContext> = async (app, context) =
       const cursor = text(request.query, 'cursor', 500);
       const [all, page, choices] = await Promise.all([
         categories(),
-        resultPage(context, searchOf(filters, cursor), '/search', filterParams(filters, true), !cursor),
+        resultPage(context, searchOf(filters, cursor, staleAfterDays), '/search', filterParams(filters, true), !cursor, takeAwayLinks(filters)),
         filterChoices(context.directory, filters.category ? { category: filters.category } : {}),
       ]);
       return sendPage(reply, searchPage(filters, choices, page, all));
@@ -188,8 +246,11 @@ export const pageRoutes: FastifyPluginAsync<AppContext> = async (app, context) =
   );
 
   app.get<{ Params: { id: string } }>('/products/:id', async (request, reply) => {
-    const product = await findListedProduct(context.directory, request.params.id);
+    const [product, history] = await Promise.all([
+      findListedProduct(context.directory, request.params.id, hostsFreshness(), dayBefore(PRICE_DROP_DAYS)),
+      listedPriceHistory(context.directory, request.params.id),
+    ]);
     if (!product) return sendNotFoundPage(reply, 'This product is not listed (any more). The provider may have withdrawn it.');
-    return sendPage(reply, productPage(product, await categories()));
+    return sendPage(reply, productPage(product, await categories(), history));
   });
 };
