@@ -267,8 +267,8 @@ describe.each(STORES)('public directory API (%s store)', (store) => {
     const shown = answer.body.product;
     expect(Object.keys(shown).sort()).toEqual(
       [
-        'category', 'contract_duration', 'created_at', 'currency', 'datacenter_locations', 'description', 'features', 'host', 'id',
-        'monthly_price', 'name', 'price', 'pricing_tiers', 'setup_fee', 'specs', 'updated_at',
+        'category', 'confirmed_at', 'contract_duration', 'created_at', 'currency', 'datacenter_locations', 'description', 'features',
+        'host', 'id', 'monthly_price', 'name', 'price', 'price_drop', 'pricing_tiers', 'setup_fee', 'specs', 'stale', 'updated_at',
       ].sort(),
     );
     expect(shown).toMatchObject({
