@@ -2,7 +2,7 @@
 import type { Content } from '../catalog/product-fields.js';
 import type { Queryable } from './db.js';
 import { isStale, type Freshness } from './freshness.js';
-import { monthlyPriceSince } from './price-history.js';
+import { droppedSince, monthlyPriceSince } from './price-history.js';
 import { contentOfRow, SELECT_CONTENT } from './product-columns.js';
 import { iso, isoOrNull, numberOrNull } from './rows.js';
 
@@ -196,7 +196,7 @@ export function searchFilters(search: Omit<ProductSearch, 'sort' | 'order' | 'li
   if (search.maxMonthlyPrice !== undefined) where.push(`p.monthly_price <= ${filters.param(String(search.maxMonthlyPrice))}::numeric`);
   if (!search.freshness.includeStale) where.push(`h.confirmed_at >= ${filters.param(search.freshness.staleBefore.toISOString())}::timestamptz`);
   filters.since = filters.param(search.priceDrops.since);
-  if (search.priceDrops.only) where.push(`${monthlyPriceSince(filters.since)} > p.monthly_price`);
+  if (search.priceDrops.only) where.push(droppedSince(filters.since));
   if (search.text !== undefined) {
     const words = searchWords(search.text);
     // A query of only punctuation matches nothing rather than everything.

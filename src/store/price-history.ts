@@ -14,8 +14,8 @@ const REPRICED = (p: string, x: string) =>
     OR ${p}.setup_fee IS DISTINCT FROM ${x}.setup_fee OR ${p}.pricing_tiers::jsonb IS DISTINCT FROM ${x}.pricing_tiers::jsonb)`;
 
 /**
- * The statement that writes changed (updated or reactivated) products from the rows of `source` (an SQL relation
- * aliased x, with external_id, the content columns and fingerprint) and, in the same statement, keeps the prices each
+ * The statement that writes changed (updated or reactivated) products from the rows of `source` (a SELECT of
+ * external_id, the content columns and fingerprint) and, in the same statement, keeps the prices each
  * replaces when they differ, forgetting a product's changes beyond PRICE_HISTORY_MAX_CHANGES. `overwrite` is the SET
  * list of a changed product; `host` and `sync` are the parameters of the host's id and the sync's id.
  */
@@ -99,4 +99,14 @@ export function monthlyPriceSince(since: string): string {
   return `(SELECT CASE WHEN e.currency = p.currency THEN e.monthly_price END FROM price_history e
      WHERE e.host_id = p.host_id AND e.product_id = p.id AND e.replaced_at >= ${since}::text::date::timestamp AT TIME ZONE 'UTC'
      ORDER BY e.replaced_at, e.sync_id LIMIT 1)`;
+}
+
+/**
+ * SQL of "the product row `p` is cheaper now than on the day `since`": only a product whose prices changed since that
+ * day can be, so the changes made since then (an index on replaced_at) narrow the listing before each is compared.
+ */
+export function droppedSince(since: string): string {
+  return `(p.host_id, p.id) IN (SELECT e.host_id, e.product_id FROM price_history e
+       WHERE e.replaced_at >= ${since}::text::date::timestamp AT TIME ZONE 'UTC')
+     AND ${monthlyPriceSince(since)} > p.monthly_price`;
 }

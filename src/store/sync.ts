@@ -357,9 +357,7 @@ class OpenSync implements SyncTransaction {
         `COPY product_changes (external_id, ${CONTENT_COLUMNS}, fingerprint)`,
         copyChunks(changed, (c) => `${copyText(c.external_id)}\t${copyContent(c.content)}\t${c.content.fingerprint}`),
       );
-      await (this.sync.priceHistory
-        ? tx.query(changedWithHistory('SELECT * FROM product_changes', OVERWRITE, '$1', '$2'), [hostId, this.sync.syncId])
-        : tx.query(`UPDATE products p SET ${OVERWRITE} FROM product_changes x WHERE p.host_id = $1 AND p.external_id = x.external_id`, [hostId]));
+      await tx.query(this.#changedFrom('product_changes x', '$2'), this.sync.priceHistory ? [hostId, this.sync.syncId] : [hostId]);
     }
     const receipts = then.receipts;
     // New receipts are megabytes for a large catalogue: streamed by COPY once the products are written (the last
@@ -378,22 +376,10 @@ class OpenSync implements SyncTransaction {
               }
             : undefined,
         changed:
-          changed.length > 0 && changed.length <= WRITE_BY_STATEMENT_MAX && this.sync.priceHistory
+          changed.length > 0 && changed.length <= WRITE_BY_STATEMENT_MAX
             ? {
-                sql: changedWithHistory(
-                  `SELECT * FROM json_to_recordset($2::json) AS x (external_id text, ${CONTENT_RECORD}, fingerprint text)`,
-                  OVERWRITE,
-                  '$1',
-                  '$3',
-                ),
-                params: [hostId, recordsJson(changed), this.sync.syncId],
-              }
-            : changed.length > 0 && changed.length <= WRITE_BY_STATEMENT_MAX
-            ? {
-                sql: `UPDATE products p SET ${OVERWRITE}
-                      FROM json_to_recordset($2::json) AS x (external_id text, ${CONTENT_RECORD}, fingerprint text)
-                      WHERE p.host_id = $1 AND p.external_id = x.external_id`,
-                params: [hostId, recordsJson(changed)],
+                sql: this.#changedFrom(`json_to_recordset($2::json) AS x (external_id text, ${CONTENT_RECORD}, fingerprint text)`, '$3'),
+                params: this.sync.priceHistory ? [hostId, recordsJson(changed), this.sync.syncId] : [hostId, recordsJson(changed)],
               }
             : undefined,
         // A join, not "IN (SELECT …)": for a host the statistics do not know yet, the planner estimates one active
@@ -430,6 +416,17 @@ class OpenSync implements SyncTransaction {
   async keepAnswer(claim: ClaimRef, fingerprint: string, answer: StoredAnswer): Promise<void> {
     // The claim's row has been locked since takeHost, so the answer is stored: COMMIT rides along.
     await batch(this.tx, { answer: keepStatement(this.hostId, claim, fingerprint, answer) }, { commit: true });
+  }
+
+  /**
+   * Writes the changed products from `source` (rows aliased x: external_id, content, fingerprint) and, with price
+   * history, keeps in the same statement the prices each replaces (store/price-history.ts); `sync` is the parameter
+   * of the sync's id, then.
+   */
+  #changedFrom(source: string, sync: string): string {
+    return this.sync.priceHistory
+      ? changedWithHistory(`SELECT * FROM ${source}`, OVERWRITE, '$1', sync)
+      : `UPDATE products p SET ${OVERWRITE} FROM ${source} WHERE p.host_id = $1 AND p.external_id = x.external_id`;
   }
 
   #runStatement(run: NewRun): Statement {

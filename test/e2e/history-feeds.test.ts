@@ -1,6 +1,8 @@
 // Verified freshness, price history, feeds and exports, end to end on both stores: what a visitor and a program see
 // over HTTP, and what the database holds.
+import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
+import { promisify } from 'node:util';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,7 +10,7 @@ import { EmbeddedDatabase } from '../../src/store/embedded.js';
 import { admin, call, onboard, product, sync, type Onboarded } from '../support/api.js';
 import { atomProblems } from '../support/atom-validator.js';
 import { parseCsv } from '../support/csv.js';
-import { copyEmbeddedTemplate, startServer, STORES, type StoreKind, type TestServer } from '../support/server.js';
+import { CLI, copyEmbeddedTemplate, startServer, STORES, type StoreKind, type TestServer } from '../support/server.js';
 
 /** A sync sent with this request id fails after every product is written: the run's own INSERT raises. */
 const FAILING_REQUEST = 'fail-after-writes';
@@ -227,6 +229,14 @@ describe.each(STORES)('freshness, price history, feeds and exports (%s store)', 
     expect(bySlug.get(fresh.slug)).toMatchObject({ stale: false });
     expect(bySlug.get(never.slug)).toMatchObject({ stale: true, confirmed_at: null });
     expect((await admin(server, 'GET', `/hosts/${old.slug}`)).body.host.stale).toBe(true);
+    const { stdout } = await promisify(execFile)(process.execPath, [CLI, 'hosts', 'list'], {
+      env: { PATH: process.env.PATH ?? '', HOSTDIR_URL: server.url, ADMIN_TOKEN: server.adminToken },
+    });
+    const lines = stdout.trim().split('\n');
+    expect(lines[0]).toMatch(/^SLUG\s+NAME\s+STATUS\s+CURRENCY\s+CREATED\s+CONFIRMED\s+STALE$/);
+    expect(lines.find((line) => line.startsWith(old.slug))).toMatch(/\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}Z\s+stale$/);
+    expect(lines.find((line) => line.startsWith(fresh.slug))).toMatch(/\s+no$/);
+    expect(lines.find((line) => line.startsWith(never.slug))).toMatch(/\s+never\s+stale$/);
 
     // A sync confirms it again.
     expect((await sync(server, old.key, [product('old-vps', { name: 'Turbo VPS Old', price: 3, pricing_tiers: null })])).status).toBe(200);
@@ -294,6 +304,19 @@ describe.each(STORES)('freshness, price history, feeds and exports (%s store)', 
     const rows = parseCsv(csv.body).slice(1);
     expect(rows).toHaveLength(1203);
     expect(new Set(rows.map((cells) => cells[0])).size).toBe(1203);
+
+    // 300 repriced: more than one statement takes, so the changes go by COPY and one UPDATE, which keeps history too.
+    const repriced = many.map((p, k) => (k < 300 ? { ...p, price: Number(p.price) + 100 } : p));
+    const answer = await sync(server, big.key, repriced);
+    expect(answer.body.summary).toMatchObject({ updated: 300, unchanged: 903 });
+    const idOf = (k: number) => answer.body.products[k].id;
+    for (const [k, points] of [[0, 2], [299, 2], [300, 1]] as const) {
+      const history = await call(server, 'GET', `/api/v1/directory/products/${idOf(k)}/price-history`);
+      expect(history.body.points.map((p: { price: number }) => p.price)).toEqual(
+        points === 2 ? [k % 50, (k % 50) + 100] : [k % 50],
+      );
+    }
+    if (store === 'postgres') expect(await historyRows()).toBe(301);
   }, 240_000);
 
   it('the change feed hands out every change in order, page by page, from a position that never skips one', async () => {
@@ -316,8 +339,12 @@ describe.each(STORES)('freshness, price history, feeds and exports (%s store)', 
     expect(seen.filter((c) => c.action === 'created' && c.host === fresh.slug).map((c) => c.product_id).sort()).toEqual(
       [ids['vps-s'], ids['vps-m'], ids['tricky']].sort(),
     );
-    expect(seen.filter((c) => c.action === 'updated').map((c) => c.product_id)).toEqual([ids['vps-m'], ids['vps-s']]);
-    expect(seen.filter((c) => c.host === 'big-hosting')).toHaveLength(1203);
+    expect(seen.filter((c) => c.action === 'updated' && c.host === fresh.slug).map((c) => c.product_id)).toEqual([ids['vps-m'], ids['vps-s']]);
+    const big = seen.filter((c) => c.host === 'big-hosting');
+    expect(big.filter((c) => c.action === 'created')).toHaveLength(1203);
+    expect(big.filter((c) => c.action === 'updated')).toHaveLength(300);
+    // In order: the 1 203 creations before the 300 updates.
+    expect(big.findIndex((c) => c.action === 'updated')).toBe(1203);
     expect(seen.every((c) => c.listed === true)).toBe(true);
 
     // Nothing new: the same position comes back. Then a deactivation shows up after it.

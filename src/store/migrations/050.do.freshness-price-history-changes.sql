@@ -29,9 +29,9 @@ CREATE TABLE price_history (
   new_currency       text NOT NULL,
   PRIMARY KEY (host_id, product_id, replaced_at, sync_id)
 );
--- Feeds of price drops read the newest changes first.
-CREATE INDEX price_history_recent_drops ON price_history (replaced_at DESC)
-  WHERE new_monthly_price < monthly_price AND new_currency = currency;
+-- Feeds of price drops read the newest changes first; a search for products whose price dropped since a day starts
+-- from the changes made since then.
+CREATE INDEX price_history_replaced ON price_history (replaced_at);
 
 -- The directory's change feed reads applied runs that changed something in the order of the transactions that wrote
 -- them: a run's transaction id (xid8, never wraps), the column's default, taken as the run's row is inserted. A
