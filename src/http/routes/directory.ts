@@ -13,6 +13,7 @@ import { listedPriceHistory, PRICE_HISTORY_MAX_CHANGES } from '../../store/price
 import type { AppContext } from '../context.js';
 import { encodeSearchCursor, PRICE_DROP_DAYS, ProductSearchQuery, toProductSearch } from '../directory-query.js';
 import { Problem } from '../problems.js';
+import { json } from '../schemas.js';
 
 const nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
 
@@ -44,7 +45,7 @@ const ListedProductSchema = Type.Object(
       ),
     ),
   },
-  { additionalProperties: false, description: 'an active product of an active host' },
+  { $id: 'ListedProduct', additionalProperties: false, description: 'an active product of an active host' },
 );
 
 const ListedHostSchema = Type.Object(
@@ -57,7 +58,7 @@ const ListedHostSchema = Type.Object(
     last_synced_at: nullable(Type.String({ format: 'date-time' })),
     ...FreshnessFields,
   },
-  { additionalProperties: false },
+  { $id: 'Host', additionalProperties: false, description: 'a listed host (provider) of the directory' },
 );
 
 const NextCursor = nullable(Type.String({ description: 'pass as cursor for the next page; null on the last page' }));
@@ -66,19 +67,19 @@ const HostsQuery = Type.Object({
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50 })),
   cursor: Type.Optional(Type.String({ maxLength: 200 })),
 });
-const HostsPage = Type.Object({ hosts: Type.Array(ListedHostSchema), next_cursor: NextCursor }, { additionalProperties: false });
+const HostsPage = Type.Object({ hosts: Type.Array(Type.Ref(ListedHostSchema)), next_cursor: NextCursor }, { $id: 'HostsPage', additionalProperties: false });
 const HostParams = Type.Object({ slug: Type.String({ maxLength: 100 }) });
 const HostProductsQuery = Type.Omit(ProductSearchQuery, ['host']);
 const HostPage = Type.Object(
-  { host: ListedHostSchema, products: Type.Array(ListedProductSchema), next_cursor: NextCursor },
-  { additionalProperties: false },
+  { host: Type.Ref(ListedHostSchema), products: Type.Array(Type.Ref(ListedProductSchema)), next_cursor: NextCursor },
+  { $id: 'HostWithProducts', additionalProperties: false },
 );
 const ProductsPage = Type.Object(
-  { products: Type.Array(ListedProductSchema), next_cursor: NextCursor },
-  { additionalProperties: false },
+  { products: Type.Array(Type.Ref(ListedProductSchema)), next_cursor: NextCursor },
+  { $id: 'ListedProductsPage', additionalProperties: false },
 );
 const ProductParams = Type.Object({ id: Type.String({ maxLength: 100 }) });
-const ProductAnswer = Type.Object({ product: ListedProductSchema }, { additionalProperties: false });
+const ProductAnswer = Type.Object({ product: Type.Ref(ListedProductSchema) }, { $id: 'ListedProductAnswer', additionalProperties: false });
 const PricePointSchema = Type.Object(
   {
     from: Type.String({ format: 'date-time', description: 'since when these prices were in effect' }),
@@ -89,16 +90,19 @@ const PricePointSchema = Type.Object(
     setup_fee: CONTENT_OUTPUT.setup_fee,
     pricing_tiers: CONTENT_OUTPUT.pricing_tiers,
   },
-  { additionalProperties: false },
+  { $id: 'PricePoint', additionalProperties: false, description: 'a set of prices and the span it was in effect' },
 );
 const PriceHistoryAnswer = Type.Object(
   {
     product_id: Type.String({ pattern: idPattern('prd') }),
-    points: Type.Array(PricePointSchema, { description: 'oldest first; the last is the current prices' }),
+    points: Type.Array(Type.Ref(PricePointSchema), { description: 'oldest first; the last is the current prices' }),
     truncated: Type.Boolean({ description: `earlier changes were forgotten: at most ${PRICE_HISTORY_MAX_CHANGES} are kept per product` }),
   },
-  { additionalProperties: false },
+  { $id: 'PriceHistory', additionalProperties: false },
 );
+
+/** The directory's named schemas, each after those it refers to. */
+export const DIRECTORY_SCHEMAS = [ListedProductSchema, ListedHostSchema, HostsPage, HostPage, ProductsPage, ProductAnswer, PricePointSchema, PriceHistoryAnswer];
 
 function decodeHostCursor(cursor: string | undefined): string | null {
   if (!cursor) return null;
@@ -118,7 +122,7 @@ export const directoryRoutes: FastifyPluginAsync<AppContext> = async (app, conte
 
   app.get<{ Querystring: Static<typeof HostsQuery> }>(
     '/api/v1/directory/hosts',
-    { schema: { tags: TAGS, summary: 'Listed hosts with their product counts, by slug', querystring: HostsQuery, response: { 200: HostsPage } } },
+    { schema: { tags: TAGS, operationId: 'listDirectoryHosts', summary: 'Listed hosts with their product counts, by slug', querystring: HostsQuery, response: { 200: json('one page of hosts', HostsPage) } } },
     async (request) => {
       const page = await listListedHosts(context.directory, {
         limit: request.query.limit ?? 50,
@@ -134,10 +138,11 @@ export const directoryRoutes: FastifyPluginAsync<AppContext> = async (app, conte
     {
       schema: {
         tags: TAGS,
+        operationId: 'getDirectoryHost',
         summary: 'A listed host and its active products (filters and sorts as in /directory/products)',
         params: HostParams,
         querystring: HostProductsQuery,
-        response: { 200: HostPage },
+        response: { 200: json('the host and one page of its products', HostPage) },
       },
     },
     async (request) => {
@@ -155,9 +160,10 @@ export const directoryRoutes: FastifyPluginAsync<AppContext> = async (app, conte
     {
       schema: {
         tags: TAGS,
+        operationId: 'searchDirectoryProducts',
         summary: 'Search listed products across hosts',
         querystring: ProductSearchQuery,
-        response: { 200: ProductsPage },
+        response: { 200: json('one page of products', ProductsPage) },
       },
     },
     async (request) => {
@@ -169,7 +175,7 @@ export const directoryRoutes: FastifyPluginAsync<AppContext> = async (app, conte
 
   app.get<{ Params: Static<typeof ProductParams> }>(
     '/api/v1/directory/products/:id',
-    { schema: { tags: TAGS, summary: 'One listed product', params: ProductParams, response: { 200: ProductAnswer } } },
+    { schema: { tags: TAGS, operationId: 'getDirectoryProduct', summary: 'One listed product', params: ProductParams, response: { 200: json('the product', ProductAnswer) } } },
     async (request) => {
       const product = await findListedProduct(context.directory, request.params.id, freshnessOf(staleAfterDays, true), dayBefore(PRICE_DROP_DAYS));
       if (!product) throw new Problem('NOT_FOUND', `no listed product "${request.params.id}"`);
@@ -182,9 +188,10 @@ export const directoryRoutes: FastifyPluginAsync<AppContext> = async (app, conte
     {
       schema: {
         tags: TAGS,
+        operationId: 'getDirectoryProductPriceHistory',
         summary: "A listed product's prices over time, as its provider's syncs changed them",
         params: ProductParams,
-        response: { 200: PriceHistoryAnswer },
+        response: { 200: json("the product's prices over time", PriceHistoryAnswer) },
       },
     },
     async (request) => {

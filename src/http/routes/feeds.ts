@@ -16,6 +16,8 @@ import type { AppContext } from '../context.js';
 import { PRICE_DROP_DAYS, ProductSearchQuery, toProductSearch } from '../directory-query.js';
 import { PUBLIC_CACHE_CONTROL } from '../freshness.js';
 import { Problem } from '../problems.js';
+import { publicBaseUrl } from '../public-url.js';
+import { json } from '../schemas.js';
 
 const TAGS = ['directory'];
 
@@ -56,7 +58,7 @@ const ChangesPage = Type.Object(
     next_since: nullable(Type.String({ description: 'pass as since to read on; the same as since when nothing is new yet; null before any change' })),
     more: Type.Boolean({ description: 'more changes can be read at once' }),
   },
-  { additionalProperties: false },
+  { $id: 'DirectoryChanges', additionalProperties: false },
 );
 
 function encodePosition(position: ChangePosition | null): string | null {
@@ -80,10 +82,6 @@ function decodePosition(since: string | undefined): ChangePosition | null {
   return { xid, runId, index: index as number };
 }
 
-/** The address the request was made to, for the absolute links a feed reader needs. */
-function origin(request: FastifyRequest): string {
-  return `${request.protocol}://${request.host}`;
-}
 
 /** The query string of the filters a search was given, in a fixed order: what names the feed. */
 function filterQuery(query: Record<string, unknown>): string {
@@ -158,13 +156,14 @@ export const feedRoutes: FastifyPluginAsync<AppContext> = async (app, context) =
     {
       schema: {
         tags: TAGS,
+        operationId: 'getDirectoryFeed',
         summary: 'Atom feed of a search: its newest plans and price drops (same filters as /directory/products)',
         querystring: FeedQuery,
         response: { 200: { description: 'an Atom 1.0 feed', content: { 'application/atom+xml': { schema: Type.String() } } } },
       },
     },
     async (request, reply) => {
-      const base = origin(request);
+      const base = publicBaseUrl(context.config, request);
       const search: ProductSearch = toProductSearch({ ...request.query, sort: 'newest', limit: FEED_ENTRIES }, { staleAfterDays });
       const [plans, drops, categories] = await Promise.all([
         searchProducts(context.directory, search),
@@ -210,13 +209,14 @@ export const feedRoutes: FastifyPluginAsync<AppContext> = async (app, context) =
     {
       schema: {
         tags: TAGS,
+        operationId: 'exportDirectoryProducts',
         summary: 'Every result of a search as CSV (same filters and sorts as /directory/products), streamed',
         querystring: ExportQuery,
         response: { 200: { description: 'RFC 4180 CSV with a header row', content: { 'text/csv': { schema: Type.String() } } } },
       },
     },
     async (request, reply) => {
-      const base = origin(request);
+      const base = publicBaseUrl(context.config, request);
       const first = toProductSearch({ ...request.query, limit: 100 }, { staleAfterDays });
       const etag = streamEtag([base, filterQuery(request.query), await directoryVersion(context.directory, first.freshness.staleBefore)]);
       if (notModified(request, reply, etag)) return reply.code(304).send();
@@ -245,9 +245,10 @@ export const feedRoutes: FastifyPluginAsync<AppContext> = async (app, context) =
     {
       schema: {
         tags: TAGS,
+        operationId: 'listDirectoryChanges',
         summary: 'Every change syncs made to the directory, in order, from a position (for aggregators)',
         querystring: ChangesQuery,
-        response: { 200: ChangesPage },
+        response: { 200: json('one page of changes', ChangesPage) },
       },
     },
     async (request) => {

@@ -1,6 +1,6 @@
 // The directory's HTML pages. Unknown slugs and ids answer an HTML 404 here; /api/* keeps problem+json.
 import { isCurrencyCode } from '../../catalog/currency.js';
-import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { listCategories, type Category } from '../../store/categories.js';
 import {
   filterChoices,
@@ -11,7 +11,8 @@ import {
   searchProducts,
   type ProductSearch,
 } from '../../store/directory.js';
-import type { Html } from '../../web/html.js';
+import { html, Html } from '../../web/html.js';
+import { jsonLdScript, productStructuredData } from '../../web/seo.js';
 import {
   badRequestPage,
   categoryPage,
@@ -32,6 +33,7 @@ import { listedPriceHistory } from '../../store/price-history.js';
 import type { AppContext } from '../context.js';
 import { encodeSearchCursor, PRICE_DROP_DAYS, toProductSearch } from '../directory-query.js';
 import { Problem } from '../problems.js';
+import { publicBaseUrl } from '../public-url.js';
 
 const PAGE_SIZE = 24;
 
@@ -135,6 +137,12 @@ function filterParams(filters: PageFilters, withCategory: boolean): Record<strin
   };
 }
 
+/** The filters that choose what a page lists; the sort, the cursor and anything else do not make another page. */
+function canonicalParams(filters: PageFilters, withCategory: boolean): Record<string, string | undefined> {
+  const { sort: _sort, ...chosen } = filterParams(filters, withCategory);
+  return chosen;
+}
+
 async function resultPage(
   context: AppContext,
   search: ProductSearch,
@@ -153,8 +161,16 @@ async function resultPage(
   };
 }
 
-function sendPage(reply: FastifyReply, page: Html, status = 200): FastifyReply {
-  return reply.status(status).type('text/html; charset=utf-8').send(page.value);
+function sendPage(reply: FastifyReply, page: Html, status = 200, head?: Html): FastifyReply {
+  // The first </head> is the layout's: every value in a page is escaped, so none can hold one.
+  const text = head ? page.value.replace('</head>', `${head.value}\n</head>`) : page.value;
+  return reply.status(status).type('text/html; charset=utf-8').send(text);
+}
+
+/** What a page's head holds that depends on the request, not on its data: its absolute canonical address. */
+function canonical(context: AppContext, request: FastifyRequest, path: string, params: Record<string, string | undefined> = {}): { url: string; head: Html } {
+  const url = `${publicBaseUrl(context.config, request)}${path}${queryString(params)}`;
+  return { url, head: html`<link rel="canonical" href="${url}">` };
 }
 
 /** A cursor that does not fit the page's sort is a stale or edited link: say so in HTML. */
@@ -178,18 +194,19 @@ export const pageRoutes: FastifyPluginAsync<AppContext> = async (app, context) =
   const { staleAfterDays } = context.config;
   const hostsFreshness = () => freshnessOf(staleAfterDays, true);
 
-  app.get('/', async (_request, reply) => {
+  app.get('/', async (request, reply) => {
     const [listed, hosts] = await Promise.all([
       listListedCategories(context.directory),
       listListedHosts(context.directory, { limit: 30, afterSlug: null, freshness: hostsFreshness() }),
     ]);
-    return sendPage(reply, homePage(listed, hosts.hosts));
+    return sendPage(reply, homePage(listed, hosts.hosts), 200, canonical(context, request, '/').head);
   });
 
   app.get<{ Querystring: RawQuery }>('/hosts', async (request, reply) => {
     const after = text(request.query, 'after', 63) ?? null;
     const page = await listListedHosts(context.directory, { limit: 60, afterSlug: after, freshness: hostsFreshness() });
-    return sendPage(reply, hostsPage(page.hosts, page.next ? `/hosts${queryString({ after: page.next })}` : null));
+    const head = canonical(context, request, '/hosts', { after: after ?? undefined }).head;
+    return sendPage(reply, hostsPage(page.hosts, page.next ? `/hosts${queryString({ after: page.next })}` : null), 200, head);
   });
 
   app.get<{ Params: { slug: string }; Querystring: RawQuery }>('/hosts/:slug', async (request, reply) => {
@@ -206,7 +223,8 @@ export const pageRoutes: FastifyPluginAsync<AppContext> = async (app, context) =
         !cursor,
         takeAwayLinks(filters, host.slug),
       );
-      return sendPage(reply, hostPage(host, page, await categories()));
+      const head = canonical(context, request, `/hosts/${encodeURIComponent(host.slug)}`).head;
+      return sendPage(reply, hostPage(host, page, await categories()), 200, head);
     });
   });
 
@@ -228,7 +246,8 @@ export const pageRoutes: FastifyPluginAsync<AppContext> = async (app, context) =
         ),
         filterChoices(context.directory, { category: category.slug }),
       ]);
-      return sendPage(reply, categoryPage(category, filters, choices, page, all));
+      const head = canonical(context, request, `/categories/${encodeURIComponent(category.slug)}`, canonicalParams(filters, false)).head;
+      return sendPage(reply, categoryPage(category, filters, choices, page, all), 200, head);
     });
   });
 
@@ -241,7 +260,7 @@ export const pageRoutes: FastifyPluginAsync<AppContext> = async (app, context) =
         resultPage(context, searchOf(filters, cursor, staleAfterDays), '/search', filterParams(filters, true), !cursor, takeAwayLinks(filters)),
         filterChoices(context.directory, filters.category ? { category: filters.category } : {}),
       ]);
-      return sendPage(reply, searchPage(filters, choices, page, all));
+      return sendPage(reply, searchPage(filters, choices, page, all), 200, canonical(context, request, '/search', canonicalParams(filters, true)).head);
     }),
   );
 
@@ -251,6 +270,9 @@ export const pageRoutes: FastifyPluginAsync<AppContext> = async (app, context) =
       listedPriceHistory(context.directory, request.params.id),
     ]);
     if (!product) return sendNotFoundPage(reply, 'This product is not listed (any more). The provider may have withdrawn it.');
-    return sendPage(reply, productPage(product, await categories(), history));
+    const all = await categories();
+    const { url, head } = canonical(context, request, `/products/${encodeURIComponent(product.id)}`);
+    const label = all.find((category) => category.slug === product.category)?.label ?? product.category;
+    return sendPage(reply, productPage(product, all, history), 200, html`${head}\n${jsonLdScript(productStructuredData(product, url, label))}`);
   });
 };
