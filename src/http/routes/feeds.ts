@@ -61,6 +61,9 @@ const ChangesPage = Type.Object(
   { $id: 'DirectoryChanges', additionalProperties: false },
 );
 
+/** The feeds' named schemas, for the OpenAPI document's components. */
+export const FEED_SCHEMAS = [ChangesPage];
+
 function encodePosition(position: ChangePosition | null): string | null {
   return position ? Buffer.from(JSON.stringify([position.xid, position.runId, position.index]), 'utf8').toString('base64url') : null;
 }
