@@ -1,7 +1,7 @@
 // What the directory's feeds read: price drops matching a search (its Atom feed), the change feed of every applied
 // sync (for aggregators), and a validator of the directory's state for the streamed exports.
 import type { Queryable } from './db.js';
-import { productColumns, searchFilters, toListedProduct, type ListedProduct, type ProductSearch } from './directory.js';
+import { conditionsOf, productColumns, toListedProduct, type ListedProduct, type ProductSearch } from './directory.js';
 import { iso } from './rows.js';
 import { decodeRunActions } from './sync-runs.js';
 
@@ -16,7 +16,7 @@ export interface PriceDrop {
 
 /** The newest price drops (a lower monthly price in the same currency) of products matching the search. */
 export async function recentPriceDrops(db: Queryable, search: Omit<ProductSearch, 'sort' | 'order' | 'after'>): Promise<PriceDrop[]> {
-  const filters = searchFilters(search);
+  const filters = await conditionsOf(db, search);
   if (filters === null) return [];
   const { rows } = await db.query(
     `SELECT ${productColumns(filters.since)}, e.replaced_at, e.sync_id, e.monthly_price::float8 AS was, e.new_monthly_price::float8 AS became

@@ -18,7 +18,7 @@ import {
   type Transaction,
 } from './db.js';
 import type { ClaimRef, StoredAnswer } from './idempotency.js';
-import { CONTENT_COLUMNS, CONTENT_RECORD, copyContent, copyText, SET_CONTENT } from './product-columns.js';
+import { CONTENT_COLUMNS, CONTENT_RECORD, contentRecord, copyContent, copyText, SET_CONTENT } from './product-columns.js';
 import { changedWithHistory } from './price-history.js';
 import { iso } from './rows.js';
 import { encodeRunActions } from './sync-runs.js';
@@ -267,9 +267,9 @@ function* copyChunks<T>(items: readonly T[], row: (item: T) => string): Generato
   }
 }
 
-/** Products as the JSON array json_to_recordset reads: external_id, id, fingerprint and the content of each. */
+/** Products as the JSON array json_to_recordset reads: external_id, id, fingerprint, the content of each and what derives from it. */
 function recordsJson(products: ProductWrites['created']): string {
-  return JSON.stringify(products.map((p) => ({ ...p.content, id: p.id })));
+  return JSON.stringify(products.map((p) => ({ ...contentRecord(p.content), id: p.id })));
 }
 
 /** A changed (updated or reactivated) product, from the record `x`: active, with its new content. */

@@ -56,6 +56,7 @@ describe('OpenAPI document', () => {
         'GET /api/v1/directory/changes',
         'GET /api/v1/directory/export.csv',
         'GET /api/v1/directory/feed.atom',
+        'GET /api/v1/directory/compare',
         'GET /api/v1/directory/hosts',
         'GET /api/v1/directory/hosts/{slug}',
         'GET /api/v1/directory/products',

@@ -7,7 +7,8 @@ import { STORED_CURRENCY_PATTERN } from '../../catalog/currency.js';
 import { idPattern } from '../../catalog/ids.js';
 import { CONTENT_OUTPUT } from '../../catalog/product-fields.js';
 import { HOST_SLUG_PATTERN, isHostSlug } from '../../catalog/slugs.js';
-import { findListedHost, findListedProduct, listListedHosts, searchProducts } from '../../store/directory.js';
+import { DISK_TYPES, NUMERIC_SPEC_KEYS, NUMERIC_SPECS, UNLIMITED } from '../../catalog/specs.js';
+import { countProducts, findListedHost, findListedProduct, listListedHosts, searchProducts } from '../../store/directory.js';
 import { dayBefore, freshnessOf } from '../../store/freshness.js';
 import { listedPriceHistory, PRICE_HISTORY_MAX_CHANGES } from '../../store/price-history.js';
 import type { AppContext } from '../context.js';
@@ -24,10 +25,37 @@ const FreshnessFields = {
   stale: Type.Boolean({ description: 'confirmed_at is older than STALE_AFTER_DAYS (or the host never synced)' }),
 };
 
+const ComparableSpecsSchema = Type.Object(
+  {
+    ...Object.fromEntries(
+      NUMERIC_SPEC_KEYS.map((key) => [
+        key,
+        Type.Optional(Type.Number({ description: `${NUMERIC_SPECS[key].label}${NUMERIC_SPECS[key].unit ? ` in ${NUMERIC_SPECS[key].unit}` : ''}; ${UNLIMITED} means unlimited / unmetered` })),
+      ]),
+    ),
+    disk_type: Type.Optional(Type.Union(DISK_TYPES.map((type) => Type.Literal(type)))),
+  },
+  {
+    additionalProperties: false,
+    description: "the specs read as the vocabulary of the category's family (only what the provider's specs give); the specs as sent are in `specs`",
+  },
+);
+
+const PlaceSchema = Type.Object(
+  {
+    location: Type.String({ description: 'as listed' }),
+    city: nullable(Type.String({ description: "the gazetteer's city; null when it does not know the location" })),
+    country: nullable(Type.String({ pattern: '^[A-Z]{2}$', description: 'ISO 3166-1 alpha-2' })),
+  },
+  { additionalProperties: false },
+);
+
+/** A product in a list: lists leave out `places`, which the product itself and a comparison carry. */
 const ListedProductSchema = Type.Object(
   {
     id: Type.String({ pattern: idPattern('prd') }),
     ...CONTENT_OUTPUT,
+    comparable_specs: ComparableSpecsSchema,
     monthly_price: nullable(
       Type.Number({ description: 'the price of the tier naming the monthly period if there is one, else price; null when neither' }),
     ),
@@ -46,6 +74,15 @@ const ListedProductSchema = Type.Object(
     ),
   },
   { $id: 'ListedProduct', additionalProperties: false, description: 'an active product of an active host' },
+);
+
+/** A product on its own or in a comparison: as in a list, with each location's city and country. */
+export const ProductDetailSchema = Type.Object(
+  {
+    ...ListedProductSchema.properties,
+    places: Type.Array(PlaceSchema, { description: 'datacenter_locations in order, each with its city and country' }),
+  },
+  { $id: 'ListedProductDetail', additionalProperties: false, description: 'an active product of an active host, with the places of its locations' },
 );
 
 const ListedHostSchema = Type.Object(
@@ -74,12 +111,34 @@ const HostPage = Type.Object(
   { host: Type.Ref(ListedHostSchema), products: Type.Array(Type.Ref(ListedProductSchema)), next_cursor: NextCursor },
   { $id: 'HostWithProducts', additionalProperties: false },
 );
+/** The most matches counted exactly when a count is asked for; beyond, the answer says "more than". */
+const COUNT_CAP = 1000;
+
+const ProductsQuery = Type.Composite([
+  ProductSearchQuery,
+  Type.Object({
+    count: Type.Optional(Type.Boolean({ description: `also count the matches, exactly up to ${COUNT_CAP}` })),
+  }),
+]);
+
 const ProductsPage = Type.Object(
-  { products: Type.Array(Type.Ref(ListedProductSchema)), next_cursor: NextCursor },
+  {
+    products: Type.Array(Type.Ref(ListedProductSchema)),
+    next_cursor: NextCursor,
+    matches: Type.Optional(
+      Type.Object(
+        {
+          count: Type.Integer({ minimum: 0 }),
+          more: Type.Boolean({ description: `true: there are more than count (${COUNT_CAP}) matches` }),
+        },
+        { additionalProperties: false, description: 'with count=true: how many products match the filters' },
+      ),
+    ),
+  },
   { $id: 'ListedProductsPage', additionalProperties: false },
 );
 const ProductParams = Type.Object({ id: Type.String({ maxLength: 100 }) });
-const ProductAnswer = Type.Object({ product: Type.Ref(ListedProductSchema) }, { $id: 'ListedProductAnswer', additionalProperties: false });
+const ProductAnswer = Type.Object({ product: Type.Ref(ProductDetailSchema) }, { $id: 'ListedProductAnswer', additionalProperties: false });
 const PricePointSchema = Type.Object(
   {
     from: Type.String({ format: 'date-time', description: 'since when these prices were in effect' }),
@@ -102,7 +161,9 @@ const PriceHistoryAnswer = Type.Object(
 );
 
 /** The directory's named schemas, each after those it refers to. */
-export const DIRECTORY_SCHEMAS = [ListedProductSchema, ListedHostSchema, HostsPage, HostPage, ProductsPage, ProductAnswer, PricePointSchema, PriceHistoryAnswer];
+export const DIRECTORY_SCHEMAS = [
+  ListedProductSchema, ProductDetailSchema, ListedHostSchema, HostsPage, HostPage, ProductsPage, ProductAnswer, PricePointSchema, PriceHistoryAnswer,
+];
 
 function decodeHostCursor(cursor: string | undefined): string | null {
   if (!cursor) return null;
@@ -155,21 +216,25 @@ export const directoryRoutes: FastifyPluginAsync<AppContext> = async (app, conte
     },
   );
 
-  app.get<{ Querystring: ProductSearchQuery }>(
+  app.get<{ Querystring: Static<typeof ProductsQuery> }>(
     '/api/v1/directory/products',
     {
       schema: {
         tags: TAGS,
         operationId: 'searchDirectoryProducts',
         summary: 'Search listed products across hosts',
-        querystring: ProductSearchQuery,
+        querystring: ProductsQuery,
         response: { 200: json('one page of products', ProductsPage) },
       },
     },
     async (request) => {
       const search = toProductSearch(request.query, { staleAfterDays });
-      const page = await searchProducts(context.directory, search);
-      return { products: page.products, next_cursor: encodeSearchCursor(search.sort, search.order, page.next) };
+      const [page, matches] = await Promise.all([
+        searchProducts(context.directory, search),
+        request.query.count ? countProducts(context.directory, search, COUNT_CAP) : undefined,
+      ]);
+      const answer = { products: page.products, next_cursor: encodeSearchCursor(search.sort, search.order, page.next) };
+      return matches ? { ...answer, matches } : answer;
     },
   );
 

@@ -2,7 +2,10 @@
 import { isCurrencyCode } from '../../catalog/currency.js';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { listCategories, type Category } from '../../store/categories.js';
+import { COUNTRY_LABELS } from '../../catalog/gazetteer.js';
+import { DISK_TYPES, NUMERIC_SPECS, SPEC_LABELS, type NumericSpec } from '../../catalog/specs.js';
 import {
+  countProducts,
   filterChoices,
   findListedHost,
   findListedProduct,
@@ -21,18 +24,19 @@ import {
   hostsPage,
   notFoundPage,
   PAGE_SORTS,
+  pageSort,
   productPage,
   queryString,
   searchPage,
   type PageFilters,
-  type PageSort,
   type ResultPage,
 } from '../../web/pages.js';
 import { dayBefore, freshnessOf } from '../../store/freshness.js';
 import { listedPriceHistory } from '../../store/price-history.js';
 import type { AppContext } from '../context.js';
-import { encodeSearchCursor, PRICE_DROP_DAYS, toProductSearch } from '../directory-query.js';
+import { encodeSearchCursor, PRICE_DROP_DAYS, SPEC_RANGE_PARAMETERS, toProductSearch, type ProductSearchQuery } from '../directory-query.js';
 import { Problem } from '../problems.js';
+import { isCalendarDay } from '../directory-query.js';
 import { publicBaseUrl } from '../public-url.js';
 
 const PAGE_SIZE = 24;
@@ -46,38 +50,95 @@ function text(query: RawQuery, name: string, maxLength = 200): string | undefine
   return trimmed && trimmed.length <= maxLength ? trimmed : undefined;
 }
 
-/** What a form sent, read leniently: a filter that makes no sense is left out rather than refused. */
-function filtersOf(query: RawQuery, fixed: { category?: string } = {}): PageFilters {
+/** Parameters a page reads; anything else in its query (utm_…, a stray field) is no filter and is ignored. */
+const RANGE_PARAMETERS = new Set<string>(SPEC_RANGE_PARAMETERS);
+const PAGE_PARAMETERS = new Set([
+  'q', 'category', 'location', 'feature', 'country', 'disk_type', 'max_price', 'currency', 'view', 'sort', 'cursor', 'include_stale',
+  'price_dropped_since',
+]);
+
+/**
+ * What a form sent, with what is wrong with it: a value that makes no sense is shown back in the form and named
+ * in a visible message, never silently dropped (the page then lists nothing rather than something else).
+ */
+function filtersOf(query: RawQuery, fixed: { category?: string } = {}): { filters: PageFilters; problems: string[] } {
+  const problems: string[] = [];
   const sort = text(query, 'sort');
-  const maxPrice = text(query, 'max_price');
-  const filters: PageFilters = { sort: sort && sort in PAGE_SORTS ? (sort as PageSort) : 'price' };
+  const filters: PageFilters = { sort: sort ?? 'price' };
+  if (sort !== undefined && pageSort(sort) === null) problems.push(`Sort “${sort}” is not one this page offers.`);
   const q = text(query, 'q');
   const category = fixed.category ?? text(query, 'category', 64);
   const location = text(query, 'location');
   const feature = text(query, 'feature');
-  const currency = text(query, 'currency', 3);
+  const country = text(query, 'country', 200);
+  const diskType = text(query, 'disk_type', 200);
+  const maxPrice = text(query, 'max_price', 200);
+  const currency = text(query, 'currency', 200);
+  const view = text(query, 'view', 200);
   if (q) filters.q = q;
   if (category) filters.category = category;
   if (location) filters.location = location;
   if (feature) filters.feature = feature;
-  if (maxPrice && /^\d{1,9}(\.\d{1,4})?$/.test(maxPrice)) filters.max_price = maxPrice;
-  if (currency && isCurrencyCode(currency)) filters.currency = currency.toUpperCase();
-  const dropped = text(query, 'price_dropped_since', 10);
-  if (dropped && /^\d{4}-\d{2}-\d{2}$/.test(dropped) && !Number.isNaN(Date.parse(`${dropped}T00:00:00Z`)) && new Date(`${dropped}T00:00:00Z`).toISOString().startsWith(dropped)) {
-    filters.price_dropped_since = dropped;
+  if (country) {
+    filters.country = country.toUpperCase();
+    if (!/^[A-Za-z]{2}$/.test(country) || !COUNTRY_LABELS.has(country.toUpperCase())) problems.push(`Country “${country}” is not a country code the directory knows (such as DE, NL or US).`);
   }
-  if (text(query, 'include_stale', 5) === '1') filters.include_stale = true;
-  return filters;
+  if (diskType) {
+    filters.disk_type = diskType;
+    if (!(DISK_TYPES as readonly string[]).includes(diskType)) problems.push(`Disk type “${diskType}” is not one of ${DISK_TYPES.join(', ')}.`);
+  }
+  if (maxPrice) {
+    filters.max_price = maxPrice;
+    if (!/^\d{1,9}(\.\d{1,4})?$/.test(maxPrice)) problems.push(`Max. per month “${maxPrice}” is not a price (such as 10 or 4.99).`);
+  }
+  if (currency) {
+    filters.currency = currency.toUpperCase();
+    if (!isCurrencyCode(currency)) problems.push(`Currency “${currency}” is not an ISO 4217 code.`);
+  }
+  if (view) {
+    if (view === 'table') filters.view = 'table';
+    else if (view !== 'cards') problems.push(`View “${view}” is not one of cards, table.`);
+  }
+  const dropped = text(query, 'price_dropped_since', 200);
+  if (dropped) {
+    filters.price_dropped_since = dropped;
+    if (!isCalendarDay(dropped)) problems.push(`Price dropped since “${dropped}” is not a day (such as 2026-11-01).`);
+  }
+  if (text(query, 'include_stale', 200) === '1') filters.include_stale = true;
+  for (const name of Object.keys(query)) {
+    if (!RANGE_PARAMETERS.has(name)) continue;
+    const value = text(query, name, 200);
+    if (!value) continue;
+    (filters.ranges ??= {})[name] = value;
+    if (!/^\d{1,10}(\.\d{1,4})?$/.test(value)) problems.push(`${rangeLabel(name)} “${value}” is not a number.`);
+  }
+  for (const [name, value] of Object.entries(query)) {
+    if (!PAGE_PARAMETERS.has(name) && !RANGE_PARAMETERS.has(name)) continue;
+    if (typeof value === 'string' && value.trim().length > (name === 'category' ? 64 : name === 'cursor' ? 500 : 200)) problems.push(`The ${name} parameter is too long.`);
+    if (Array.isArray(value)) problems.push(`The ${name} parameter is given more than once.`);
+  }
+  return { filters, problems };
+}
+
+/** "RAM (GB) at least" for min_ram_gb. */
+function rangeLabel(parameter: string): string {
+  const key = parameter.slice(4) as NumericSpec;
+  const unit = NUMERIC_SPECS[key].unit ? ` (${NUMERIC_SPECS[key].unit})` : '';
+  return `${SPEC_LABELS[key]}${unit} ${parameter.startsWith('min_') ? 'at least' : 'at most'}`;
 }
 
 function searchOf(filters: PageFilters, cursor: string | undefined, staleAfterDays: number, host?: string): ProductSearch {
-  const { sort, order } = PAGE_SORTS[filters.sort];
+  const { sort, order } = pageSort(filters.sort) ?? PAGE_SORTS.price;
+  const ranges = Object.fromEntries(Object.entries(filters.ranges ?? {}).map(([name, value]) => [name, Number(value)]));
   return toProductSearch(
     {
+      ...ranges,
       q: filters.q,
       category: filters.category,
       location: filters.location,
       feature: filters.feature,
+      country: filters.country,
+      disk_type: filters.disk_type as ProductSearchQuery['disk_type'],
       host,
       max_price: filters.max_price === undefined ? undefined : Number(filters.max_price),
       // The form's currency belongs to its price limit: without a limit it filters nothing. A hand-written URL
@@ -97,20 +158,23 @@ function searchOf(filters: PageFilters, cursor: string | undefined, staleAfterDa
 
 /** The same search as the feed and the export take it: the JSON API's parameters. */
 function apiQuery(filters: PageFilters, host?: string): string {
-  const { sort, order } = PAGE_SORTS[filters.sort];
+  const { sort, order } = pageSort(filters.sort) ?? PAGE_SORTS.price;
   return queryString({
     q: filters.q,
     category: filters.category,
     location: filters.location,
     feature: filters.feature,
+    country: filters.country,
+    disk_type: filters.disk_type,
+    ...filters.ranges,
     host,
     max_price: filters.max_price,
     currency: filters.max_price === undefined ? undefined : (filters.currency ?? 'USD'),
     include_stale: filters.include_stale || host !== undefined ? '1' : undefined,
     price_dropped_since: filters.price_dropped_since,
     sort: sort === 'price' ? undefined : sort,
-    // Only an order other than the sort's own default.
-    order: (sort === 'newest') === (order === 'desc') ? undefined : order,
+    // Only an order other than the sort's own default (ascending for price and name, else descending).
+    order: order === (sort === 'price' || sort === 'name' ? 'asc' : 'desc') ? undefined : order,
   });
 }
 
@@ -129,13 +193,20 @@ function filterParams(filters: PageFilters, withCategory: boolean): Record<strin
     category: withCategory ? filters.category : undefined,
     location: filters.location,
     feature: filters.feature,
+    country: filters.country,
+    disk_type: filters.disk_type,
+    ...filters.ranges,
     max_price: filters.max_price,
     currency: filters.max_price === undefined ? undefined : filters.currency,
     include_stale: filters.include_stale ? '1' : undefined,
     price_dropped_since: filters.price_dropped_since,
+    view: filters.view,
     sort: filters.sort === 'price' ? undefined : filters.sort,
   };
 }
+
+/** The most matches a page counts exactly; beyond, it says "more than". */
+const COUNT_CAP = 1000;
 
 /** The filters that choose what a page lists; the sort, the cursor and anything else do not make another page. */
 function canonicalParams(filters: PageFilters, withCategory: boolean): Record<string, string | undefined> {
@@ -151,14 +222,66 @@ async function resultPage(
   onFirstPage: boolean,
   links: { feedHref: string; csvHref: string },
 ): Promise<ResultPage> {
-  const page = await searchProducts(context.directory, search);
+  const [page, count] = await Promise.all([searchProducts(context.directory, search), countProducts(context.directory, search, COUNT_CAP)]);
   const cursor = encodeSearchCursor(search.sort, search.order, page.next);
   return {
     products: page.products,
     nextHref: cursor ? `${path}${queryString({ ...params, cursor })}` : null,
     firstHref: onFirstPage ? null : `${path}${queryString(params)}`,
     ...links,
+    count,
+    clearHref: clearHref(path, params),
+    sortHref: (sort) => `${path}${queryString({ ...params, sort: sort === 'price' ? undefined : sort })}`,
+    problems: [],
   };
+}
+
+/** The page without its filters (the words of a search stay: they are what was searched), or null without any. */
+function clearHref(path: string, params: Record<string, string | undefined>): string | null {
+  const filtered = Object.entries(params).some(([name, value]) => value !== undefined && name !== 'q' && name !== 'view' && name !== 'sort');
+  return filtered ? `${path}${queryString({ q: params.q, view: params.view })}` : null;
+}
+
+/** A page that lists nothing and says what was wrong with its filters. */
+function problemPage(path: string, params: Record<string, string | undefined>, problems: string[]): ResultPage {
+  return {
+    products: [],
+    nextHref: null,
+    firstHref: null,
+    count: null,
+    clearHref: `${path}${queryString({ q: params.q })}`,
+    sortHref: () => path,
+    problems,
+    feedHref: '',
+    csvHref: '',
+  };
+}
+
+/** Problems of a search the query schema could not see (a minimum above its maximum), as the page says them. */
+function problemsOf(error: unknown): string[] | null {
+  if (!(error instanceof Problem) || error.code !== 'VALIDATION_FAILED') return null;
+  const errors = (error.extra?.errors ?? []) as { parameter?: string; detail?: string }[];
+  if (errors.some((e) => e.parameter === 'cursor')) return null;
+  return errors.map((e) => (e.parameter && RANGE_PARAMETERS.has(e.parameter) ? `${rangeLabel(e.parameter)}: ${e.detail}` : String(e.detail)));
+}
+
+/** The results of a page's filters, or what was wrong with them. */
+async function listing(
+  context: AppContext,
+  filters: PageFilters,
+  problems: string[],
+  cursor: string | undefined,
+  path: string,
+  params: Record<string, string | undefined>,
+): Promise<ResultPage> {
+  if (problems.length > 0) return problemPage(path, params, problems);
+  try {
+    return await resultPage(context, searchOf(filters, cursor, context.config.staleAfterDays), path, params, !cursor, takeAwayLinks(filters));
+  } catch (error) {
+    const found = problemsOf(error);
+    if (found === null) throw error;
+    return problemPage(path, params, found);
+  }
 }
 
 function sendPage(reply: FastifyReply, page: Html, status = 200, head?: Html): FastifyReply {
@@ -178,7 +301,7 @@ async function orBadRequest(reply: FastifyReply, render: () => Promise<FastifyRe
   try {
     return await render();
   } catch (error) {
-    if (error instanceof Problem && error.code === 'VALIDATION_FAILED') {
+    if (error instanceof Problem && error.code === 'VALIDATION_FAILED' && problemsOf(error) === null) {
       return sendPage(reply, badRequestPage('This page link is out of date. Start again from the first page.'), 400);
     }
     throw error;
@@ -223,6 +346,7 @@ export const pageRoutes: FastifyPluginAsync<AppContext> = async (app, context) =
         !cursor,
         takeAwayLinks(filters, host.slug),
       );
+      page.clearHref = null;
       const head = canonical(context, request, `/hosts/${encodeURIComponent(host.slug)}`).head;
       return sendPage(reply, hostPage(host, page, await categories()), 200, head);
     });
@@ -233,34 +357,31 @@ export const pageRoutes: FastifyPluginAsync<AppContext> = async (app, context) =
     const category = all.find((candidate) => candidate.slug === request.params.slug);
     if (!category) return sendNotFoundPage(reply, 'There is no such category.');
     return orBadRequest(reply, async () => {
-      const filters = filtersOf(request.query, { category: category.slug });
+      const { filters, problems } = filtersOf(request.query, { category: category.slug });
       const cursor = text(request.query, 'cursor', 500);
+      const path = `/categories/${encodeURIComponent(category.slug)}`;
+      const params = filterParams(filters, false);
       const [page, choices] = await Promise.all([
-        resultPage(
-          context,
-          searchOf(filters, cursor, staleAfterDays),
-          `/categories/${encodeURIComponent(category.slug)}`,
-          filterParams(filters, false),
-          !cursor,
-          takeAwayLinks(filters),
-        ),
+        listing(context, filters, problems, cursor, path, params),
         filterChoices(context.directory, { category: category.slug }),
       ]);
       const head = canonical(context, request, `/categories/${encodeURIComponent(category.slug)}`, canonicalParams(filters, false)).head;
-      return sendPage(reply, categoryPage(category, filters, choices, page, all), 200, head);
+      return sendPage(reply, categoryPage(category, filters, choices, page, all), page.problems.length > 0 ? 422 : 200, head);
     });
   });
 
   app.get<{ Querystring: RawQuery }>('/search', async (request, reply) =>
     orBadRequest(reply, async () => {
-      const filters = filtersOf(request.query);
+      const { filters, problems } = filtersOf(request.query);
       const cursor = text(request.query, 'cursor', 500);
+      const params = filterParams(filters, true);
       const [all, page, choices] = await Promise.all([
         categories(),
-        resultPage(context, searchOf(filters, cursor, staleAfterDays), '/search', filterParams(filters, true), !cursor, takeAwayLinks(filters)),
+        listing(context, filters, problems, cursor, '/search', params),
         filterChoices(context.directory, filters.category ? { category: filters.category } : {}),
       ]);
-      return sendPage(reply, searchPage(filters, choices, page, all), 200, canonical(context, request, '/search', canonicalParams(filters, true)).head);
+      const head = canonical(context, request, '/search', canonicalParams(filters, true)).head;
+      return sendPage(reply, searchPage(filters, choices, page, all), page.problems.length > 0 ? 422 : 200, head);
     }),
   );
 
