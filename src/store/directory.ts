@@ -209,8 +209,19 @@ const UNPRICED_KEY = '';
 export class Conditions {
   readonly where: string[] = [`p.status = 'active'`, `h.status = 'active'`];
   readonly params: unknown[] = [];
-  /** the parameter of the day price drops are shown since */
-  since = `''`;
+  #dropsSince = '';
+  #sinceParam: string | null = null;
+
+  /** The day price drops are shown since (YYYY-MM-DD); a parameter only once a statement refers to it. */
+  set dropsSince(day: string) {
+    this.#dropsSince = day;
+    this.#sinceParam = null;
+  }
+
+  /** The parameter of the day price drops are shown since. */
+  get since(): string {
+    return (this.#sinceParam ??= this.param(this.#dropsSince));
+  }
 
   param(value: unknown): string {
     this.params.push(value);
@@ -221,7 +232,8 @@ export class Conditions {
     const copy = new Conditions();
     copy.where.splice(0, copy.where.length, ...this.where);
     copy.params.push(...this.params);
-    copy.since = this.since;
+    copy.#dropsSince = this.#dropsSince;
+    copy.#sinceParam = this.#sinceParam;
     return copy;
   }
 }
@@ -245,7 +257,7 @@ export async function conditionsOf(db: Queryable, search: Omit<ProductSearch, 's
   if (search.currency !== undefined) where.push(`p.currency = ${filters.param(search.currency)}`);
   if (search.maxMonthlyPrice !== undefined) where.push(`p.monthly_price <= ${filters.param(String(search.maxMonthlyPrice))}::numeric`);
   if (!search.freshness.includeStale) where.push(`h.confirmed_at >= ${filters.param(search.freshness.staleBefore.toISOString())}::timestamptz`);
-  filters.since = filters.param(search.priceDrops.since);
+  filters.dropsSince = search.priceDrops.since;
   if (search.priceDrops.only) where.push(droppedSince(filters.since));
   if (search.text !== undefined) {
     const words = searchWords(search.text);
