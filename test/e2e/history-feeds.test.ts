@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EmbeddedDatabase } from '../../src/store/embedded.js';
-import { admin, call, onboard, product, sync, type Onboarded } from '../support/api.js';
+import { admin, call, onboard, product, sync, type Answer, type Onboarded } from '../support/api.js';
 import { atomProblems } from '../support/atom-validator.js';
 import { parseCsv } from '../support/csv.js';
 import { CLI, copyEmbeddedTemplate, startServer, STORES, type StoreKind, type TestServer } from '../support/server.js';
@@ -328,7 +328,7 @@ describe.each(STORES)('freshness, price history, feeds and exports (%s store)', 
       const read: any[] = [];
       let position: string | null = null;
       for (;;) {
-        const page = await call(server, 'GET', `/api/v1/directory/changes?limit=${limit}${position ? `&since=${position}` : ''}`);
+        const page: Answer = await call(server, 'GET', `/api/v1/directory/changes?limit=${limit}${position ? `&since=${position}` : ''}`);
         expect(page.status).toBe(200);
         read.push(...page.body.changes);
         position = page.body.next_since;
