@@ -6,8 +6,9 @@ import type { Host as StoredHost, HostDetails } from '../store/hosts.js';
 import type { SyncRunRecord } from '../store/sync-runs.js';
 
 // The answers of the admin API, as the server's store gives them (less the host's internal id).
-export type Host = Omit<StoredHost, 'id'>;
-export type HostDetail = Omit<HostDetails, 'id'>;
+// Listings and details also say whether the host is stale; a host just created or changed comes without it.
+export type Host = Omit<StoredHost, 'id'> & { stale?: boolean };
+export type HostDetail = Omit<HostDetails, 'id'> & { stale?: boolean };
 export type IssuedKey = IssuedApiKey;
 export type SyncRun = SyncRunRecord;
 export type { ApiKey, Category };

@@ -12,6 +12,8 @@ export interface Host {
   status: HostStatus;
   created_at: string;
   updated_at: string;
+  /** the last applied sync: when the host's billing system last confirmed its catalogue; null if it never synced */
+  confirmed_at: string | null;
 }
 
 export interface HostDetails extends Host {
@@ -19,7 +21,7 @@ export interface HostDetails extends Host {
   last_sync_at: string | null;
 }
 
-const COLUMNS = 'id, slug, name, default_currency, status, created_at, updated_at';
+const COLUMNS = 'id, slug, name, default_currency, status, created_at, updated_at, confirmed_at';
 
 function toHost(row: Record<string, unknown>): Host {
   return {
@@ -30,6 +32,7 @@ function toHost(row: Record<string, unknown>): Host {
     status: row.status as HostStatus,
     created_at: iso(row.created_at),
     updated_at: iso(row.updated_at),
+    confirmed_at: isoOrNull(row.confirmed_at),
   };
 }
 

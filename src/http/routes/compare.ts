@@ -5,6 +5,8 @@ import type { FastifyPluginAsync } from 'fastify';
 import { idPattern } from '../../catalog/ids.js';
 import { listCategories } from '../../store/categories.js';
 import { findListedProducts } from '../../store/directory.js';
+import { dayBefore, freshnessOf } from '../../store/freshness.js';
+import { PRICE_DROP_DAYS } from '../directory-query.js';
 import { COMPARE_MAX, comparePage, compareRows } from '../../web/compare.js';
 import type { AppContext } from '../context.js';
 import { Problem } from '../problems.js';
@@ -71,7 +73,7 @@ export const compareRoutes: FastifyPluginAsync<AppContext> = async (app, context
           errors: problems.map((problem) => ({ parameter: 'ids', ...problem })),
         });
       }
-      const [products, categories] = await Promise.all([findListedProducts(context.directory, ids), listCategories(context.directory)]);
+      const [products, categories] = await Promise.all([findListedProducts(context.directory, ids, freshnessOf(context.config.staleAfterDays, true), dayBefore(PRICE_DROP_DAYS)), listCategories(context.directory)]);
       const found = new Set(products.map((product) => product.id));
       return { products, rows: compareRows(products, categories), missing: ids.filter((id) => !found.has(id)) };
     },
@@ -82,7 +84,7 @@ export const compareRoutes: FastifyPluginAsync<AppContext> = async (app, context
     const { ids, problems } = given === undefined || given === '' ? { ids: [], problems: [] } : idsOf(given);
     const ok = problems.length === 0;
     const [products, categories] = await Promise.all([
-      ok ? findListedProducts(context.directory, ids) : Promise.resolve([]),
+      ok ? findListedProducts(context.directory, ids, freshnessOf(context.config.staleAfterDays, true), dayBefore(PRICE_DROP_DAYS)) : Promise.resolve([]),
       listCategories(context.directory),
     ]);
     const found = new Set(products.map((product) => product.id));
