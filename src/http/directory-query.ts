@@ -4,6 +4,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { CURRENCY_CODE_PATTERN } from '../catalog/currency.js';
 import { idPattern } from '../catalog/ids.js';
 import type { DirectorySort, Keyset, ProductSearch, SortOrder } from '../store/directory.js';
+import { BASE_CURRENCY, type RateTable } from '../catalog/rates.js';
 import { Problem } from './problems.js';
 
 const DIRECTORY_SORTS = ['price', 'newest', 'name'] as const satisfies readonly DirectorySort[];
@@ -17,15 +18,32 @@ export const ProductSearchQuery = Type.Object({
   location: Type.Optional(Type.String({ maxLength: 200, description: 'a datacenter location, exactly as listed' })),
   feature: Type.Optional(Type.String({ maxLength: 200, description: 'a feature, exactly as listed' })),
   host: Type.Optional(Type.String({ maxLength: 63, description: "a host's slug" })),
-  currency: Type.Optional(Type.String({ pattern: CURRENCY_CODE_PATTERN, description: 'only prices in this ISO 4217 currency' })),
+  currency: Type.Optional(
+    Type.String({
+      pattern: CURRENCY_CODE_PATTERN,
+      description: 'only products priced in this ISO 4217 currency; sorted by price, they are then in the order of their prices as sent',
+    }),
+  ),
+  display_currency: Type.Optional(
+    Type.String({
+      pattern: CURRENCY_CODE_PATTERN,
+      description:
+        'the currency of `converted` and of max_price: EUR or one with an exchange rate (422 otherwise); ' +
+        'default: `currency` if it has a rate, else the server\'s DISPLAY_CURRENCY',
+    }),
+  ),
   max_price: Type.Optional(
     Type.Number({
       minimum: 0,
       maximum: 1_000_000_000,
       description:
-        'the most a product may cost per month, in `currency` (required with it); never converted between currencies; ' +
-        'products without a price are left out',
+        'the most a product may cost per month, in the display currency: converted, compared with every product that has a ' +
+        'price in EUR (products whose currency has no rate, and products without a price, are left out); with `currency` ' +
+        'equal to the display currency, compared with the prices as sent',
     }),
+  ),
+  period: Type.Optional(
+    Type.Union([Type.Literal('month'), Type.Literal('year')], { description: 'the pages show prices per month (default) or per year; the JSON answer carries both' }),
   ),
   sort: Type.Optional(Type.Union(DIRECTORY_SORTS.map((sort) => Type.Literal(sort)), { default: 'price', description: 'price is the monthly price; products without one come last in both orders' })),
   order: Type.Optional(Type.Union([Type.Literal('asc'), Type.Literal('desc')], { description: 'default: asc for price and name, desc for newest' })),
@@ -79,21 +97,23 @@ function decodeSearchCursor(cursor: string, sort: DirectorySort, order: SortOrde
 }
 
 /** Empty parameters (as an HTML form sends them) mean "no filter". */
-function given(value: string | undefined): string | undefined {
+export function given(value: string | undefined): string | undefined {
   const trimmed = value?.trim();
   return trimmed ? trimmed : undefined;
 }
 
-/** Turns a checked query into a search; a maximum price without a currency is refused. */
-export function toProductSearch(query: ProductSearchQuery, defaults: { limit?: number } = {}): ProductSearch {
+/**
+ * Turns a checked query into a search. A maximum price is in the display currency (`prices`): compared with the
+ * prices as sent when the search is within that one currency, else converted into EUR and compared with the EUR prices.
+ */
+export function toProductSearch(
+  query: ProductSearchQuery,
+  defaults: { limit?: number } = {},
+  prices: { currency: string; rates: RateTable } = { currency: BASE_CURRENCY, rates: new Map() },
+): ProductSearch {
   const sort = query.sort ?? 'price';
   const order = query.order ?? DEFAULT_ORDER[sort];
   const currency = given(query.currency)?.toUpperCase();
-  if (query.max_price !== undefined && currency === undefined) {
-    throw new Problem('VALIDATION_FAILED', 'max_price needs a currency', {
-      errors: [{ parameter: 'currency', code: 'required', detail: 'prices are compared within one currency: add currency=USD (or another)' }],
-    });
-  }
   const cursor = given(query.cursor);
   const search: ProductSearch = {
     sort,
@@ -112,6 +132,19 @@ export function toProductSearch(query: ProductSearchQuery, defaults: { limit?: n
   if (feature !== undefined) search.feature = feature;
   if (host !== undefined) search.hostSlug = host;
   if (currency !== undefined) search.currency = currency;
-  if (query.max_price !== undefined) search.maxMonthlyPrice = query.max_price;
+  if (query.max_price !== undefined) {
+    if (currency === prices.currency) {
+      search.maxMonthlyPrice = query.max_price;
+    } else {
+      const rate = prices.currency === BASE_CURRENCY ? 1 : prices.rates.get(prices.currency)?.rate;
+      if (rate === undefined) {
+        throw new Problem('VALIDATION_FAILED', `no exchange rate for ${prices.currency}`, {
+          errors: [{ parameter: 'display_currency', code: 'no_rate', detail: `max_price is in the display currency, which has no exchange rate` }],
+        });
+      }
+      // Rounded up to the stored precision, so that a product priced exactly at the limit is in.
+      search.maxBasePrice = Math.ceil((query.max_price / rate) * 1e6) / 1e6;
+    }
+  }
   return search;
 }

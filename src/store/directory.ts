@@ -2,6 +2,8 @@
 import type { Content } from '../catalog/product-fields.js';
 import type { Queryable } from './db.js';
 import { contentOfRow, SELECT_CONTENT } from './product-columns.js';
+import { expandOrderUrl } from '../catalog/host-profile.js';
+import { PUBLIC_PROFILE_COLUMNS, publicProfileOf, type HostProfile } from './hosts.js';
 import { iso, isoOrNull, numberOrNull } from './rows.js';
 
 export type DirectorySort = 'price' | 'newest' | 'name';
@@ -18,9 +20,12 @@ export interface ProductSearch {
   category?: string;
   location?: string;
   feature?: string;
+  /** only products priced in this currency; a price sort then orders by the prices as sent, not converted */
   currency?: string;
-  /** monthly price at most this, in `currency` (prices are never converted between currencies); excludes unpriced products */
+  /** monthly price at most this, in `currency` (compared as sent, unconverted); excludes unpriced products */
   maxMonthlyPrice?: number;
+  /** monthly price (or its monthly equivalent) in EUR at most this; excludes products without a EUR price */
+  maxBasePrice?: number;
   hostSlug?: string;
   sort: DirectorySort;
   order: SortOrder;
@@ -38,12 +43,18 @@ export interface ListedProduct extends Content {
   id: string;
   /** the monthly pricing tier if the product has one, else price; null when it has neither ("price on request") */
   monthly_price: number | null;
+  /** the price per month, or its equivalent for a plan sold by longer periods (catalog/true-cost.ts); null if none */
+  monthly_equivalent: number | null;
+  /** monthly_equivalent in EUR; null when there is none, or no exchange rate for the product's currency */
+  base_monthly_price: number | null;
+  /** the host's order link for this product, when the host has a template; else null */
+  order_url: string | null;
   created_at: string;
   updated_at: string;
   host: ListedHostRef;
 }
 
-export interface ListedHost {
+export interface ListedHost extends HostProfile {
   slug: string;
   name: string;
   default_currency: string;
@@ -102,15 +113,16 @@ function searchWords(text: string): string[] {
   return (text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).slice(0, 8);
 }
 
-const PRODUCT_COLUMNS = `p.id, ${SELECT_CONTENT}, p.monthly_price::float8 AS monthly_price, p.created_at, p.updated_at,
-  h.slug AS host_slug, h.name AS host_name`;
+const PRODUCT_COLUMNS = `p.id, ${SELECT_CONTENT}, p.monthly_price::float8 AS monthly_price,
+  p.monthly_equivalent::float8 AS monthly_equivalent, p.base_monthly_price::float8 AS base_monthly_price, p.created_at, p.updated_at,
+  h.slug AS host_slug, h.name AS host_name, h.order_url_template, p.external_id`;
 
 /**
  * The sort key of each sort: as SQL, the same order through an expression no index covers, and the cast of
  * the text a cursor carries.
  */
 const SORT_KEY: Record<DirectorySort, { expression: string; unindexed: string; cast: string }> = {
-  price: { expression: 'p.monthly_price', unindexed: '(p.monthly_price + 0)', cast: '::numeric' },
+  price: { expression: 'p.base_monthly_price', unindexed: '(p.base_monthly_price + 0)', cast: '::numeric' },
   name: { expression: 'lower(p.name) COLLATE "C"', unindexed: `(lower(p.name) || '') COLLATE "C"`, cast: '::text COLLATE "C"' },
   newest: { expression: 'p.id', unindexed: `(p.id || '')`, cast: '::text' },
 };
@@ -120,6 +132,9 @@ function toListedProduct(row: Record<string, unknown>): ListedProduct {
     id: String(row.id),
     ...contentOfRow(row),
     monthly_price: numberOrNull(row.monthly_price),
+    monthly_equivalent: numberOrNull(row.monthly_equivalent),
+    base_monthly_price: numberOrNull(row.base_monthly_price),
+    order_url: typeof row.order_url_template === 'string' ? expandOrderUrl(row.order_url_template, String(row.external_id)) : null,
     created_at: iso(row.created_at),
     updated_at: iso(row.updated_at),
     host: { slug: String(row.host_slug), name: String(row.host_name) },
@@ -166,6 +181,7 @@ export async function searchProducts(
   if (search.feature !== undefined) where.push(`p.features @> ${filters.param(JSON.stringify([search.feature]))}::jsonb`);
   if (search.currency !== undefined) where.push(`p.currency = ${filters.param(search.currency)}`);
   if (search.maxMonthlyPrice !== undefined) where.push(`p.monthly_price <= ${filters.param(String(search.maxMonthlyPrice))}::numeric`);
+  if (search.maxBasePrice !== undefined) where.push(`p.base_monthly_price <= ${filters.param(String(search.maxBasePrice))}::numeric`);
   if (search.text !== undefined) {
     const words = searchWords(search.text);
     // A query of only punctuation matches nothing rather than everything.
@@ -183,21 +199,28 @@ export async function searchProducts(
   }
 
   // Priced products first, then (unless a price limit leaves them out) the unpriced ones: two index walks in the
-  // same direction, where one ORDER BY ... NULLS LAST would need an index per order.
+  // same direction, where one ORDER BY ... NULLS LAST would need an index per order. Across currencies the price
+  // is the EUR one, and a product without it (no rate for its currency, or no price) is in the second segment;
+  // within one currency (`currency`), the monthly price as sent.
+  const price = search.currency === undefined ? SORT_KEY.price : NATIVE_PRICE_KEY;
   const inUnpriced = search.after !== null && search.after.key === UNPRICED_KEY;
   let priced: { rows: Record<string, unknown>[]; more: boolean } = { rows: [], more: false };
   if (!inUnpriced) {
     const pricedOnly = filters.copy();
-    pricedOnly.where.push('p.monthly_price IS NOT NULL');
-    priced = await pageOf(db, pricedOnly, SORT_KEY.price, search, textLeads, search.after);
-    if (priced.more || search.maxMonthlyPrice !== undefined) return pageResult(priced.rows, priced.more);
+    pricedOnly.where.push(`${price.expression} IS NOT NULL`);
+    priced = await pageOf(db, pricedOnly, price, search, textLeads, search.after);
+    const limited = search.maxMonthlyPrice !== undefined || search.maxBasePrice !== undefined;
+    if (priced.more || limited) return pageResult(priced.rows, priced.more);
   }
   const unpricedOnly = filters.copy();
-  unpricedOnly.where.push('p.monthly_price IS NULL');
+  unpricedOnly.where.push(`${price.expression} IS NULL`);
   const rest = { ...search, limit: search.limit - priced.rows.length };
   const unpriced = await pageOf(db, unpricedOnly, UNPRICED_SORT_KEY, rest, textLeads, inUnpriced ? search.after : null);
   return pageResult([...priced.rows, ...unpriced.rows], unpriced.more);
 }
+
+/** The monthly price as sent, for a price sort within one currency. */
+const NATIVE_PRICE_KEY = { expression: 'p.monthly_price', unindexed: '(p.monthly_price + 0)', cast: '::numeric' };
 
 /** Unpriced products, sorted by price, are in id order with the cursor key UNPRICED_KEY. */
 const UNPRICED_SORT_KEY = { expression: 'p.id', unindexed: `(p.id || '')`, cast: '::text', key: `''` };
@@ -280,7 +303,7 @@ export async function findListedProduct(db: Queryable, id: string): Promise<List
   return rows[0] ? toListedProduct(rows[0]) : null;
 }
 
-const HOST_COLUMNS = `h.slug, h.name, h.default_currency, h.created_at,
+const HOST_COLUMNS = `h.slug, h.name, h.default_currency, h.created_at, ${PUBLIC_PROFILE_COLUMNS},
   (SELECT count(*) FROM products p WHERE p.host_id = h.id AND p.status = 'active')::int AS product_count,
   (SELECT max(r.applied_at) FROM sync_runs r WHERE r.host_id = h.id AND NOT r.dry_run) AS last_synced_at`;
 
@@ -289,6 +312,7 @@ function toListedHost(row: Record<string, unknown>): ListedHost {
     slug: String(row.slug),
     name: String(row.name),
     default_currency: String(row.default_currency),
+    ...publicProfileOf(row),
     product_count: Number(row.product_count),
     created_at: iso(row.created_at),
     last_synced_at: isoOrNull(row.last_synced_at),

@@ -1,8 +1,11 @@
 // The directory's pages, as functions from what the store returned to HTML.
 import type { Category } from '../store/categories.js';
-import type { FilterChoices, ListedCategory, ListedHost, ListedProduct } from '../store/directory.js';
+import type { FilterChoices, ListedCategory, ListedHost } from '../store/directory.js';
+import type { PricedProduct } from '../http/listed-prices.js';
 import { CATEGORY_COUNT_CAP } from '../store/directory.js';
-import { formatDate, formatDuration, formatPrice, periodLabel, periodSuffix, PRICE_ON_REQUEST, specLabel } from './format.js';
+import { formatDate, formatDuration, formatPrice, periodLabel, periodSuffix, specLabel } from './format.js';
+import { hostProfile, orderLink } from './host-profile.js';
+import { cardPrices, currencyNotes, headlineText, productCost, type PriceDisplay } from './prices.js';
 import { html, queryString, type Html } from './html.js';
 import { layout } from './layout.js';
 
@@ -23,12 +26,17 @@ export interface PageFilters {
   location?: string;
   feature?: string;
   max_price?: string;
+  /** only plans priced in this currency */
   currency?: string;
+  /** the currency prices are converted into */
+  display_currency?: string;
+  period?: 'year';
   sort: PageSort;
 }
 
 export interface ResultPage {
-  products: ListedProduct[];
+  products: PricedProduct[];
+  prices: PriceDisplay;
   /** the query string of the next page, or null on the last */
   nextHref: string | null;
   firstHref: string | null;
@@ -38,36 +46,21 @@ function categoryLabel(categories: Category[], slug: string): string {
   return categories.find((category) => category.slug === slug)?.label ?? slug;
 }
 
-/**
- * The price a product is known by: its monthly price; else its first tier's price and period (a plan sold only by
- * the year says so); else "Price on request".
- */
-function headlinePrice(product: ListedProduct): { amount: string; per: string } {
-  if (product.monthly_price !== null) return { amount: formatPrice(product.monthly_price, product.currency), per: 'per month' };
-  const tier = product.pricing_tiers?.[0];
-  if (tier !== undefined) return { amount: formatPrice(tier.price, product.currency), per: periodSuffix(tier) || periodLabel(tier) };
-  return { amount: PRICE_ON_REQUEST, per: '' };
-}
-
-function priceLine(product: ListedProduct): Html {
-  const { amount, per } = headlinePrice(product);
-  return html`<p><span class="price">${amount}</span>${per ? html` <span class="muted">${per}</span>` : ''}</p>`;
-}
-
-function productCard(product: ListedProduct, categories: Category[], showHost = true): Html {
+function productCard(product: PricedProduct, categories: Category[], prices: PriceDisplay, showHost = true): Html {
   const specs = Object.entries(product.specs ?? {}).slice(0, 3);
   return html`<li class="card">
 <h2><a href="/products/${encodeURIComponent(product.id)}">${product.name}</a></h2>
 <p class="muted">${showHost ? html`<a href="/hosts/${encodeURIComponent(product.host.slug)}">${product.host.name}</a> · ` : ''}${categoryLabel(categories, product.category)}</p>
-${priceLine(product)}
+${cardPrices(product, prices)}
 ${specs.length > 0 ? html`<p class="muted">${specs.map(([key, value], i) => html`${i > 0 ? ' · ' : ''}${specLabel(key)}: ${value}`)}</p>` : ''}
 ${product.datacenter_locations?.length ? html`<ul class="tags" aria-label="Locations">${product.datacenter_locations.slice(0, 4).map((location) => html`<li>${location}</li>`)}</ul>` : ''}
 </li>`;
 }
 
-function resultList(page: ResultPage, categories: Category[], showHost = true): Html {
-  if (page.products.length === 0) return html`<p>No products match. Try fewer filters.</p>`;
-  return html`<ul class="grid">${page.products.map((product) => productCard(product, categories, showHost))}</ul>
+function resultList(page: ResultPage, categories: Category[], showHost = true, maxPriceGiven = false): Html {
+  const notes = currencyNotes(page.prices, maxPriceGiven);
+  if (page.products.length === 0) return html`${notes}<p>No products match. Try fewer filters.</p>`;
+  return html`${notes}<ul class="grid">${page.products.map((product) => productCard(product, categories, page.prices, showHost))}</ul>
 <nav class="pager" aria-label="Pages">
 ${page.firstHref ? html`<a href="${page.firstHref}">First page</a> ` : ''}
 ${page.nextHref ? html`<a class="button" rel="next" href="${page.nextHref}">Next page</a>` : ''}
@@ -88,8 +81,7 @@ function selected(value: string, current: string | undefined): Html | '' {
   return value === current ? html` selected` : '';
 }
 
-function filterForm(action: string, filters: PageFilters, choices: FilterChoices, categories: Category[] | null): Html {
-  const currencies = choices.currencies.length > 0 ? choices.currencies : ['USD'];
+function filterForm(action: string, filters: PageFilters, choices: FilterChoices, categories: Category[] | null, prices: PriceDisplay, displayChoices: string[]): Html {
   return html`<form class="filters" action="${action}" method="get" aria-label="Filters">
 ${categories === null
     ? (filters.q ? html`<input type="hidden" name="q" value="${filters.q}">` : '')
@@ -97,8 +89,10 @@ ${categories === null
 ${field('f-category', 'Category', html`<select id="f-category" name="category"><option value="">Any category</option>${categories.map((category) => html`<option value="${category.slug}"${selected(category.slug, filters.category)}>${category.label}</option>`)}</select>`)}`}
 ${field('f-location', 'Location', html`<select id="f-location" name="location">${options(choices.locations, filters.location, 'Any location')}</select>`)}
 ${field('f-feature', 'Feature', html`<select id="f-feature" name="feature">${options(choices.features, filters.feature, 'Any feature')}</select>`)}
-${field('f-max', 'Max. per month', html`<input id="f-max" type="number" name="max_price" min="0" step="0.01" inputmode="decimal" value="${filters.max_price ?? ''}" size="7">`)}
-${field('f-currency', 'Currency', html`<select id="f-currency" name="currency">${currencies.map((code) => html`<option value="${code}"${selected(code, filters.currency)}>${code}</option>`)}</select>`)}
+${field('f-max', `Max. per month (${prices.currency})`, html`<input id="f-max" type="number" name="max_price" min="0" step="0.01" inputmode="decimal" value="${filters.max_price ?? ''}" size="7">`)}
+${field('f-currency', 'Priced in', html`<select id="f-currency" name="currency">${options(choices.currencies, filters.currency, 'Any currency')}</select>`)}
+${field('f-display', 'Show prices in', html`<select id="f-display" name="display_currency">${displayChoices.map((code) => html`<option value="${code}"${selected(code, prices.currency)}>${code}</option>`)}</select>`)}
+${field('f-period', 'Prices per', html`<select id="f-period" name="period"><option value="month">Month</option><option value="year"${selected('year', filters.period)}>Year</option></select>`)}
 ${field('f-sort', 'Sort', html`<select id="f-sort" name="sort">${Object.entries(PAGE_SORTS).map(([value, sort]) => html`<option value="${value}"${selected(value, filters.sort)}>${sort.label}</option>`)}</select>`)}
 <button type="submit">Apply</button>
 </form>`;
@@ -140,35 +134,35 @@ export function hostPage(host: ListedHost, page: ResultPage, categories: Categor
     { title: host.name, description: `${host.name}: ${host.product_count} hosting plans` },
     html`<h1>${host.name}</h1>
 <p class="muted">${host.product_count} ${host.product_count === 1 ? 'plan' : 'plans'} listed${host.last_synced_at ? html` · catalogue synced <time datetime="${host.last_synced_at}">${formatDate(host.last_synced_at)}</time>` : ''}</p>
+${hostProfile(host)}
 ${resultList(page, categories, false)}`,
   );
 }
 
-export function categoryPage(category: Category, filters: PageFilters, choices: FilterChoices, page: ResultPage, categories: Category[]): Html {
+export function categoryPage(category: Category, filters: PageFilters, choices: FilterChoices, page: ResultPage, categories: Category[], displayChoices: string[]): Html {
   return layout(
     { title: category.label, description: `${category.label} plans compared across providers` },
     html`<h1>${category.label}</h1>
-${filterForm(`/categories/${encodeURIComponent(category.slug)}`, filters, choices, null)}
-${resultList(page, categories)}`,
+${filterForm(`/categories/${encodeURIComponent(category.slug)}`, filters, choices, null, page.prices, displayChoices)}
+${resultList(page, categories, true, filters.max_price !== undefined)}`,
   );
 }
 
-export function searchPage(filters: PageFilters, choices: FilterChoices, page: ResultPage, categories: Category[]): Html {
+export function searchPage(filters: PageFilters, choices: FilterChoices, page: ResultPage, categories: Category[], displayChoices: string[]): Html {
   const heading = filters.q ? html`Results for “${filters.q}”` : html`Search products`;
   return layout(
     { title: filters.q ? `“${filters.q}”` : 'Search', query: filters.q ?? '' },
     html`<h1>${heading}</h1>
-${filterForm('/search', filters, choices, categories)}
-${resultList(page, categories)}`,
+${filterForm('/search', filters, choices, categories, page.prices, displayChoices)}
+${resultList(page, categories, true, filters.max_price !== undefined)}`,
   );
 }
 
-export function productPage(product: ListedProduct, categories: Category[]): Html {
+export function productPage(product: PricedProduct, categories: Category[], prices: PriceDisplay): Html {
   const tiers = product.pricing_tiers ?? [];
   const specs = Object.entries(product.specs ?? {});
-  const headline = headlinePrice(product);
   return layout(
-    { title: `${product.name} by ${product.host.name}`, description: `${product.name}: ${[headline.amount, headline.per].filter(Boolean).join(' ')}` },
+    { title: `${product.name} by ${product.host.name}`, description: `${product.name}: ${headlineText(product)}` },
     html`<p class="muted"><a href="/categories/${encodeURIComponent(product.category)}">${categoryLabel(categories, product.category)}</a></p>
 <h1>${product.name}</h1>
 <p>by <a href="/hosts/${encodeURIComponent(product.host.slug)}">${product.host.name}</a></p>
@@ -184,9 +178,9 @@ ${product.datacenter_locations?.length ? html`<ul>${product.datacenter_locations
 </div>
 <aside aria-labelledby="pricing" class="card">
 <h2 id="pricing">Pricing</h2>
-${priceLine(product)}
+${productCost(product, prices)}
+${orderLink(product)}
 ${tiers.length > 0 ? html`<table><caption class="visually-hidden">Prices by billing period</caption><thead><tr><th scope="col">Billing period</th><th scope="col">Price</th></tr></thead><tbody>${tiers.map((tier) => html`<tr><td>${periodLabel(tier)}</td><td>${formatPrice(tier.price, product.currency)} <span class="muted">${periodSuffix(tier)}</span></td></tr>`)}</tbody></table>` : ''}
-<p>Setup fee: ${product.setup_fee === null ? 'none listed' : product.setup_fee === 0 ? 'free' : formatPrice(product.setup_fee, product.currency)}</p>
 <p>Minimum term: ${product.contract_duration === null ? 'not stated' : formatDuration(product.contract_duration)}</p>
 <p class="muted">Updated <time datetime="${product.updated_at}">${formatDate(product.updated_at)}</time></p>
 </aside>

@@ -7,9 +7,11 @@ import { STORED_CURRENCY_PATTERN } from '../../catalog/currency.js';
 import { idPattern } from '../../catalog/ids.js';
 import { CONTENT_OUTPUT } from '../../catalog/product-fields.js';
 import { HOST_SLUG_PATTERN, isHostSlug } from '../../catalog/slugs.js';
-import { findListedHost, findListedProduct, listListedHosts, searchProducts } from '../../store/directory.js';
+import { filterChoices, findListedHost, findListedProduct, listListedHosts, searchProducts } from '../../store/directory.js';
+import { currentRates, unconvertedCurrencies } from '../../store/rates.js';
 import type { AppContext } from '../context.js';
-import { encodeSearchCursor, ProductSearchQuery, toProductSearch } from '../directory-query.js';
+import { encodeSearchCursor, given, ProductSearchQuery, toProductSearch } from '../directory-query.js';
+import { ConvertedSchema, CostSchema, priceView, pricedProduct, unconvertedAmong } from '../listed-prices.js';
 import { Problem } from '../problems.js';
 
 const nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
@@ -21,6 +23,15 @@ const ListedProductSchema = Type.Object(
     monthly_price: nullable(
       Type.Number({ description: 'the price of the tier naming the monthly period if there is one, else price; null when neither' }),
     ),
+    monthly_equivalent: nullable(
+      Type.Number({ description: 'per month, or the monthly equivalent of a plan sold only by longer periods (cost.monthly)' }),
+    ),
+    base_monthly_price: nullable(
+      Type.Number({ description: 'monthly_equivalent in EUR, by the latest rate of the currency: what a price sort and max_price use across currencies; null without a rate' }),
+    ),
+    order_url: nullable(Type.String({ description: "the provider's order page for this product (from its order-link template); null when it has none" })),
+    cost: CostSchema,
+    converted: ConvertedSchema,
     created_at: Type.String({ format: 'date-time' }),
     updated_at: Type.String({ format: 'date-time' }),
     host: Type.Object({ slug: Type.String(), name: Type.String() }, { additionalProperties: false }),
@@ -33,6 +44,9 @@ const ListedHostSchema = Type.Object(
     slug: Type.String({ pattern: HOST_SLUG_PATTERN }),
     name: Type.String(),
     default_currency: Type.String({ pattern: STORED_CURRENCY_PATTERN }),
+    website: nullable(Type.String({ description: "the host's website (https)" })),
+    description: nullable(Type.String()),
+    country: nullable(Type.String({ pattern: '^[A-Z]{2}$', description: 'ISO 3166-1 alpha-2' })),
     product_count: Type.Integer({ minimum: 0, description: 'active products' }),
     created_at: Type.String({ format: 'date-time' }),
     last_synced_at: nullable(Type.String({ format: 'date-time' })),
@@ -41,6 +55,10 @@ const ListedHostSchema = Type.Object(
 );
 
 const NextCursor = nullable(Type.String({ description: 'pass as cursor for the next page; null on the last page' }));
+const DisplayCurrency = Type.String({ pattern: STORED_CURRENCY_PATTERN, description: 'the currency of every `converted`' });
+const Unconverted = Type.Array(Type.String({ pattern: STORED_CURRENCY_PATTERN }), {
+  description: 'currencies of listed products in this scope that have no exchange rate: their products are not converted and sort after the converted ones',
+});
 
 const HostsQuery = Type.Object({
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50 })),
@@ -50,15 +68,16 @@ const HostsPage = Type.Object({ hosts: Type.Array(ListedHostSchema), next_cursor
 const HostParams = Type.Object({ slug: Type.String({ maxLength: 100 }) });
 const HostProductsQuery = Type.Omit(ProductSearchQuery, ['host']);
 const HostPage = Type.Object(
-  { host: ListedHostSchema, products: Type.Array(ListedProductSchema), next_cursor: NextCursor },
+  { host: ListedHostSchema, products: Type.Array(ListedProductSchema), next_cursor: NextCursor, display_currency: DisplayCurrency, unconverted_currencies: Unconverted },
   { additionalProperties: false },
 );
 const ProductsPage = Type.Object(
-  { products: Type.Array(ListedProductSchema), next_cursor: NextCursor },
+  { products: Type.Array(ListedProductSchema), next_cursor: NextCursor, display_currency: DisplayCurrency, unconverted_currencies: Unconverted },
   { additionalProperties: false },
 );
 const ProductParams = Type.Object({ id: Type.String({ maxLength: 100 }) });
-const ProductAnswer = Type.Object({ product: ListedProductSchema }, { additionalProperties: false });
+const ProductAnswer = Type.Object({ product: ListedProductSchema, display_currency: DisplayCurrency }, { additionalProperties: false });
+const ProductQuery = Type.Pick(ProductSearchQuery, ['display_currency']);
 
 function decodeHostCursor(cursor: string | undefined): string | null {
   if (!cursor) return null;
@@ -74,6 +93,26 @@ function decodeHostCursor(cursor: string | undefined): string | null {
 const TAGS = ['directory'];
 
 export const directoryRoutes: FastifyPluginAsync<AppContext> = async (app, context) => {
+  /** The display currency and rates of a request, and its search. */
+  const priced = async (query: ProductSearchQuery) => {
+    const rates = await currentRates(context.directory);
+    const view = priceView({ display: query.display_currency, filter: given(query.currency)?.toUpperCase() }, context.config.displayCurrency, rates, true);
+    return { view, search: toProductSearch(query, {}, view) };
+  };
+  const listing = async (query: ProductSearchQuery, scope: { category?: string; hostSlug?: string }) => {
+    const { view, search } = await priced(query);
+    const [page, unconverted, choices] = await Promise.all([
+      searchProducts(context.directory, search),
+      unconvertedCurrencies(context.directory),
+      filterChoices(context.directory, scope),
+    ]);
+    return {
+      products: page.products.map((product) => pricedProduct(product, view)),
+      next_cursor: encodeSearchCursor(search.sort, search.order, page.next),
+      display_currency: view.currency,
+      unconverted_currencies: unconvertedAmong(unconverted, [...choices.currencies, ...page.products.map((product) => product.currency)]),
+    };
+  };
 
   app.get<{ Querystring: Static<typeof HostsQuery> }>(
     '/api/v1/directory/hosts',
@@ -101,9 +140,7 @@ export const directoryRoutes: FastifyPluginAsync<AppContext> = async (app, conte
     async (request) => {
       const host = await findListedHost(context.directory, request.params.slug);
       if (!host) throw new Problem('NOT_FOUND', `no listed host "${request.params.slug}"`);
-      const search = toProductSearch({ ...request.query, host: host.slug });
-      const page = await searchProducts(context.directory, search);
-      return { host, products: page.products, next_cursor: encodeSearchCursor(search.sort, search.order, page.next) };
+      return { host, ...(await listing({ ...request.query, host: host.slug }, { hostSlug: host.slug })) };
     },
   );
 
@@ -118,19 +155,19 @@ export const directoryRoutes: FastifyPluginAsync<AppContext> = async (app, conte
       },
     },
     async (request) => {
-      const search = toProductSearch(request.query);
-      const page = await searchProducts(context.directory, search);
-      return { products: page.products, next_cursor: encodeSearchCursor(search.sort, search.order, page.next) };
+      const category = given(request.query.category);
+      return listing(request.query, category === undefined ? {} : { category });
     },
   );
 
-  app.get<{ Params: Static<typeof ProductParams> }>(
+  app.get<{ Params: Static<typeof ProductParams>; Querystring: Static<typeof ProductQuery> }>(
     '/api/v1/directory/products/:id',
-    { schema: { tags: TAGS, summary: 'One listed product', params: ProductParams, response: { 200: ProductAnswer } } },
+    { schema: { tags: TAGS, summary: 'One listed product', params: ProductParams, querystring: ProductQuery, response: { 200: ProductAnswer } } },
     async (request) => {
-      const product = await findListedProduct(context.directory, request.params.id);
+      const [product, rates] = await Promise.all([findListedProduct(context.directory, request.params.id), currentRates(context.directory)]);
       if (!product) throw new Problem('NOT_FOUND', `no listed product "${request.params.id}"`);
-      return { product };
+      const view = priceView({ display: request.query.display_currency }, context.config.displayCurrency, rates, true);
+      return { product: pricedProduct(product, view), display_currency: view.currency };
     },
   );
 };

@@ -29,6 +29,9 @@ import {
 } from '../../web/pages.js';
 import type { AppContext } from '../context.js';
 import { encodeSearchCursor, toProductSearch } from '../directory-query.js';
+import { BASE_CURRENCY } from '../../catalog/rates.js';
+import { currentRates, unconvertedCurrencies } from '../../store/rates.js';
+import { priceView, pricedProduct, unconvertedAmong, type PriceView } from '../listed-prices.js';
 import { Problem } from '../problems.js';
 
 const PAGE_SIZE = 24;
@@ -52,16 +55,19 @@ function filtersOf(query: RawQuery, fixed: { category?: string } = {}): PageFilt
   const location = text(query, 'location');
   const feature = text(query, 'feature');
   const currency = text(query, 'currency', 3);
+  const display = text(query, 'display_currency', 3);
   if (q) filters.q = q;
   if (category) filters.category = category;
   if (location) filters.location = location;
   if (feature) filters.feature = feature;
   if (maxPrice && /^\d{1,9}(\.\d{1,4})?$/.test(maxPrice)) filters.max_price = maxPrice;
   if (currency && isCurrencyCode(currency)) filters.currency = currency.toUpperCase();
+  if (display && isCurrencyCode(display)) filters.display_currency = display.toUpperCase();
+  if (text(query, 'period') === 'year') filters.period = 'year';
   return filters;
 }
 
-function searchOf(filters: PageFilters, cursor: string | undefined, host?: string): ProductSearch {
+function searchOf(filters: PageFilters, cursor: string | undefined, view: PriceView, host?: string): ProductSearch {
   const { sort, order } = PAGE_SORTS[filters.sort];
   return toProductSearch(
     {
@@ -71,15 +77,15 @@ function searchOf(filters: PageFilters, cursor: string | undefined, host?: strin
       feature: filters.feature,
       host,
       max_price: filters.max_price === undefined ? undefined : Number(filters.max_price),
-      // The form's currency belongs to its price limit: without a limit it filters nothing. A hand-written URL
-      // with a limit but no currency means dollars.
-      currency: filters.max_price === undefined ? undefined : (filters.currency ?? 'USD'),
+      // Only plans priced in this currency; the price limit is in the display currency.
+      currency: filters.currency,
       sort,
       order,
       cursor,
       limit: PAGE_SIZE,
     },
     { limit: PAGE_SIZE },
+    view,
   );
 }
 
@@ -90,9 +96,22 @@ function filterParams(filters: PageFilters, withCategory: boolean): Record<strin
     location: filters.location,
     feature: filters.feature,
     max_price: filters.max_price,
-    currency: filters.max_price === undefined ? undefined : filters.currency,
+    currency: filters.currency,
+    display_currency: filters.display_currency,
+    period: filters.period,
     sort: filters.sort === 'price' ? undefined : filters.sort,
   };
+}
+
+/** The display currency of a page and its rates; one without a rate falls back to EUR, with a note. */
+async function pageView(context: AppContext, filters: PageFilters): Promise<PriceView> {
+  const rates = await currentRates(context.directory);
+  return priceView({ display: filters.display_currency, filter: filters.currency }, context.config.displayCurrency, rates, false);
+}
+
+/** The display currencies a visitor may pick: EUR and every currency with a rate. */
+function displayChoices(view: PriceView): string[] {
+  return [BASE_CURRENCY, ...[...view.rates.keys()].sort()];
 }
 
 async function resultPage(
@@ -101,11 +120,24 @@ async function resultPage(
   path: string,
   params: Record<string, string | undefined>,
   onFirstPage: boolean,
+  view: PriceView,
+  period: PageFilters['period'],
+  scope: { category?: string; hostSlug?: string },
 ): Promise<ResultPage> {
-  const page = await searchProducts(context.directory, search);
+  const [page, unconverted, choices] = await Promise.all([
+    searchProducts(context.directory, search),
+    unconvertedCurrencies(context.directory),
+    filterChoices(context.directory, scope),
+  ]);
   const cursor = encodeSearchCursor(search.sort, search.order, page.next);
   return {
-    products: page.products,
+    products: page.products.map((product) => pricedProduct(product, view)),
+    prices: {
+      currency: view.currency,
+      period: period === 'year' ? 'year' : 'month',
+      unconverted: unconvertedAmong(unconverted, [...choices.currencies, ...page.products.map((product) => product.currency)]),
+      note: view.note,
+    },
     nextHref: cursor ? `${path}${queryString({ ...params, cursor })}` : null,
     firstHref: onFirstPage ? null : `${path}${queryString(params)}`,
   };
@@ -153,8 +185,11 @@ export const pageRoutes: FastifyPluginAsync<AppContext> = async (app, context) =
     if (!host) return sendNotFoundPage(reply, 'No provider with that name is listed.');
     return orBadRequest(reply, async () => {
       const cursor = text(request.query, 'cursor', 500);
-      const filters: PageFilters = { sort: 'price' };
-      const page = await resultPage(context, searchOf(filters, cursor, host.slug), `/hosts/${encodeURIComponent(host.slug)}`, {}, !cursor);
+      const { display_currency, period } = filtersOf(request.query);
+      const filters: PageFilters = { sort: 'price', ...(display_currency ? { display_currency } : {}), ...(period ? { period } : {}) };
+      const view = await pageView(context, filters);
+      const params = { display_currency: filters.display_currency, period: filters.period };
+      const page = await resultPage(context, searchOf(filters, cursor, view, host.slug), `/hosts/${encodeURIComponent(host.slug)}`, params, !cursor, view, filters.period, { hostSlug: host.slug });
       return sendPage(reply, hostPage(host, page, await categories()));
     });
   });
@@ -166,11 +201,13 @@ export const pageRoutes: FastifyPluginAsync<AppContext> = async (app, context) =
     return orBadRequest(reply, async () => {
       const filters = filtersOf(request.query, { category: category.slug });
       const cursor = text(request.query, 'cursor', 500);
+      const view = await pageView(context, filters);
+      const scope = { category: category.slug };
       const [page, choices] = await Promise.all([
-        resultPage(context, searchOf(filters, cursor), `/categories/${encodeURIComponent(category.slug)}`, filterParams(filters, false), !cursor),
-        filterChoices(context.directory, { category: category.slug }),
+        resultPage(context, searchOf(filters, cursor, view), `/categories/${encodeURIComponent(category.slug)}`, filterParams(filters, false), !cursor, view, filters.period, scope),
+        filterChoices(context.directory, scope),
       ]);
-      return sendPage(reply, categoryPage(category, filters, choices, page, all));
+      return sendPage(reply, categoryPage(category, filters, choices, page, all, displayChoices(view)));
     });
   });
 
@@ -178,18 +215,23 @@ export const pageRoutes: FastifyPluginAsync<AppContext> = async (app, context) =
     orBadRequest(reply, async () => {
       const filters = filtersOf(request.query);
       const cursor = text(request.query, 'cursor', 500);
+      const view = await pageView(context, filters);
+      const scope = filters.category ? { category: filters.category } : {};
       const [all, page, choices] = await Promise.all([
         categories(),
-        resultPage(context, searchOf(filters, cursor), '/search', filterParams(filters, true), !cursor),
-        filterChoices(context.directory, filters.category ? { category: filters.category } : {}),
+        resultPage(context, searchOf(filters, cursor, view), '/search', filterParams(filters, true), !cursor, view, filters.period, scope),
+        filterChoices(context.directory, scope),
       ]);
-      return sendPage(reply, searchPage(filters, choices, page, all));
+      return sendPage(reply, searchPage(filters, choices, page, all, displayChoices(view)));
     }),
   );
 
-  app.get<{ Params: { id: string } }>('/products/:id', async (request, reply) => {
+  app.get<{ Params: { id: string }; Querystring: RawQuery }>('/products/:id', async (request, reply) => {
     const product = await findListedProduct(context.directory, request.params.id);
     if (!product) return sendNotFoundPage(reply, 'This product is not listed (any more). The provider may have withdrawn it.');
-    return sendPage(reply, productPage(product, await categories()));
+    const filters = filtersOf(request.query);
+    const view = await pageView(context, { sort: 'price', ...(filters.display_currency ? { display_currency: filters.display_currency } : {}) });
+    const prices = { currency: view.currency, period: 'month' as const, unconverted: [], note: view.note };
+    return sendPage(reply, productPage(pricedProduct(product, view), await categories(), prices));
   });
 };
