@@ -49,7 +49,7 @@ function categoryLabel(categories: Category[], slug: string): string {
 function productCard(product: PricedProduct, categories: Category[], prices: PriceDisplay, showHost = true): Html {
   const specs = Object.entries(product.specs ?? {}).slice(0, 3);
   return html`<li class="card">
-<h2><a href="/products/${encodeURIComponent(product.id)}">${product.name}</a></h2>
+<h2><a href="/products/${encodeURIComponent(product.id)}${prices.carry}">${product.name}</a></h2>
 <p class="muted">${showHost ? html`<a href="/hosts/${encodeURIComponent(product.host.slug)}">${product.host.name}</a> · ` : ''}${categoryLabel(categories, product.category)}</p>
 ${cardPrices(product, prices)}
 ${specs.length > 0 ? html`<p class="muted">${specs.map(([key, value], i) => html`${i > 0 ? ' · ' : ''}${specLabel(key)}: ${value}`)}</p>` : ''}

@@ -15,6 +15,8 @@ export interface PriceDisplay {
   unconverted: string[];
   /** why the display currency is not the one asked for, if it is not */
   note: string | null;
+  /** the query string that keeps the visitor's choice of currency on the pages a list links to ("" or "?display_currency=USD") */
+  carry: string;
 }
 
 /** "First year", "First 24 months". */

@@ -137,6 +137,7 @@ async function resultPage(
       period: period === 'year' ? 'year' : 'month',
       unconverted: unconvertedAmong(unconverted, [...choices.currencies, ...page.products.map((product) => product.currency)]),
       note: view.note,
+      carry: queryString({ display_currency: params.display_currency }),
     },
     nextHref: cursor ? `${path}${queryString({ ...params, cursor })}` : null,
     firstHref: onFirstPage ? null : `${path}${queryString(params)}`,
@@ -231,7 +232,7 @@ export const pageRoutes: FastifyPluginAsync<AppContext> = async (app, context) =
     if (!product) return sendNotFoundPage(reply, 'This product is not listed (any more). The provider may have withdrawn it.');
     const filters = filtersOf(request.query);
     const view = await pageView(context, { sort: 'price', ...(filters.display_currency ? { display_currency: filters.display_currency } : {}) });
-    const prices = { currency: view.currency, period: 'month' as const, unconverted: [], note: view.note };
+    const prices = { currency: view.currency, period: 'month' as const, unconverted: [], note: view.note, carry: '' };
     return sendPage(reply, productPage(pricedProduct(product, view), await categories(), prices));
   });
 };
