@@ -70,6 +70,10 @@ export function parseEcbXml(text: string): RateDay[] {
   if (!/<(?:[\w-]+:)?Envelope[\s>]/.test(text)) {
     throw new RatesFormatError([{ pointer: '', code: 'format', detail: 'not an ECB reference-rate file: no <gesmes:Envelope>' }]);
   }
+  // A download cut short would otherwise read as a day with fewer rates.
+  if (!/<\/(?:[\w-]+:)?Envelope>\s*(?:<!--[^]*?-->\s*)*$/.test(text)) {
+    throw new RatesFormatError([{ pointer: '', code: 'incomplete', detail: 'the file ends before </gesmes:Envelope>: it was cut short' }]);
+  }
   const days: RateDay[] = [];
   let day: RateDay | null = null;
   let depth = 0;
