@@ -1,10 +1,12 @@
 // The host profile as the API takes and gives it: one TypeBox schema for the operator's and the provider's routes.
 import { Type, type Static } from '@sinclair/typebox';
-import { checkProfileChange, DESCRIPTION_MAX_LENGTH, URL_MAX_LENGTH, type HostProfileValues, type ProfileChange } from '../catalog/host-profile.js';
+import type { FastifyRequest } from 'fastify';
+import { checkProfileChange, DESCRIPTION_MAX_LENGTH, PROFILE_FIELDS, URL_MAX_LENGTH, type HostProfileValues, type ProfileChange } from '../catalog/host-profile.js';
 import { Problem } from './problems.js';
 
+// Null first: the validator coerces types, and would otherwise take null for an empty string.
 const orNull = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T, description: string) =>
-  Type.Union([schema, Type.Null()], { description });
+  Type.Union([Type.Null(), schema], { description });
 
 const FIELDS = {
   website: orNull(Type.String({ maxLength: URL_MAX_LENGTH }), "the host's website: an https:// URL without credentials; shown on its page"),
@@ -29,6 +31,21 @@ export const ProfileSchema = Type.Object(
   { additionalProperties: false },
 );
 export const ProfileAnswer = Type.Object({ profile: ProfileSchema }, { additionalProperties: false });
+
+/**
+ * A preValidation hook: a field the profile does not have is refused (the validator would drop it silently, and a
+ * misspelt field would look applied).
+ */
+export async function refuseUnknownProfileFields(request: FastifyRequest): Promise<void> {
+  const body = request.body;
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return;
+  const unknown = Object.keys(body).filter((key) => !(PROFILE_FIELDS as readonly string[]).includes(key));
+  if (unknown.length > 0) {
+    throw new Problem('VALIDATION_FAILED', `${unknown.length} unknown field(s) in the profile; nothing was changed`, {
+      errors: unknown.map((key) => ({ pointer: `/${key.replaceAll('~', '~0').replaceAll('/', '~1')}`, code: 'unknown_field', detail: `the profile has no field "${key}"` })),
+    });
+  }
+}
 
 /** The change as stored, or 422 naming every field at fault; nothing is changed then. */
 export function checkedProfileChange(body: ProfileChangeBody): ProfileChange {

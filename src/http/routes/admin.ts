@@ -8,7 +8,7 @@ import { addCategory, CategoryExistsError, listCategories } from '../../store/ca
 import { parseRatesFile, parseRatesJson, RatesFormatError } from '../../catalog/rates.js';
 import { findHostBySlug, hostDetails, insertHost, listHosts, setHostStatus, SlugTakenError, updateHostProfile, type Host } from '../../store/hosts.js';
 import { importRates, listRates } from '../../store/rates.js';
-import { checkedProfileChange, ProfileChangeBody } from '../profile-schema.js';
+import { checkedProfileChange, ProfileChangeBody, refuseUnknownProfileFields } from '../profile-schema.js';
 import { listProducts } from '../../store/products.js';
 import { listSyncRuns } from '../../store/sync-runs.js';
 import { checkAdminToken } from '../auth.js';
@@ -102,7 +102,7 @@ export const adminRoutes: FastifyPluginAsync<AppContext> = async (app, context) 
 
     admin.patch<{ Params: Static<typeof SlugParams>; Body: ProfileChangeBody }>(
       '/hosts/:slug',
-      { schema: { params: SlugParams, body: ProfileChangeBody } },
+      { schema: { params: SlugParams, body: ProfileChangeBody }, preValidation: refuseUnknownProfileFields },
       async (request) => {
         const host = await updateHostProfile(db, { slug: request.params.slug }, checkedProfileChange(request.body));
         if (!host) throw new Problem('NOT_FOUND', `no host with slug "${request.params.slug}"`);

@@ -3,7 +3,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { findHostById, updateHostProfile } from '../../store/hosts.js';
 import { authenticateProvider } from '../auth.js';
 import type { AppContext } from '../context.js';
-import { checkedProfileChange, ProfileAnswer, ProfileChangeBody, profileOf } from '../profile-schema.js';
+import { checkedProfileChange, ProfileAnswer, ProfileChangeBody, profileOf, refuseUnknownProfileFields } from '../profile-schema.js';
 import { Problem } from '../problems.js';
 import { ALWAYS, json, problem, PROVIDER_AUTH, PROVIDER_SECURITY } from '../schemas.js';
 
@@ -51,6 +51,7 @@ export const profileRoutes: FastifyPluginAsync<AppContext> = async (app, context
           ...ALWAYS,
         },
       },
+      preValidation: refuseUnknownProfileFields,
     },
     async (request) => {
       const host = await updateHostProfile(db, { id: request.provider!.hostId }, checkedProfileChange(request.body));
