@@ -60,6 +60,10 @@ async function generate() {
       [HOSTS],
     );
     const { rows: [{ first }] } = await client.query('SELECT min(id) AS first FROM hosts');
+    // Prices are compared in EUR, as a sync and a rates import store them (store/rates.ts).
+    await client.query(
+      `INSERT INTO exchange_rates (currency, rate_date, rate, source) VALUES ('USD', '2026-11-20', 1.08, 'bench'), ('GBP', '2026-11-20', 0.85, 'bench')`,
+    );
     const chunk = 100_000;
     for (let from = 1; from <= PRODUCTS; from += chunk) {
       const to = Math.min(PRODUCTS, from + chunk - 1);
@@ -79,7 +83,8 @@ async function generate() {
                || ' ' || (1 + s % 64) AS name
            FROM g)
          INSERT INTO products (host_id, external_id, id, status, name, category, price, currency, description, specs,
-           pricing_tiers, setup_fee, contract_duration, features, datacenter_locations, fingerprint, created_at, updated_at)
+           pricing_tiers, setup_fee, contract_duration, features, datacenter_locations, fingerprint, created_at, updated_at,
+           monthly_equivalent, base_monthly_price)
          SELECT $3::bigint + (i % $4::int), 'p' || i, 'prd_' || lpad(i::text, 26, '0'),
            CASE WHEN s % 33 = 0 THEN 'inactive' ELSE 'active' END,
            name, category, price, currency,
@@ -95,7 +100,8 @@ async function generate() {
            CASE WHEN s % 3 = 0 THEN 'P1M' ELSE 'none' END,
            jsonb_build_array(${sqlArray(FEATURES)}[1 + (r % ${FEATURES.length})::int], ${sqlArray(FEATURES)}[1 + ((r / 15) % ${FEATURES.length})::int]),
            jsonb_build_array(${sqlArray(CITIES)}[1 + (s % ${CITIES.length})::int], ${sqlArray(CITIES)}[1 + ((s / 25) % ${CITIES.length})::int]),
-           md5(i::text), now() - make_interval(secs => $2::int - i), now() - make_interval(secs => $2::int - i)
+           md5(i::text), now() - make_interval(secs => $2::int - i), now() - make_interval(secs => $2::int - i),
+           price, round(price / (CASE currency WHEN 'USD' THEN 1.08 WHEN 'GBP' THEN 0.85 ELSE 1 END), 6)
          FROM v`,
         [from, to, first, HOSTS],
       );
