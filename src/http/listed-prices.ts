@@ -43,7 +43,7 @@ export const ConvertedSchema = nullable(
       yearly: nullable(Type.Number()),
       setup_fee: nullable(Type.Number()),
       first_term_cost: nullable(Type.Number()),
-      rate_date: Type.String({ format: 'date', description: 'the day of the oldest exchange rate used' }),
+      rate_date: nullable(Type.String({ format: 'date', description: 'the day of the oldest exchange rate used; null when none was (EUR to EUR)' })),
     },
     { additionalProperties: false, description: 'the cost in the display currency (approximate); null when the product currency has no rate' },
   ),
@@ -125,15 +125,10 @@ export function pricedProduct(product: ListedProduct, view: PriceView): PricedPr
       yearly: convert(cost.yearly, product.currency, currency, rates),
       setup_fee: convert(cost.setup_fee, product.currency, currency, rates),
       first_term_cost: convert(cost.first_term?.cost ?? null, product.currency, currency, rates),
-      rate_date: date ?? today(),
+      rate_date: date,
     };
   }
   return { ...product, cost, converted };
-}
-
-/** Both currencies are EUR: no rate was used; the figures are exact as of today. */
-function today(): string {
-  return new Date().toISOString().slice(0, 10);
 }
 
 /** The currencies, among those given, whose products are listed without a EUR price (no rate). */

@@ -47,7 +47,8 @@ function convertedLine(product: PricedProduct, display: PriceDisplay): Html | ''
   }
   const amount = display.period === 'year' ? converted.yearly : converted.monthly;
   if (amount === null) return '';
-  return html`<p class="converted">≈ ${formatPrice(amount, converted.currency)} ${display.period === 'year' ? 'per year' : 'per month'} <span class="muted">(rates of <time datetime="${converted.rate_date}">${converted.rate_date}</time>)</span></p>`;
+  const date = converted.rate_date;
+  return html`<p class="converted">≈ ${formatPrice(amount, converted.currency)} ${display.period === 'year' ? 'per year' : 'per month'}${date ? html` <span class="muted">(rates of <time datetime="${date}">${date}</time>)</span>` : ''}</p>`;
 }
 
 function setupAndTerm(product: PricedProduct): Html | '' {
