@@ -31,9 +31,9 @@ WHERE p.pricing_tiers IS NOT NULL OR p.price IS NOT NULL;
 UPDATE products SET base_monthly_price = monthly_equivalent WHERE currency = 'EUR' AND monthly_equivalent IS NOT NULL;
 
 -- Sorted by price across currencies, products are in EUR order; those without a EUR figure follow, in id order.
--- The indexes of the native monthly price stay for searches within one currency (products_listed_currency_price).
+-- A search within one currency still sorts by the price as sent: products_listed_currency_price, and
+-- products_listed_category_price for one category and currency. Nothing else sorts by it any more.
 DROP INDEX products_listed_price;
-DROP INDEX products_listed_category_price;
 CREATE INDEX products_listed_base_price ON products (base_monthly_price, id) WHERE status = 'active';
 CREATE INDEX products_listed_category_base_price ON products (category, base_monthly_price, id) WHERE status = 'active';
 CREATE INDEX products_listed_unconverted ON products (id) WHERE status = 'active' AND base_monthly_price IS NULL;
