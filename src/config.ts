@@ -69,6 +69,13 @@ export interface Config {
   /** where the server fetches exchange rates itself (the ECB's XML or the JSON form); null: only imports */
   ratesUrl: string | null;
   ratesRefreshSeconds: number;
+  /**
+   * the directory's public address (PUBLIC_URL, e.g. https://directory.example.org), for absolute links: canonical
+   * links, the sitemap, robots.txt, structured data; null: see src/http/public-url.ts
+   */
+  publicUrl: string | null;
+  /** URLs per sitemap page (at most 50 000, the protocol's limit) */
+  sitemapUrlsPerPage: number;
 }
 
 export class ConfigError extends Error {}
@@ -141,6 +148,7 @@ export function loadConfig(env: Env = process.env): Config {
       );
     }
   }
+  const publicUrl = parsePublicUrl(text(env, 'PUBLIC_URL'));
   const workers = integer(env, 'WORKERS', 1, 1, 256);
   if (workers > 1 && !databaseUrl) {
     throw new ConfigError(
@@ -196,6 +204,23 @@ export function loadConfig(env: Env = process.env): Config {
     syncQueueLimit: integer(env, 'SYNC_QUEUE_LIMIT', 100, 0, 100_000),
     workers,
     trustProxy,
+    publicUrl,
+    sitemapUrlsPerPage: integer(env, 'SITEMAP_URLS_PER_PAGE', 50_000, 1, 50_000),
   };
+}
+
+/** An http(s) origin, with no path, query or fragment: "https://directory.example.org" (a trailing slash is dropped). */
+function parsePublicUrl(raw: string | null): string | null {
+  if (raw === null) return null;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    url = new URL('invalid:');
+  }
+  if (!['http:', 'https:'].includes(url.protocol) || url.pathname !== '/' || url.search || url.hash || url.username || url.password) {
+    throw new ConfigError(`PUBLIC_URL must be an http:// or https:// address with no path, such as https://directory.example.org; got "${raw}"`);
+  }
+  return url.origin;
 }
 

@@ -52,3 +52,23 @@ describe('TRUST_PROXY', () => {
     }
   });
 });
+
+describe('PUBLIC_URL', () => {
+  it('is unset by default, and an origin when set (a trailing slash dropped)', () => {
+    expect(loadConfig({}).publicUrl).toBeNull();
+    expect(loadConfig({ PUBLIC_URL: 'https://directory.example.org/' }).publicUrl).toBe('https://directory.example.org');
+    expect(loadConfig({ PUBLIC_URL: 'http://127.0.0.1:3000' }).publicUrl).toBe('http://127.0.0.1:3000');
+  });
+
+  it('refuses anything but an http(s) origin', () => {
+    for (const bad of ['directory.example.org', 'ftp://example.org', 'https://example.org/dir', 'https://example.org/?a=1', 'https://u:p@example.org', 'https://']) {
+      expect(() => loadConfig({ PUBLIC_URL: bad }), bad).toThrow(/PUBLIC_URL/);
+    }
+  });
+
+  it('pages sitemaps by at most 50 000 URLs', () => {
+    expect(loadConfig({}).sitemapUrlsPerPage).toBe(50_000);
+    expect(loadConfig({ SITEMAP_URLS_PER_PAGE: '100' }).sitemapUrlsPerPage).toBe(100);
+    expect(() => loadConfig({ SITEMAP_URLS_PER_PAGE: '50001' })).toThrow(/SITEMAP_URLS_PER_PAGE/);
+  });
+});

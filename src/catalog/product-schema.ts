@@ -21,6 +21,7 @@ const ProductInput = Type.Object(
     ...CONTENT_INPUT,
   },
   {
+    $id: 'CatalogueProduct',
     additionalProperties: false,
     description: 'the complete state of one product; an optional field absent or null clears what was stored',
   },
@@ -56,5 +57,5 @@ export const ProductOutput = Type.Object(
     updated_at: Timestamp,
     deactivated_at: nullable(Timestamp),
   },
-  { additionalProperties: false },
+  { $id: 'Product', additionalProperties: false, description: "a product of the provider's own listing, as the directory holds it" },
 );

@@ -21,6 +21,7 @@ import { directoryRoutes } from './routes/directory.js';
 import { healthRoutes } from './routes/health.js';
 import { pageRoutes, sendNotFoundPage } from './routes/pages.js';
 import { problemPageRoutes } from './routes/problem-pages.js';
+import { seoRoutes } from './routes/seo.js';
 import { productRoutes } from './routes/products.js';
 import { profileRoutes } from './routes/profile.js';
 import { syncRoutes } from './routes/sync.js';
@@ -36,7 +37,7 @@ export interface AppOptions extends Omit<AppContext, 'metrics' | 'syncSlots' | '
 }
 
 /** The routes that answer without the database, before it has first been reached (the probe says why not ready). */
-const WITHOUT_DATABASE = new Set(['/healthz', '/readyz', '/api/v1/openapi.json', '/api/v1/problems/:slug']);
+const WITHOUT_DATABASE = new Set(['/healthz', '/readyz', '/api/v1/openapi.json', '/api/v1/problems/:slug', '/robots.txt', '/favicon.ico', '/favicon.svg']);
 
 /** Anything shaped like an API key or an admin token, wherever a client put it in a URL. */
 const SECRET_IN_URL = /\b(rk|adm)_\w*/gi;
@@ -138,21 +139,45 @@ function answerExpectations(app: FastifyInstance): void {
 
 /**
  * What anyone may read, and other programs too: the directory's JSON and pages, the category registry, the
- * OpenAPI document and the problem pages. Here alone: an ETag and Cache-Control on every answer (and 304 to a
- * client that holds it), compression (brotli or gzip, above 1 KiB) and CORS for any origin, without credentials.
- * Provider and admin routes stay outside: no browser on another origin may read them.
+ * OpenAPI document, the problem pages and the files for search engines. Here alone: an ETag and Cache-Control on
+ * every answer (and 304 to a client that holds it), compression (brotli or gzip, above 1 KiB) and CORS for any
+ * origin, without credentials, preflight requests included. Provider and admin routes stay outside: no browser on
+ * another origin may read them, and a preflight for them is refused like any other OPTIONS request.
  */
 const publicReads: FastifyPluginAsync<AppContext> = async (scope, context) => {
+  // The paths of this scope, for the preflight requests: CORS's OPTIONS route matches any path, and answers only these.
+  const paths = FindMyWay({ ignoreTrailingSlash: true });
+  scope.addHook('onRoute', (route) => {
+    route.config = { ...route.config, publicRead: true };
+    if (route.url !== '*' && !paths.hasRoute('GET', route.url)) paths.on('GET', route.url, () => {});
+  });
   // The ETag is taken of the answer before it is compressed: its hook is added before compression's.
   revalidatedByEtag(scope);
   await scope.register(fastifyCompress, { threshold: 1024, encodings: ['br', 'gzip'] });
-  // Simple GETs need no preflight; none is answered, so that no OPTIONS route reaches past this scope.
-  await scope.register(fastifyCors, { origin: '*', methods: ['GET', 'HEAD'], preflight: false });
+  // CORS's preflight route (OPTIONS, any path) is shared by every path: a preflight for a path that is not one of
+  // these passes on to 404 or 405, before CORS adds a header.
+  scope.addHook('onRequest', (request, reply, done) => {
+    if (request.method === 'OPTIONS' && !paths.find('GET', request.url.split('?')[0] ?? '/')) {
+      reply.callNotFound();
+      return;
+    }
+    done();
+  });
+  await scope.register(fastifyCors, {
+    origin: '*',
+    methods: ['GET', 'HEAD'],
+    allowedHeaders: ['Accept', 'If-None-Match', 'X-Request-Id'],
+    exposedHeaders: ['ETag', 'X-Request-Id'],
+    credentials: false,
+    strictPreflight: false,
+    maxAge: 86400,
+  });
   openApiRoute(scope);
   await scope.register(problemPageRoutes, context);
   await scope.register(categoryRoutes, context);
   await scope.register(directoryRoutes, context);
   await scope.register(pageRoutes, context);
+  await scope.register(seoRoutes, context);
 };
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {

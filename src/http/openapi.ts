@@ -3,10 +3,16 @@
 import swagger from '@fastify/swagger';
 import type { TSchema } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
+import { PUBLIC_CACHE_CONTROL } from './freshness.js';
 import { PROBLEM_BASE } from './problems.js';
-import { ALWAYS, HEADERS, problem } from './schemas.js';
+import { DIRECTORY_SCHEMAS } from './routes/directory.js';
+import { ALWAYS, HEADERS, NAMED_SCHEMAS, problem } from './schemas.js';
 
 declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** a public read (app.ts): ETag, Cache-Control and CORS, and so documented */
+    publicRead?: boolean;
+  }
   interface FastifySchema {
     /**
      * The request body as the document shows it, for a route that reads and validates its body itself (the sync
@@ -28,8 +34,24 @@ Errors are RFC 9457 problems (\`application/problem+json\`) whose \`type\` answe
 Retries: send an \`Idempotency-Key\` with each sync and retry with the same key and body until you get an answer; a
 finished request's answer is replayed (\`Idempotent-Replayed: true\`) instead of being applied again.`;
 
+/** What a public read's 200 carries besides X-Request-Id (see freshness.ts). */
+const PUBLIC_READ_HEADERS = {
+  etag: { type: 'string', description: 'send it back as If-None-Match to get 304 Not Modified while the answer is unchanged' },
+  'cache-control': { type: 'string', description: PUBLIC_CACHE_CONTROL },
+  'access-control-allow-origin': { type: 'string', description: '*: any origin may read it (never with credentials)' },
+};
+
+/**
+ * The named schemas (each with an $id) become the document's components/schemas under that name, so that generated
+ * clients get types such as Product and Problem; routes refer to them with Type.Ref, which Fastify's validator and
+ * serializer resolve from the same shared schemas.
+ */
 export async function registerOpenApi(app: FastifyInstance, version: string): Promise<void> {
+  for (const schema of [...NAMED_SCHEMAS, ...DIRECTORY_SCHEMAS]) app.addSchema(schema);
   await app.register(swagger, {
+    refResolver: {
+      buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`),
+    },
     openapi: {
       openapi: '3.1.0',
       info: {
@@ -66,17 +88,22 @@ export async function registerOpenApi(app: FastifyInstance, version: string): Pr
       for (const [status, answer] of Object.entries(ALWAYS)) response[status] ??= answer;
       if (rest.params) response['404'] ??= problem(['NOT_FOUND']);
       if (rest.params || rest.querystring) response['422'] ??= problem(['VALIDATION_FAILED']);
-      if (url.startsWith('/api/v1/directory/')) {
+      if (isPublicRead(route.config)) {
         response['304'] ??= { description: 'Not Modified: If-None-Match named the current ETag', type: 'null', headers: { 'x-request-id': HEADERS['x-request-id'] } };
+        const ok = response['200'] as { headers?: Record<string, unknown> } | undefined;
+        if (ok && typeof ok === 'object') response['200'] = { ...ok, headers: { ...ok.headers, ...PUBLIC_READ_HEADERS } };
       }
       documented.response = response;
       documented.security ??= [];
-      // Routes that name no operation get one from their method and path (getApiV1DirectoryHostsSlug).
-      const method = String(Array.isArray(route.method) ? route.method[0] : route.method).toLowerCase();
-      documented.operationId ??= method + url.replace(/[^A-Za-z0-9]+(.)?/g, (_match, next: string | undefined) => (next ?? '').toUpperCase());
+      // Every operation names itself (operationId): generated clients call it by that name. test/e2e/openapi.test.ts
+      // fails for an operation without one.
       return { schema: documented, url };
     },
   });
+}
+
+function isPublicRead(config: unknown): boolean {
+  return typeof config === 'object' && config !== null && (config as { publicRead?: unknown }).publicRead === true;
 }
 
 const PROBES = new Set(['/healthz', '/readyz', '/metrics']);

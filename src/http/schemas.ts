@@ -34,36 +34,46 @@ function headersOf(names: readonly HeaderName[]): Record<string, (typeof HEADERS
 
 // --- problems -------------------------------------------------------------------------------------------------
 
-const ProblemEntry = Type.Object(
+const ProblemError = Type.Object(
   {
     pointer: Type.Optional(Type.String({ description: 'RFC 6901 JSON Pointer into the request body' })),
     parameter: Type.Optional(Type.String({ description: 'the query parameter or request header at fault' })),
     code: Type.String(),
     detail: Type.String(),
   },
-  { additionalProperties: false },
+  { $id: 'ProblemError', additionalProperties: false, description: 'one thing wrong with the request' },
 );
 
-/** An RFC 9457 problem whose `code` is one of `codes`. Extension members beyond those listed are allowed. */
+const PROBLEM_CODES = Object.keys(PROBLEM_TYPES) as ProblemCode[];
+
+/** Every problem the API answers with. Extension members beyond those listed are allowed. */
+export const ProblemSchema = Type.Object(
+  {
+    type: Type.String({ description: 'answers GET with a page about the problem' }),
+    title: Type.String(),
+    status: Type.Integer({ minimum: 400, maximum: 599 }),
+    code: Type.Unsafe<ProblemCode>({ type: 'string', enum: PROBLEM_CODES, description: 'what went wrong, for programs' }),
+    detail: Type.String(),
+    instance: Type.String({ description: 'the request path; "" when the request was not read far enough to know it (malformed HTTP, a timeout)' }),
+    request_id: Type.String(),
+    errors: Type.Optional(Type.Array(Type.Ref(ProblemError), { maxItems: 100 })),
+    truncated: Type.Optional(Type.Literal(true, { description: 'more than 100 problems were found' })),
+    max_bytes: Type.Optional(Type.Integer({ description: 'the size limit that was exceeded' })),
+  },
+  { $id: 'Problem', description: 'RFC 9457 problem details' },
+);
+
+/** A Problem whose `code` is one of `codes` (and its type and status those codes'). */
 function problemSchema(codes: readonly ProblemCode[]): TSchema {
   const statuses = [...new Set(codes.map((code) => PROBLEM_TYPES[code].status))];
-  return Type.Object(
-    {
-      type: Type.Union(codes.map((code) => Type.Literal(`${PROBLEM_BASE}/${PROBLEM_TYPES[code].slug}`)), {
-        description: 'answers GET with a page about the problem',
-      }),
-      title: Type.String(),
-      status: Type.Union(statuses.map((status) => Type.Literal(status))),
-      code: Type.Union(codes.map((code) => Type.Literal(code))),
-      detail: Type.String(),
-      instance: Type.String({ description: 'the request path; "" when the request was not read far enough to know it (malformed HTTP, a timeout)' }),
-      request_id: Type.String(),
-      errors: Type.Optional(Type.Array(ProblemEntry, { maxItems: 100 })),
-      truncated: Type.Optional(Type.Literal(true, { description: 'more than 100 problems were found' })),
-      max_bytes: Type.Optional(Type.Integer({ description: 'the size limit that was exceeded' })),
-    },
-    { description: 'RFC 9457 problem details' },
-  );
+  return Type.Intersect([
+    Type.Ref(ProblemSchema),
+    Type.Object({
+      type: Type.Unsafe<string>({ type: 'string', enum: codes.map((code) => `${PROBLEM_BASE}/${PROBLEM_TYPES[code].slug}`) }),
+      status: Type.Unsafe<number>({ type: 'integer', enum: statuses }),
+      code: Type.Unsafe<ProblemCode>({ type: 'string', enum: codes }),
+    }),
+  ]);
 }
 
 type ResponseSpec = Record<string, unknown>;
@@ -78,8 +88,10 @@ export function problem(codes: readonly ProblemCode[], headers: readonly HeaderN
   };
 }
 
+/** A JSON answer; a named schema (one with an $id, see NAMED_SCHEMAS) is referred to by its name. */
 export function json(description: string, schema: TSchema, headers: readonly HeaderName[] = []): ResponseSpec {
-  return { description, headers: headersOf(headers), content: { 'application/json': { schema } } };
+  const content = schema.$id ? Type.Ref(schema) : schema;
+  return { description, headers: headersOf(headers), content: { 'application/json': { schema: content } } };
 }
 
 /** The answers every route may give whatever it does: malformed HTTP, a bug, an unreachable database, a stopping server. */
@@ -115,41 +127,39 @@ export const nativeJsonSerializer = () => (data: unknown) => JSON.stringify(data
 /** The answer of a sync, and a run of the history with its per-product actions. */
 export const SyncAnswer = SyncAnswerSchema;
 
-const SyncRunSummary = Type.Object(
+const SyncRun = Type.Object(
   {
     sync_id: Type.String({ pattern: idPattern('syn') }),
     dry_run: Type.Boolean(),
     applied_at: Timestamp,
     duration_ms: Type.Integer({ minimum: 0 }),
-    summary: SyncSummarySchema,
+    summary: Type.Ref(SyncSummarySchema),
   },
-  { additionalProperties: false },
+  { $id: 'SyncRun', additionalProperties: false, description: 'one sync run of the history, with its counts' },
 );
 
 export const SyncRunsPage = Type.Object(
-  { runs: Type.Array(SyncRunSummary, { description: 'newest first' }), next_cursor: NextCursor },
-  { additionalProperties: false },
+  { runs: Type.Array(Type.Ref(SyncRun), { description: 'newest first' }), next_cursor: NextCursor },
+  { $id: 'SyncRunsPage', additionalProperties: false },
 );
 
 export const ProductsPage = Type.Object(
-  { products: Type.Array(ProductOutput), next_cursor: NextCursor },
-  { additionalProperties: false },
+  { products: Type.Array(Type.Ref(ProductOutput)), next_cursor: NextCursor },
+  { $id: 'ProductsPage', additionalProperties: false },
 );
 
-export const Categories = Type.Object(
-  {
-    categories: Type.Array(
-      Type.Object({ slug: Type.String(), label: Type.String() }, { additionalProperties: false }),
-    ),
-  },
-  { additionalProperties: false },
+const Category = Type.Object(
+  { slug: Type.String(), label: Type.String() },
+  { $id: 'Category', additionalProperties: false, description: 'a category a product may take' },
 );
 
-export const Liveness = Type.Object({ status: Type.Literal('ok') }, { additionalProperties: false });
+export const Categories = Type.Object({ categories: Type.Array(Type.Ref(Category)) }, { $id: 'Categories', additionalProperties: false });
+
+export const Liveness = Type.Object({ status: Type.Literal('ok') }, { $id: 'Liveness', additionalProperties: false });
 
 export const Readiness = Type.Object(
   { status: Type.Literal('ready'), store: Type.Union([Type.Literal('postgres'), Type.Literal('embedded')]) },
-  { additionalProperties: false },
+  { $id: 'Readiness', additionalProperties: false },
 );
 
 export const ProblemPage = Type.Object(
@@ -160,5 +170,22 @@ export const ProblemPage = Type.Object(
     title: Type.String(),
     description: Type.String(),
   },
-  { additionalProperties: false },
+  { $id: 'ProblemPage', additionalProperties: false, description: 'what a problem type means, and what to do' },
 );
+
+/** The named schemas of the API, in the order they are added (each after those it refers to). */
+export const NAMED_SCHEMAS: TSchema[] = [
+  ProblemError,
+  ProblemSchema,
+  SyncSummarySchema,
+  SyncAnswerSchema,
+  SyncRun,
+  SyncRunsPage,
+  ProductOutput,
+  ProductsPage,
+  Category,
+  Categories,
+  Liveness,
+  Readiness,
+  ProblemPage,
+];

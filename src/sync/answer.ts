@@ -9,7 +9,7 @@ const Count = Type.Integer({ minimum: 0 });
 
 export const SyncSummarySchema = Type.Object(
   { received: Count, created: Count, updated: Count, unchanged: Count, reactivated: Count, deactivated: Count },
-  { additionalProperties: false },
+  { $id: 'SyncSummary', additionalProperties: false },
 );
 
 const ProductId = Type.String({ pattern: idPattern('prd') });
@@ -19,7 +19,7 @@ export const SyncAnswerSchema = Type.Object(
     sync_id: Type.String({ pattern: idPattern('syn') }),
     dry_run: Type.Boolean(),
     host: Type.String({ description: "the provider's slug" }),
-    summary: SyncSummarySchema,
+    summary: Type.Ref(SyncSummarySchema),
     products: Type.Array(
       Type.Object(
         {
@@ -39,7 +39,7 @@ export const SyncAnswerSchema = Type.Object(
     applied_at: Type.String({ format: 'date-time' }),
     duration_ms: Count,
   },
-  { additionalProperties: false },
+  { $id: 'SyncAnswer', additionalProperties: false, description: 'what a sync did (or, as a dry run, would do) to each product' },
 );
 
 export type SyncAnswer = Static<typeof SyncAnswerSchema>;

@@ -52,6 +52,7 @@ export function layout(frame: PageFrame, content: Html): Html {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${frame.title} — hostdir</title>
 ${frame.description ? html`<meta name="description" content="${frame.description}">` : ''}
+<link rel="icon" href="/favicon.svg" type="image/svg+xml">
 <style>${new Html(STYLE)}</style>
 </head>
 <body>

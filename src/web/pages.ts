@@ -42,6 +42,16 @@ export interface ResultPage {
   firstHref: string | null;
 }
 
+/** A page of results in one sentence, from what the visitor chose: the meta description search engines show. */
+function describeListing(filters: PageFilters, categories: Category[]): string {
+  const parts = [filters.category ? `${categoryLabel(categories, filters.category)} plans` : 'Hosting plans'];
+  if (filters.q) parts.push(`matching “${filters.q}”`);
+  if (filters.location) parts.push(`in ${filters.location}`);
+  if (filters.feature) parts.push(`with ${filters.feature}`);
+  if (filters.max_price !== undefined) parts.push(`for at most ${formatPrice(Number(filters.max_price), filters.currency ?? 'USD')} a month`);
+  return `${parts.join(' ')}, compared across providers, with specs and prices as each provider's billing system sends them.`;
+}
+
 function categoryLabel(categories: Category[], slug: string): string {
   return categories.find((category) => category.slug === slug)?.label ?? slug;
 }
@@ -121,7 +131,7 @@ ${listed.length === 0
 
 export function hostsPage(hosts: ListedHost[], nextHref: string | null): Html {
   return layout(
-    { title: 'Providers' },
+    { title: 'Providers', description: 'Every hosting provider listed in hostdir, with the number of plans each syncs from its billing system.' },
     html`<h1>Providers</h1>
 ${hosts.length === 0 ? html`<p>No provider is listed yet.</p>` : html`<ul class="grid">${hosts.map((host) => html`<li class="card"><h2><a href="/hosts/${encodeURIComponent(host.slug)}">${host.name}</a></h2>
 <p class="muted">${host.product_count} ${host.product_count === 1 ? 'plan' : 'plans'}${host.last_synced_at ? ` · updated ${formatDate(host.last_synced_at)}` : ''}</p></li>`)}</ul>`}
@@ -141,7 +151,7 @@ ${resultList(page, categories, false)}`,
 
 export function categoryPage(category: Category, filters: PageFilters, choices: FilterChoices, page: ResultPage, categories: Category[], displayChoices: string[]): Html {
   return layout(
-    { title: category.label, description: `${category.label} plans compared across providers` },
+    { title: category.label, description: describeListing(filters, categories) },
     html`<h1>${category.label}</h1>
 ${filterForm(`/categories/${encodeURIComponent(category.slug)}`, filters, choices, null, page.prices, displayChoices)}
 ${resultList(page, categories, true, filters.max_price !== undefined)}`,
@@ -151,7 +161,7 @@ ${resultList(page, categories, true, filters.max_price !== undefined)}`,
 export function searchPage(filters: PageFilters, choices: FilterChoices, page: ResultPage, categories: Category[], displayChoices: string[]): Html {
   const heading = filters.q ? html`Results for “${filters.q}”` : html`Search products`;
   return layout(
-    { title: filters.q ? `“${filters.q}”` : 'Search', query: filters.q ?? '' },
+    { title: filters.q ? `“${filters.q}”` : 'Search', description: describeListing(filters, categories), query: filters.q ?? '' },
     html`<h1>${heading}</h1>
 ${filterForm('/search', filters, choices, categories, page.prices, displayChoices)}
 ${resultList(page, categories, true, filters.max_price !== undefined)}`,
@@ -190,13 +200,13 @@ ${tiers.length > 0 ? html`<table><caption class="visually-hidden">Prices by bill
 
 export function notFoundPage(what: string): Html {
   return layout(
-    { title: 'Not found' },
+    { title: 'Not found', description: 'This page is not in the directory of hosting plans.' },
     html`<h1>Not found</h1><p>${what}</p><p><a href="/">Back to the directory</a> or search above.</p>`,
   );
 }
 
 export function badRequestPage(what: string): Html {
-  return layout({ title: 'Bad request' }, html`<h1>That request did not work</h1><p>${what}</p><p><a href="/">Back to the directory</a></p>`);
+  return layout({ title: 'Bad request', description: 'This link to the directory of hosting plans is out of date.' }, html`<h1>That request did not work</h1><p>${what}</p><p><a href="/">Back to the directory</a></p>`);
 }
 
 export { queryString };

@@ -101,14 +101,18 @@ describe('directory pages in a browser', () => {
   let page: Page;
   let profile: string;
   let shots: string;
+  /** What the browser logged as errors (a missing icon among them), and requests that failed, since the last visit. */
+  const consoleErrors: string[] = [];
 
   /** Opens a path, checks its size and basics, and screenshots it on a desktop and a phone. */
   async function visit(pathname: string, name: string): Promise<void> {
-    const response = await page.goto(`${server.url}${pathname}`);
+    consoleErrors.length = 0;
+    const response = await page.goto(`${server.url}${pathname}`, { waitUntil: 'load' });
     expect(response?.status(), pathname).toBe(200);
     expect((await response!.body()).length).toBeLessThan(PAGE_BUDGET_BYTES);
     await checkAccessibilityBasics(page);
     await screenshot(name);
+    expect(consoleErrors, pathname).toEqual([]);
   }
 
   async function screenshot(name: string): Promise<void> {
@@ -145,6 +149,13 @@ describe('directory pages in a browser', () => {
       viewport: VIEWPORTS.desktop,
     });
     page = context.pages()[0] ?? (await context.newPage());
+    page.on('console', (message) => {
+      if (message.type() === 'error') consoleErrors.push(message.text());
+    });
+    page.on('response', (answer) => {
+      if (answer.status() >= 400) consoleErrors.push(`${answer.status()} ${answer.url()}`);
+    });
+    page.on('requestfailed', (request) => consoleErrors.push(`failed: ${request.url()}`));
   });
 
   afterAll(async () => {

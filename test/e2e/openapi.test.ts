@@ -79,14 +79,55 @@ describe('OpenAPI document', () => {
     expect(sync.security).toEqual([{ apiKey: [] }]);
     expect(document.components.securitySchemes.apiKey).toMatchObject({ type: 'http', scheme: 'bearer' });
     expect(sync.requestBody.content['application/json'].schema.properties.products.maxItems).toBe(50_000);
+    expect(sync.requestBody.content['application/json'].schema.properties.products.items).toEqual({ $ref: '#/components/schemas/CatalogueProduct' });
     expect(sync.parameters.map((p: any) => `${p.in} ${p.name}`).sort()).toEqual(['header idempotency-key', 'query dry_run']);
     expect(Object.keys(sync.responses['200'].headers).sort()).toEqual(['idempotent-replayed', 'ratelimit', 'ratelimit-policy', 'x-request-id']);
     expect(Object.keys(sync.responses['429'].headers)).toContain('retry-after');
     expect(Object.keys(sync.responses['401'].headers)).toContain('www-authenticate');
-    expect(sync.responses['422'].content['application/problem+json'].schema.properties.code.anyOf.map((c: any) => c.enum[0])).toEqual([
-      'VALIDATION_FAILED',
-      'IDEMPOTENCY_KEY_REUSED',
-    ]);
+    const refused = sync.responses['422'].content['application/problem+json'].schema;
+    expect(refused.allOf[0]).toEqual({ $ref: '#/components/schemas/Problem' });
+    expect(refused.allOf[1].properties.code.enum).toEqual(['VALIDATION_FAILED', 'IDEMPOTENCY_KEY_REUSED']);
+  });
+
+  it('names every operation (operationId), each once, and refers to its shared schemas by name', () => {
+    const ids: string[] = [];
+    for (const [route, methods] of Object.entries<any>(document.paths)) {
+      for (const [method, operation] of Object.entries<any>(methods)) {
+        expect(operation.operationId, `${method.toUpperCase()} ${route} has no operationId`).toMatch(/^[a-z][A-Za-z0-9]+$/);
+        ids.push(operation.operationId);
+      }
+    }
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids).toEqual(expect.arrayContaining(['syncProducts', 'listOwnProducts', 'searchDirectoryProducts', 'getDirectoryProduct', 'listCategories']));
+    expect(Object.keys(document.components.schemas)).toEqual(
+      expect.arrayContaining(['Product', 'ListedProduct', 'Problem', 'ProblemError', 'SyncAnswer', 'SyncSummary', 'SyncRun', 'Host', 'Category', 'CatalogueProduct']),
+    );
+    // No schema is left with a generated name, and every reference names a schema that is there.
+    expect(Object.keys(document.components.schemas).filter((name) => /^def-\d+$/.test(name))).toEqual([]);
+    const refs = new Set<string>();
+    JSON.stringify(document, (key, value) => {
+      if (key === '$ref') refs.add(value);
+      return value;
+    });
+    for (const ref of refs) {
+      expect(ref).toMatch(/^#\/components\/schemas\//);
+      expect(document.components.schemas[ref.slice('#/components/schemas/'.length)], ref).toBeDefined();
+    }
+    expect(document.paths['/api/v1/products'].get.responses['200'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/ProductsPage' });
+    expect(document.components.schemas.ProductsPage.properties.products.items).toEqual({ $ref: '#/components/schemas/Product' });
+    expect(document.components.schemas.ListedProductsPage.properties.products.items).toEqual({ $ref: '#/components/schemas/ListedProduct' });
+  });
+
+  it('documents the 304 and the caching headers of every public read, and of no provider route', () => {
+    for (const route of ['/api/v1/categories', '/api/v1/directory/products', '/api/v1/directory/products/{id}', '/api/v1/problems/{slug}']) {
+      const operation = document.paths[route].get;
+      expect(Object.keys(operation.responses), route).toContain('304');
+      expect(Object.keys(operation.responses['200'].headers), route).toEqual(expect.arrayContaining(['etag', 'cache-control', 'access-control-allow-origin']));
+    }
+    for (const route of ['/api/v1/products', '/api/v1/sync/runs']) {
+      expect(Object.keys(document.paths[route].get.responses), route).not.toContain('304');
+      expect(Object.keys(document.paths[route].get.responses['200'].headers), route).not.toContain('etag');
+    }
   });
 
   it('has a page for every problem type it names, in HTML and in JSON', async () => {

@@ -1,6 +1,6 @@
 // The public reads as other programs use them: CORS for any origin on public GETs only, brotli and gzip above a
 // small size, ETag and Cache-Control on every public answer with 304 for a client that holds it.
-import { get } from 'node:http';
+import { get, request } from 'node:http';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { admin, onboard, product, sync, type Onboarded } from '../support/api.js';
@@ -23,7 +23,36 @@ function fetchRaw(server: TestServer, path: string, headers: Record<string, stri
   });
 }
 
-const PUBLIC = ['/api/v1/categories', '/api/v1/openapi.json', '/api/v1/directory/products', '/api/v1/directory/hosts', '/api/v1/problems/rate-limited', '/', '/hosts'];
+function optionsRaw(server: TestServer, path: string, headers: Record<string, string>): Promise<RawAnswer> {
+  return new Promise((resolve, reject) => {
+    request({ host: '127.0.0.1', port: server.port, path, method: 'OPTIONS', headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }));
+    })
+      .on('error', reject)
+      .end();
+  });
+}
+
+const PREFLIGHT = { origin: 'https://elsewhere.example', 'access-control-request-method': 'GET', 'access-control-request-headers': 'if-none-match' };
+
+const PUBLIC = [
+  '/api/v1/categories',
+  '/api/v1/openapi.json',
+  '/api/v1/directory/products',
+  '/api/v1/directory/hosts',
+  '/api/v1/problems/rate-limited',
+  '/',
+  '/hosts',
+  '/categories/vps_cloud',
+  '/search?q=cloud',
+  '/robots.txt',
+  '/sitemap.xml',
+  '/sitemaps/pages.xml',
+  '/favicon.ico',
+  '/favicon.svg',
+];
 
 describe.each(STORES)('public reads for programs (%s store)', (store) => {
   let server: TestServer;
@@ -63,6 +92,37 @@ describe.each(STORES)('public reads for programs (%s store)', (store) => {
     expect((await admin(server, 'GET', '/hosts')).headers.get('access-control-allow-origin')).toBeNull();
   });
 
+  it('answers a preflight request for a public path, and refuses one for provider and admin paths without CORS headers', async () => {
+    for (const path of ['/api/v1/directory/products', '/api/v1/categories', '/api/v1/openapi.json', '/products/prd_x']) {
+      const answer = await optionsRaw(server, path, PREFLIGHT);
+      expect(answer.status, path).toBe(204);
+      expect(answer.headers['access-control-allow-origin'], path).toBe('*');
+      expect(answer.headers['access-control-allow-methods'], path).toBe('GET, HEAD');
+      expect(String(answer.headers['access-control-allow-headers']).toLowerCase(), path).toContain('if-none-match');
+      expect(answer.headers['access-control-allow-credentials'], path).toBeUndefined();
+    }
+    const provider = [
+      ['/api/v1/sync/products', 405],
+      ['/api/v1/products', 405],
+      ['/api/v1/sync/runs', 405],
+      ['/admin/v1/hosts', 405],
+      ['/api/v1/nowhere', 404],
+    ] as const;
+    for (const [path, status] of provider) {
+      const answer = await optionsRaw(server, path, { ...PREFLIGHT, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type' });
+      expect(answer.status, path).toBe(status);
+      expect(answer.headers['content-type'], path).toMatch(/^application\/problem\+json/);
+      for (const name of Object.keys(answer.headers)) expect(name, path).not.toMatch(/^access-control-/);
+    }
+    // A CORS read of a provider route still gets no CORS header, even when the key is right.
+    const withKey = await fetchRaw(server, '/api/v1/sync/runs', { origin: 'https://elsewhere.example', authorization: `Bearer ${host.key}` });
+    expect(withKey.status).toBe(200);
+    expect(withKey.headers['access-control-allow-origin']).toBeUndefined();
+    // What a browser app may read of a public answer besides the body.
+    const exposed = await fetchRaw(server, '/api/v1/categories', { origin: 'https://elsewhere.example' });
+    expect(String(exposed.headers['access-control-expose-headers']).toLowerCase()).toMatch(/etag.*x-request-id/);
+  });
+
   it('compresses with brotli or gzip as asked, above 1 KiB, and the content is the same', async () => {
     const plain = await fetchRaw(server, '/api/v1/openapi.json');
     expect(plain.headers['content-encoding']).toBeUndefined();
@@ -76,9 +136,26 @@ describe.each(STORES)('public reads for programs (%s store)', (store) => {
     const page = await fetchRaw(server, '/', { 'accept-encoding': 'gzip' });
     expect(page.headers['content-encoding']).toBe('gzip');
     expect(gunzipSync(page.body).toString('utf8')).toMatch(/^<!doctype html>/);
-    // A small answer is sent as it is.
+    // A small answer is sent as it is, public or not.
     const small = await fetchRaw(server, '/healthz', { 'accept-encoding': 'gzip' });
     expect(small.headers['content-encoding']).toBeUndefined();
+    const tiny = await fetchRaw(server, '/api/v1/directory/products?q=nomatchatall', { 'accept-encoding': 'br, gzip' });
+    expect(tiny.status).toBe(200);
+    expect(tiny.body.length).toBeLessThan(1024);
+    expect(tiny.headers['content-encoding']).toBeUndefined();
+    // Above the threshold, brotli is preferred when both are accepted, and gzip alone is honoured.
+    for (const path of ['/', '/api/v1/categories', '/api/v1/directory/products']) {
+      const both = await fetchRaw(server, path, { 'accept-encoding': 'gzip, deflate, br' });
+      expect(both.headers['content-encoding'], path).toBe('br');
+      expect(both.headers.vary, path).toMatch(/accept-encoding/i);
+      const gzipOnly = await fetchRaw(server, path, { 'accept-encoding': 'gzip' });
+      expect(gzipOnly.headers['content-encoding'], path).toBe('gzip');
+      expect(brotliDecompressSync(both.body).equals(gunzipSync(gzipOnly.body)), path).toBe(true);
+    }
+    // Provider answers are not compressed.
+    const provider = await fetchRaw(server, '/api/v1/products?limit=12', { 'accept-encoding': 'br, gzip', authorization: `Bearer ${host.key}` });
+    expect(provider.body.length).toBeGreaterThan(1024);
+    expect(provider.headers['content-encoding']).toBeUndefined();
   });
 
   it('gives every public answer an ETag and Cache-Control, and 304 to a client that holds it, compressed or not', async () => {

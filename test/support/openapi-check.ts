@@ -10,6 +10,15 @@ const addFormats = ((formatsPlugin as unknown as { default?: typeof formatsPlugi
 
 export const OPENAPI_PATH = '/api/v1/openapi.json';
 
+const COMPONENTS_ID = 'urn:hostdir:openapi';
+
+/** A copy of the schema whose local references (#/components/…) point into the document's components. */
+function withDocumentRefs(schema: Record<string, unknown>): Record<string, unknown> {
+  return JSON.parse(JSON.stringify(schema), (key, value) =>
+    key === '$ref' && typeof value === 'string' && value.startsWith('#/components/') ? `${COMPONENTS_ID}${value}` : value,
+  ) as Record<string, unknown>;
+}
+
 interface MediaType {
   schema?: Record<string, unknown>;
 }
@@ -21,6 +30,7 @@ interface Operation {
 }
 interface Document {
   paths: Record<string, Record<string, Operation>>;
+  components?: { schemas?: Record<string, Record<string, unknown>> };
 }
 
 interface Contract {
@@ -42,11 +52,13 @@ function load(baseUrl: string): Promise<Contract> {
       const document = (await response.json()) as Document;
       const ajv = new Ajv2020({ strict: false, allErrors: true });
       addFormats(ajv);
+      // The named schemas, referred to as #/components/schemas/Name, resolve inside the document itself.
+      ajv.addSchema({ $id: COMPONENTS_ID, components: document.components ?? {} });
       const cache = new Map<Record<string, unknown>, ValidateFunction>();
       const validator = (schema: Record<string, unknown>) => {
         let validate = cache.get(schema);
         if (!validate) {
-          validate = ajv.compile(schema);
+          validate = ajv.compile({ $id: `${COMPONENTS_ID}/answer-${cache.size}`, ...withDocumentRefs(schema) });
           cache.set(schema, validate);
         }
         return validate;

@@ -13,6 +13,7 @@ import type { AppContext } from '../context.js';
 import { encodeSearchCursor, given, ProductSearchQuery, toProductSearch } from '../directory-query.js';
 import { ConvertedSchema, CostSchema, priceView, pricedProduct, unconvertedAmong } from '../listed-prices.js';
 import { Problem } from '../problems.js';
+import { json } from '../schemas.js';
 
 const nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
 
@@ -36,7 +37,7 @@ const ListedProductSchema = Type.Object(
     updated_at: Type.String({ format: 'date-time' }),
     host: Type.Object({ slug: Type.String(), name: Type.String() }, { additionalProperties: false }),
   },
-  { additionalProperties: false, description: 'an active product of an active host' },
+  { $id: 'ListedProduct', additionalProperties: false, description: 'an active product of an active host' },
 );
 
 const ListedHostSchema = Type.Object(
@@ -51,7 +52,7 @@ const ListedHostSchema = Type.Object(
     created_at: Type.String({ format: 'date-time' }),
     last_synced_at: nullable(Type.String({ format: 'date-time' })),
   },
-  { additionalProperties: false },
+  { $id: 'Host', additionalProperties: false, description: 'a listed host (provider) of the directory' },
 );
 
 const NextCursor = nullable(Type.String({ description: 'pass as cursor for the next page; null on the last page' }));
@@ -64,20 +65,32 @@ const HostsQuery = Type.Object({
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50 })),
   cursor: Type.Optional(Type.String({ maxLength: 200 })),
 });
-const HostsPage = Type.Object({ hosts: Type.Array(ListedHostSchema), next_cursor: NextCursor }, { additionalProperties: false });
+const HostsPage = Type.Object({ hosts: Type.Array(Type.Ref(ListedHostSchema)), next_cursor: NextCursor }, { $id: 'HostsPage', additionalProperties: false });
 const HostParams = Type.Object({ slug: Type.String({ maxLength: 100 }) });
 const HostProductsQuery = Type.Omit(ProductSearchQuery, ['host']);
 const HostPage = Type.Object(
-  { host: ListedHostSchema, products: Type.Array(ListedProductSchema), next_cursor: NextCursor, display_currency: DisplayCurrency, unconverted_currencies: Unconverted },
-  { additionalProperties: false },
+  {
+    host: Type.Ref(ListedHostSchema),
+    products: Type.Array(Type.Ref(ListedProductSchema)),
+    next_cursor: NextCursor,
+    display_currency: DisplayCurrency,
+    unconverted_currencies: Unconverted,
+  },
+  { $id: 'HostWithProducts', additionalProperties: false },
 );
 const ProductsPage = Type.Object(
-  { products: Type.Array(ListedProductSchema), next_cursor: NextCursor, display_currency: DisplayCurrency, unconverted_currencies: Unconverted },
-  { additionalProperties: false },
+  { products: Type.Array(Type.Ref(ListedProductSchema)), next_cursor: NextCursor, display_currency: DisplayCurrency, unconverted_currencies: Unconverted },
+  { $id: 'ListedProductsPage', additionalProperties: false },
 );
 const ProductParams = Type.Object({ id: Type.String({ maxLength: 100 }) });
-const ProductAnswer = Type.Object({ product: ListedProductSchema, display_currency: DisplayCurrency }, { additionalProperties: false });
 const ProductQuery = Type.Pick(ProductSearchQuery, ['display_currency']);
+const ProductAnswer = Type.Object(
+  { product: Type.Ref(ListedProductSchema), display_currency: DisplayCurrency },
+  { $id: 'ListedProductAnswer', additionalProperties: false },
+);
+
+/** The directory's named schemas, each after those it refers to. */
+export const DIRECTORY_SCHEMAS = [ListedProductSchema, ListedHostSchema, HostsPage, HostPage, ProductsPage, ProductAnswer];
 
 function decodeHostCursor(cursor: string | undefined): string | null {
   if (!cursor) return null;
@@ -116,7 +129,7 @@ export const directoryRoutes: FastifyPluginAsync<AppContext> = async (app, conte
 
   app.get<{ Querystring: Static<typeof HostsQuery> }>(
     '/api/v1/directory/hosts',
-    { schema: { tags: TAGS, summary: 'Listed hosts with their product counts, by slug', querystring: HostsQuery, response: { 200: HostsPage } } },
+    { schema: { tags: TAGS, operationId: 'listDirectoryHosts', summary: 'Listed hosts with their product counts, by slug', querystring: HostsQuery, response: { 200: json('one page of hosts', HostsPage) } } },
     async (request) => {
       const page = await listListedHosts(context.directory, {
         limit: request.query.limit ?? 50,
@@ -131,10 +144,11 @@ export const directoryRoutes: FastifyPluginAsync<AppContext> = async (app, conte
     {
       schema: {
         tags: TAGS,
+        operationId: 'getDirectoryHost',
         summary: 'A listed host and its active products (filters and sorts as in /directory/products)',
         params: HostParams,
         querystring: HostProductsQuery,
-        response: { 200: HostPage },
+        response: { 200: json('the host and one page of its products', HostPage) },
       },
     },
     async (request) => {
@@ -149,9 +163,10 @@ export const directoryRoutes: FastifyPluginAsync<AppContext> = async (app, conte
     {
       schema: {
         tags: TAGS,
+        operationId: 'searchDirectoryProducts',
         summary: 'Search listed products across hosts',
         querystring: ProductSearchQuery,
-        response: { 200: ProductsPage },
+        response: { 200: json('one page of products', ProductsPage) },
       },
     },
     async (request) => {
@@ -162,7 +177,16 @@ export const directoryRoutes: FastifyPluginAsync<AppContext> = async (app, conte
 
   app.get<{ Params: Static<typeof ProductParams>; Querystring: Static<typeof ProductQuery> }>(
     '/api/v1/directory/products/:id',
-    { schema: { tags: TAGS, summary: 'One listed product', params: ProductParams, querystring: ProductQuery, response: { 200: ProductAnswer } } },
+    {
+      schema: {
+        tags: TAGS,
+        operationId: 'getDirectoryProduct',
+        summary: 'One listed product',
+        params: ProductParams,
+        querystring: ProductQuery,
+        response: { 200: json('the product', ProductAnswer) },
+      },
+    },
     async (request) => {
       const [product, rates] = await Promise.all([findListedProduct(context.directory, request.params.id), currentRates(context.directory)]);
       if (!product) throw new Problem('NOT_FOUND', `no listed product "${request.params.id}"`);

@@ -1,6 +1,6 @@
 // The directory's HTML pages. Unknown slugs and ids answer an HTML 404 here; /api/* keeps problem+json.
 import { isCurrencyCode } from '../../catalog/currency.js';
-import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { listCategories, type Category } from '../../store/categories.js';
 import {
   filterChoices,
@@ -11,7 +11,8 @@ import {
   searchProducts,
   type ProductSearch,
 } from '../../store/directory.js';
-import type { Html } from '../../web/html.js';
+import { html, Html } from '../../web/html.js';
+import { jsonLdScript, productStructuredData } from '../../web/seo.js';
 import {
   badRequestPage,
   categoryPage,
@@ -33,6 +34,7 @@ import { BASE_CURRENCY } from '../../catalog/rates.js';
 import { currentRates, unconvertedCurrencies } from '../../store/rates.js';
 import { priceView, pricedProduct, unconvertedAmong, type PriceView } from '../listed-prices.js';
 import { Problem } from '../problems.js';
+import { publicBaseUrl } from '../public-url.js';
 
 const PAGE_SIZE = 24;
 
@@ -114,6 +116,15 @@ function displayChoices(view: PriceView): string[] {
   return [BASE_CURRENCY, ...[...view.rates.keys()].sort()];
 }
 
+/**
+ * The filters that choose what a page lists; the sort, the cursor, how prices are shown (display currency, period)
+ * and anything else do not make another page.
+ */
+function canonicalParams(filters: PageFilters, withCategory: boolean): Record<string, string | undefined> {
+  const { sort: _sort, display_currency: _display, period: _period, ...chosen } = filterParams(filters, withCategory);
+  return chosen;
+}
+
 async function resultPage(
   context: AppContext,
   search: ProductSearch,
@@ -144,8 +155,16 @@ async function resultPage(
   };
 }
 
-function sendPage(reply: FastifyReply, page: Html, status = 200): FastifyReply {
-  return reply.status(status).type('text/html; charset=utf-8').send(page.value);
+function sendPage(reply: FastifyReply, page: Html, status = 200, head?: Html): FastifyReply {
+  // The first </head> is the layout's: every value in a page is escaped, so none can hold one.
+  const text = head ? page.value.replace('</head>', `${head.value}\n</head>`) : page.value;
+  return reply.status(status).type('text/html; charset=utf-8').send(text);
+}
+
+/** What a page's head holds that depends on the request, not on its data: its absolute canonical address. */
+function canonical(context: AppContext, request: FastifyRequest, path: string, params: Record<string, string | undefined> = {}): { url: string; head: Html } {
+  const url = `${publicBaseUrl(context.config, request)}${path}${queryString(params)}`;
+  return { url, head: html`<link rel="canonical" href="${url}">` };
 }
 
 /** A cursor that does not fit the page's sort is a stale or edited link: say so in HTML. */
@@ -167,18 +186,19 @@ export function sendNotFoundPage(reply: FastifyReply, what: string): FastifyRepl
 export const pageRoutes: FastifyPluginAsync<AppContext> = async (app, context) => {
   const categories = (): Promise<Category[]> => listCategories(context.directory);
 
-  app.get('/', async (_request, reply) => {
+  app.get('/', async (request, reply) => {
     const [listed, hosts] = await Promise.all([
       listListedCategories(context.directory),
       listListedHosts(context.directory, { limit: 30, afterSlug: null }),
     ]);
-    return sendPage(reply, homePage(listed, hosts.hosts));
+    return sendPage(reply, homePage(listed, hosts.hosts), 200, canonical(context, request, '/').head);
   });
 
   app.get<{ Querystring: RawQuery }>('/hosts', async (request, reply) => {
     const after = text(request.query, 'after', 63) ?? null;
     const page = await listListedHosts(context.directory, { limit: 60, afterSlug: after });
-    return sendPage(reply, hostsPage(page.hosts, page.next ? `/hosts${queryString({ after: page.next })}` : null));
+    const head = canonical(context, request, '/hosts', { after: after ?? undefined }).head;
+    return sendPage(reply, hostsPage(page.hosts, page.next ? `/hosts${queryString({ after: page.next })}` : null), 200, head);
   });
 
   app.get<{ Params: { slug: string }; Querystring: RawQuery }>('/hosts/:slug', async (request, reply) => {
@@ -191,7 +211,8 @@ export const pageRoutes: FastifyPluginAsync<AppContext> = async (app, context) =
       const view = await pageView(context, filters);
       const params = { display_currency: filters.display_currency, period: filters.period };
       const page = await resultPage(context, searchOf(filters, cursor, view, host.slug), `/hosts/${encodeURIComponent(host.slug)}`, params, !cursor, view, filters.period, { hostSlug: host.slug });
-      return sendPage(reply, hostPage(host, page, await categories()));
+      const head = canonical(context, request, `/hosts/${encodeURIComponent(host.slug)}`).head;
+      return sendPage(reply, hostPage(host, page, await categories()), 200, head);
     });
   });
 
@@ -208,7 +229,8 @@ export const pageRoutes: FastifyPluginAsync<AppContext> = async (app, context) =
         resultPage(context, searchOf(filters, cursor, view), `/categories/${encodeURIComponent(category.slug)}`, filterParams(filters, false), !cursor, view, filters.period, scope),
         filterChoices(context.directory, scope),
       ]);
-      return sendPage(reply, categoryPage(category, filters, choices, page, all, displayChoices(view)));
+      const head = canonical(context, request, `/categories/${encodeURIComponent(category.slug)}`, canonicalParams(filters, false)).head;
+      return sendPage(reply, categoryPage(category, filters, choices, page, all, displayChoices(view)), 200, head);
     });
   });
 
@@ -223,7 +245,7 @@ export const pageRoutes: FastifyPluginAsync<AppContext> = async (app, context) =
         resultPage(context, searchOf(filters, cursor, view), '/search', filterParams(filters, true), !cursor, view, filters.period, scope),
         filterChoices(context.directory, scope),
       ]);
-      return sendPage(reply, searchPage(filters, choices, page, all, displayChoices(view)));
+      return sendPage(reply, searchPage(filters, choices, page, all, displayChoices(view)), 200, canonical(context, request, '/search', canonicalParams(filters, true)).head);
     }),
   );
 
@@ -233,6 +255,9 @@ export const pageRoutes: FastifyPluginAsync<AppContext> = async (app, context) =
     const filters = filtersOf(request.query);
     const view = await pageView(context, { sort: 'price', ...(filters.display_currency ? { display_currency: filters.display_currency } : {}) });
     const prices = { currency: view.currency, period: 'month' as const, unconverted: [], note: view.note, carry: '' };
-    return sendPage(reply, productPage(pricedProduct(product, view), await categories(), prices));
+    const all = await categories();
+    const { url, head } = canonical(context, request, `/products/${encodeURIComponent(product.id)}`);
+    const label = all.find((category) => category.slug === product.category)?.label ?? product.category;
+    return sendPage(reply, productPage(pricedProduct(product, view), all, prices), 200, html`${head}\n${jsonLdScript(productStructuredData(product, url, label))}`);
   });
 };

@@ -3,6 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsync } from 'fastify';
 import { html } from '../../web/html.js';
 import type { AppContext } from '../context.js';
+import { publicBaseUrl } from '../public-url.js';
 import { PROBLEM_BASE, PROBLEM_TYPES, Problem } from '../problems.js';
 import { ALWAYS, HEADERS, problem, ProblemPage } from '../schemas.js';
 
@@ -20,7 +21,7 @@ const schema = {
       description: 'the page',
       headers: { 'x-request-id': HEADERS['x-request-id'] },
       content: {
-        'application/json': { schema: ProblemPage },
+        'application/json': { schema: Type.Ref(ProblemPage) },
         'text/html': { schema: Type.String() },
       },
     },
@@ -29,7 +30,7 @@ const schema = {
   },
 };
 
-export const problemPageRoutes: FastifyPluginAsync<AppContext> = async (app) => {
+export const problemPageRoutes: FastifyPluginAsync<AppContext> = async (app, context) => {
   app.get<{ Params: { slug: string } }>(`${PROBLEM_BASE}/:slug`, { schema }, async (request, reply) => {
     const entry = Object.entries(PROBLEM_TYPES).find(([, type]) => type.slug === request.params.slug);
     if (!entry) throw new Problem('NOT_FOUND', `no problem type "${request.params.slug}"`);
@@ -42,10 +43,13 @@ export const problemPageRoutes: FastifyPluginAsync<AppContext> = async (app) => 
       description: type.about,
     };
     if (String(request.headers.accept ?? '').includes('application/json')) return page;
-    reply.type('text/html; charset=utf-8').header('cache-control', 'public, max-age=3600');
+    reply.type('text/html; charset=utf-8');
     return html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${type.title} — hostdir</title></head>
+<title>${type.title} — hostdir</title>
+<meta name="description" content="${`What the hostdir API's ${type.status} ${code} problem means, and what to do about it.`}">
+<link rel="icon" href="/favicon.svg" type="image/svg+xml">
+<link rel="canonical" href="${publicBaseUrl(context.config, request)}${page.type}"></head>
 <body><main><h1>${type.status} ${type.title}</h1>
 <p>Code: <code>${code}</code></p><p>${type.about}</p></main></body></html>`.value;
   });
