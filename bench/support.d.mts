@@ -13,4 +13,4 @@ export interface RunningHostdir {
   output(): string;
   stop(): Promise<void>;
 }
-export declare function startHostdir(databaseUrl: string, env?: Record<string, string>): Promise<RunningHostdir>;
+export declare function startHostdir(databaseUrl: string, env?: Record<string, string>, main?: string): Promise<RunningHostdir>;

@@ -54,13 +54,13 @@ export async function stopProcess(child, graceMs = 30_000) {
 }
 
 /**
- * The real server (node dist/main.js) on a PostgreSQL database, with `env` added (LOG_LEVEL warn unless given),
- * once it answers /readyz (its migrations done). It is killed should this process exit first.
+ * The real server (node dist/main.js, or `main`: another build's) on a PostgreSQL database, with `env` added
+ * (LOG_LEVEL warn unless given), once it answers /readyz (its migrations done). It is killed should this process exit first.
  */
-export async function startHostdir(databaseUrl, env = {}) {
+export async function startHostdir(databaseUrl, env = {}, main = MAIN) {
   const port = await freePort();
   const dataDir = await mkdtemp(path.join(tmpdir(), 'hostdir-bench-'));
-  const child = spawn(process.execPath, [MAIN], {
+  const child = spawn(process.execPath, [main], {
     env: {
       PATH: process.env.PATH ?? '',
       HOST: '127.0.0.1',

@@ -10,6 +10,7 @@ import { buildApp, loggerOptions } from './http/app.js';
 import { isUnavailable, type Database } from './store/db.js';
 import { migrate } from './store/migrate.js';
 import { keepRatesFresh } from './rates-refresh.js';
+import { deriveStaleProducts } from './store/derived.js';
 import { forgetInstance, keepInstanceAlive, touchInstance } from './store/instances.js';
 import { openDatabase, openDirectoryReads, withMigrationDatabase } from './store/open.js';
 import { newId } from './catalog/ids.js';
@@ -46,6 +47,11 @@ async function startServer(config: Config = loadConfig()): Promise<RunningServer
     heartbeat = keepInstanceAlive(db, instanceId, (error) => app.log.warn({ err: error }, 'heartbeat failed'));
     lifecycle.prepared = true;
     if (config.ratesUrl) ratesRefresh = keepRatesFresh(db, config.ratesUrl, config.ratesRefreshSeconds, app.log);
+    // Values derived by an older parser or gazetteer (or before there were any) are derived again, while serving.
+    void deriveStaleProducts(db, { stop: () => lifecycle.closing }).then(
+      (rewritten) => rewritten > 0 && app.log.info({ products: rewritten }, 'derived the comparable specs and facets again'),
+      (error: unknown) => !lifecycle.closing && app.log.warn({ err: error }, 'deriving comparable specs and facets failed'),
+    );
   };
 
   // A PostgreSQL server that is not reachable yet does not stop the start: the process serves /healthz (and 503

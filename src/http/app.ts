@@ -17,6 +17,7 @@ import { Problem, PROBLEM_TYPE, problemBody, rawProblemResponse, retryAfter, sen
 import { requestIdOf } from './request-id.js';
 import { adminRoutes } from './routes/admin.js';
 import { categoryRoutes } from './routes/categories.js';
+import { compareRoutes } from './routes/compare.js';
 import { directoryRoutes } from './routes/directory.js';
 import { healthRoutes } from './routes/health.js';
 import { pageRoutes, sendNotFoundPage } from './routes/pages.js';
@@ -178,6 +179,7 @@ const publicReads: FastifyPluginAsync<AppContext> = async (scope, context) => {
   await scope.register(directoryRoutes, context);
   await scope.register(pageRoutes, context);
   await scope.register(seoRoutes, context);
+  await scope.register(compareRoutes, context);
 };
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {

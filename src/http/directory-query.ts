@@ -1,22 +1,57 @@
 // The query of a directory search, shared by the JSON API and the HTML pages: its schema, its checks beyond
 // the schema, and the cursors that carry a keyset from one page to the next.
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type Static, type TNumber, type TOptional } from '@sinclair/typebox';
 import { CURRENCY_CODE_PATTERN } from '../catalog/currency.js';
+import { COUNTRY_LABELS } from '../catalog/gazetteer.js';
 import { idPattern } from '../catalog/ids.js';
-import type { DirectorySort, Keyset, ProductSearch, SortOrder } from '../store/directory.js';
+import { DISK_TYPES, NUMERIC_SPEC_KEYS, NUMERIC_SPECS, UNLIMITED, type NumericSpec } from '../catalog/specs.js';
+import type { DirectorySort, Keyset, ProductSearch, SortOrder, SpecRange } from '../store/directory.js';
 import { BASE_CURRENCY, type RateTable } from '../catalog/rates.js';
 import { Problem } from './problems.js';
 
-const DIRECTORY_SORTS = ['price', 'newest', 'name'] as const satisfies readonly DirectorySort[];
+const DIRECTORY_SORTS = ['price', 'newest', 'name', ...NUMERIC_SPEC_KEYS] as const satisfies readonly DirectorySort[];
 
-/** The order a sort takes when none is asked for: cheapest, newest, A to Z. */
-const DEFAULT_ORDER: Record<DirectorySort, SortOrder> = { price: 'asc', newest: 'desc', name: 'asc' };
+/** The order a sort takes when none is asked for: cheapest, newest, A to Z, the most of a spec. */
+const DEFAULT_ORDER: Record<DirectorySort, SortOrder> = {
+  price: 'asc',
+  newest: 'desc',
+  name: 'asc',
+  ...(Object.fromEntries(NUMERIC_SPEC_KEYS.map((key) => [key, 'desc'])) as Record<NumericSpec, SortOrder>),
+};
+
+const specUnit = (key: NumericSpec) => (NUMERIC_SPECS[key].unit ? ` in ${NUMERIC_SPECS[key].unit}` : '');
+
+/** min_<key> and max_<key> of every numeric spec of the vocabulary. */
+const SPEC_RANGES = Object.fromEntries(
+  NUMERIC_SPEC_KEYS.flatMap((key) => [
+    [`min_${key}`, Type.Optional(Type.Number({ minimum: 0, maximum: UNLIMITED, description: `at least this ${key}${specUnit(key)}; products whose specs do not give it are left out` }))],
+    [`max_${key}`, Type.Optional(Type.Number({ minimum: 0, maximum: UNLIMITED, description: `at most this ${key}${specUnit(key)}; "unlimited" is more than any figure` }))],
+  ]),
+) as Record<`${'min' | 'max'}_${NumericSpec}`, TOptional<TNumber>>;
+
+/** The range parameters' names, in the schema's order. */
+export const SPEC_RANGE_PARAMETERS = Object.keys(SPEC_RANGES) as (keyof typeof SPEC_RANGES)[];
 
 export const ProductSearchQuery = Type.Object({
-  q: Type.Optional(Type.String({ maxLength: 200, description: 'words of the name or description; each matches as a prefix' })),
+  q: Type.Optional(
+    Type.String({
+      maxLength: 200,
+      description:
+        'words, each matched as a prefix in the name, description, provider name, category label, features, locations ' +
+        '(with their cities and countries), spec values and normalized spec words (nvme, ssd, unmetered); every word must match',
+    }),
+  ),
   category: Type.Optional(Type.String({ maxLength: 64, description: 'a category slug' })),
-  location: Type.Optional(Type.String({ maxLength: 200, description: 'a datacenter location, exactly as listed' })),
-  feature: Type.Optional(Type.String({ maxLength: 200, description: 'a feature, exactly as listed' })),
+  location: Type.Optional(
+    Type.String({
+      maxLength: 200,
+      description: 'a city by any name or code the gazetteer knows ("FRA", "Frankfurt am Main"), a country name, or a location as listed; case and spacing ignored',
+    }),
+  ),
+  feature: Type.Optional(Type.String({ maxLength: 200, description: 'a feature as listed; case and spacing ignored ("ddos protection" finds "DDoS-Protection")' })),
+  country: Type.Optional(Type.String({ pattern: '^[A-Za-z]{2}$', description: 'ISO 3166-1 alpha-2 code of a datacenter location, any case (locations read through the gazetteer)' })),
+  disk_type: Type.Optional(Type.Union(DISK_TYPES.map((type) => Type.Literal(type)), { description: 'the normalized disk type' })),
+  ...SPEC_RANGES,
   host: Type.Optional(Type.String({ maxLength: 63, description: "a host's slug" })),
   currency: Type.Optional(
     Type.String({
@@ -45,8 +80,14 @@ export const ProductSearchQuery = Type.Object({
   period: Type.Optional(
     Type.Union([Type.Literal('month'), Type.Literal('year')], { description: 'the pages show prices per month (default) or per year; the JSON answer carries both' }),
   ),
-  sort: Type.Optional(Type.Union(DIRECTORY_SORTS.map((sort) => Type.Literal(sort)), { default: 'price', description: 'price is the monthly price; products without one come last in both orders' })),
-  order: Type.Optional(Type.Union([Type.Literal('asc'), Type.Literal('desc')], { description: 'default: asc for price and name, desc for newest' })),
+  sort: Type.Optional(
+    Type.Union(DIRECTORY_SORTS.map((sort) => Type.Literal(sort)), {
+      default: 'price',
+      description:
+        'price is the monthly price (or monthly equivalent) in EUR, a spec key its normalized value; products without one come last in both orders',
+    }),
+  ),
+  order: Type.Optional(Type.Union([Type.Literal('asc'), Type.Literal('desc')], { description: 'default: asc for price and name, desc for newest and the specs' })),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
   cursor: Type.Optional(Type.String({ maxLength: 500, description: 'next_cursor of the previous page, unchanged' })),
 });
@@ -60,11 +101,13 @@ interface CursorContent {
 }
 
 const PRODUCT_ID = new RegExp(idPattern('prd'));
+// UNPRICED_KEY (empty) marks the products without a price (or without the spec), which follow every other.
+const NUMBER_OR_NONE = /^(\d{1,10}(\.\d{1,20})?)?$/;
 const SORT_KEY_SHAPE: Record<DirectorySort, RegExp> = {
-  // UNPRICED_KEY (empty) marks the products without a price, which follow every priced one.
-  price: /^(\d{1,10}(\.\d{1,20})?)?$/,
+  price: NUMBER_OR_NONE,
   name: /^[^\u0000]{1,200}$/u,
   newest: PRODUCT_ID,
+  ...(Object.fromEntries(NUMERIC_SPEC_KEYS.map((key) => [key, NUMBER_OR_NONE])) as Record<NumericSpec, RegExp>),
 };
 
 export function encodeSearchCursor(sort: DirectorySort, order: SortOrder, next: Keyset | null): string | null {
@@ -114,6 +157,13 @@ export function toProductSearch(
   const sort = query.sort ?? 'price';
   const order = query.order ?? DEFAULT_ORDER[sort];
   const currency = given(query.currency)?.toUpperCase();
+  const country = given(query.country)?.toUpperCase();
+  if (country !== undefined && !COUNTRY_LABELS.has(country)) {
+    throw new Problem('VALIDATION_FAILED', `no datacenter location is known to be in country ${country}`, {
+      errors: [{ parameter: 'country', code: 'enum', detail: `one of ${[...COUNTRY_LABELS.keys()].join(', ')}` }],
+    });
+  }
+  const ranges = specRanges(query);
   const cursor = given(query.cursor);
   const search: ProductSearch = {
     sort,
@@ -146,5 +196,28 @@ export function toProductSearch(
       search.maxBasePrice = Math.ceil((query.max_price / rate) * 1e6) / 1e6;
     }
   }
+  if (country !== undefined) search.country = country;
+  if (query.disk_type !== undefined) search.diskType = query.disk_type;
+  if (ranges.length > 0) search.ranges = ranges;
   return search;
+}
+
+/** The spec ranges of a query; a minimum above its maximum is refused rather than answered with nothing. */
+function specRanges(query: ProductSearchQuery): SpecRange[] {
+  const ranges: SpecRange[] = [];
+  const errors: { parameter: string; code: string; detail: string }[] = [];
+  for (const key of NUMERIC_SPEC_KEYS) {
+    const min = query[`min_${key}`];
+    const max = query[`max_${key}`];
+    if (min === undefined && max === undefined) continue;
+    if (min !== undefined && max !== undefined && min > max) {
+      errors.push({ parameter: `min_${key}`, code: 'range', detail: `min_${key} (${min}) is more than max_${key} (${max})` });
+    }
+    const range: SpecRange = { key };
+    if (min !== undefined) range.min = min;
+    if (max !== undefined) range.max = max;
+    ranges.push(range);
+  }
+  if (errors.length > 0) throw new Problem('VALIDATION_FAILED', errors.map((error) => error.detail).join('; '), { errors });
+  return ranges;
 }

@@ -5,6 +5,7 @@ import type { TSchema } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { PUBLIC_CACHE_CONTROL } from './freshness.js';
 import { PROBLEM_BASE } from './problems.js';
+import { COMPARE_SCHEMAS } from './routes/compare.js';
 import { DIRECTORY_SCHEMAS } from './routes/directory.js';
 import { ALWAYS, HEADERS, NAMED_SCHEMAS, problem } from './schemas.js';
 
@@ -47,7 +48,7 @@ const PUBLIC_READ_HEADERS = {
  * serializer resolve from the same shared schemas.
  */
 export async function registerOpenApi(app: FastifyInstance, version: string): Promise<void> {
-  for (const schema of [...NAMED_SCHEMAS, ...DIRECTORY_SCHEMAS]) app.addSchema(schema);
+  for (const schema of [...NAMED_SCHEMAS, ...DIRECTORY_SCHEMAS, ...COMPARE_SCHEMAS]) app.addSchema(schema);
   await app.register(swagger, {
     refResolver: {
       buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`),

@@ -1,12 +1,22 @@
 // The public directory: what people browsing hosts see. Only active products of active hosts ever leave here.
+import { facet } from '../catalog/derived.js';
+import { COUNTRY_LABELS, placeOf } from '../catalog/gazetteer.js';
 import type { Content } from '../catalog/product-fields.js';
+import { NUMERIC_SPEC_KEYS, type ComparableSpecs, type DiskType, type NumericSpec } from '../catalog/specs.js';
 import type { Queryable } from './db.js';
 import { contentOfRow, SELECT_CONTENT } from './product-columns.js';
 import { expandOrderUrl } from '../catalog/host-profile.js';
 import { PUBLIC_PROFILE_COLUMNS, publicProfileOf, type HostProfile } from './hosts.js';
 import { iso, isoOrNull, numberOrNull } from './rows.js';
 
-export type DirectorySort = 'price' | 'newest' | 'name';
+export type DirectorySort = 'price' | 'newest' | 'name' | NumericSpec;
+
+/** A range of one normalized spec: products without the spec are left out. */
+export interface SpecRange {
+  key: NumericSpec;
+  min?: number;
+  max?: number;
+}
 export type SortOrder = 'asc' | 'desc';
 
 /** Where the previous page ended: its last row's sort key and id. */
@@ -18,8 +28,14 @@ export interface Keyset {
 export interface ProductSearch {
   text?: string;
   category?: string;
+  /** a location as a visitor types it: a city of the gazetteer by any of its names, a country, or a location as listed (case and spacing ignored) */
   location?: string;
+  /** a feature as listed, case and spacing ignored */
   feature?: string;
+  /** ISO 3166-1 alpha-2, upper case */
+  country?: string;
+  ranges?: SpecRange[];
+  diskType?: DiskType;
   /** only products priced in this currency; a price sort then orders by the prices as sent, not converted */
   currency?: string;
   /** monthly price at most this, in `currency` (compared as sent, unconverted); excludes unpriced products */
@@ -38,9 +54,19 @@ export interface ListedHostRef {
   name: string;
 }
 
+/** Where a datacenter location is, by the gazetteer: null city and country for a location it does not know. */
+export interface ListedPlace {
+  location: string;
+  city: string | null;
+  country: string | null;
+}
+
 /** A product as the public sees it: its content without the host's own external_id. */
 export interface ListedProduct extends Content {
   id: string;
+  /** the specs read as the vocabulary of the category's family (catalog/specs.ts) */
+  comparable_specs: ComparableSpecs;
+  places: ListedPlace[];
   /** the monthly pricing tier if the product has one, else price; null when it has neither ("price on request") */
   monthly_price: number | null;
   /** the price per month, or its equivalent for a plan sold by longer periods (catalog/true-cost.ts); null if none */
@@ -113,9 +139,16 @@ function searchWords(text: string): string[] {
   return (text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).slice(0, 8);
 }
 
-const PRODUCT_COLUMNS = `p.id, ${SELECT_CONTENT}, p.monthly_price::float8 AS monthly_price,
+const PRODUCT_COLUMNS = `p.id, ${SELECT_CONTENT}, p.spec_values, p.monthly_price::float8 AS monthly_price,
   p.monthly_equivalent::float8 AS monthly_equivalent, p.base_monthly_price::float8 AS base_monthly_price, p.created_at, p.updated_at,
   h.slug AS host_slug, h.name AS host_name, h.order_url_template, p.external_id`;
+
+/** A normalized spec as SQL: a number, or null for a product whose specs do not give it. */
+export const specExpression = (key: NumericSpec) => `((p.spec_values ->> '${key}')::numeric)`;
+
+function specSortKey(key: NumericSpec): { expression: string; unindexed: string; cast: string } {
+  return { expression: specExpression(key), unindexed: `(${specExpression(key)} + 0)`, cast: '::numeric' };
+}
 
 /**
  * The sort key of each sort: as SQL, the same order through an expression no index covers, and the cast of
@@ -125,12 +158,27 @@ const SORT_KEY: Record<DirectorySort, { expression: string; unindexed: string; c
   price: { expression: 'p.base_monthly_price', unindexed: '(p.base_monthly_price + 0)', cast: '::numeric' },
   name: { expression: 'lower(p.name) COLLATE "C"', unindexed: `(lower(p.name) || '') COLLATE "C"`, cast: '::text COLLATE "C"' },
   newest: { expression: 'p.id', unindexed: `(p.id || '')`, cast: '::text' },
+  ...(Object.fromEntries(NUMERIC_SPEC_KEYS.map((key) => [key, specSortKey(key)])) as Record<NumericSpec, { expression: string; unindexed: string; cast: string }>),
 };
+
+/** Sorts whose key some products lack (no price, no such spec): those follow the others, in a segment of their own. */
+function segmented(sort: DirectorySort): boolean {
+  return sort !== 'name' && sort !== 'newest';
+}
+
+function placesOf(locations: readonly string[] | null): ListedPlace[] {
+  return (locations ?? []).map((location) => {
+    const place = placeOf(location);
+    return { location, city: place?.city ?? null, country: place?.country ?? null };
+  });
+}
 
 function toListedProduct(row: Record<string, unknown>): ListedProduct {
   return {
     id: String(row.id),
     ...contentOfRow(row),
+    comparable_specs: (row.spec_values ?? {}) as ComparableSpecs,
+    places: placesOf(row.datacenter_locations as string[] | null),
     monthly_price: numberOrNull(row.monthly_price),
     monthly_equivalent: numberOrNull(row.monthly_equivalent),
     base_monthly_price: numberOrNull(row.base_monthly_price),
@@ -165,6 +213,30 @@ class Conditions {
   }
 }
 
+/** The WHERE clause of a search's filters; null when it can match nothing (a text of only punctuation). */
+async function conditionsOf(db: Queryable, search: ProductSearch): Promise<Conditions | null> {
+  const filters = new Conditions();
+  const { where } = filters;
+  if (search.category !== undefined) where.push(`p.category = ${filters.param(search.category)}`);
+  if (search.hostSlug !== undefined) where.push(`h.slug = ${filters.param(search.hostSlug)}`);
+  const facets = facetsOf(search);
+  if (facets.length > 0) where.push(`p.facets @> ${filters.param(JSON.stringify(facets))}::jsonb`);
+  for (const range of search.ranges ?? []) {
+    if (range.min !== undefined) where.push(`${specExpression(range.key)} >= ${filters.param(String(range.min))}::numeric`);
+    if (range.max !== undefined) where.push(`${specExpression(range.key)} <= ${filters.param(String(range.max))}::numeric`);
+  }
+  if (search.diskType !== undefined) where.push(`p.spec_values ->> 'disk_type' = ${filters.param(search.diskType)}`);
+  if (search.currency !== undefined) where.push(`p.currency = ${filters.param(search.currency)}`);
+  if (search.maxMonthlyPrice !== undefined) where.push(`p.monthly_price <= ${filters.param(String(search.maxMonthlyPrice))}::numeric`);
+  if (search.maxBasePrice !== undefined) where.push(`p.base_monthly_price <= ${filters.param(String(search.maxBasePrice))}::numeric`);
+  if (search.text !== undefined) {
+    const words = searchWords(search.text);
+    if (words.length === 0) return null;
+    await matchWords(db, filters, words);
+  }
+  return filters;
+}
+
 /**
  * One page of listed products matching every given filter, in (sort key, id) order; `after` continues where
  * the previous page ended, so pages never overlap or skip a row even while the order has ties.
@@ -173,47 +245,39 @@ export async function searchProducts(
   db: Queryable,
   search: ProductSearch,
 ): Promise<{ products: ListedProduct[]; next: Keyset | null }> {
-  const filters = new Conditions();
-  const { where } = filters;
-  if (search.category !== undefined) where.push(`p.category = ${filters.param(search.category)}`);
-  if (search.hostSlug !== undefined) where.push(`h.slug = ${filters.param(search.hostSlug)}`);
-  if (search.location !== undefined) where.push(`p.datacenter_locations @> ${filters.param(JSON.stringify([search.location]))}::jsonb`);
-  if (search.feature !== undefined) where.push(`p.features @> ${filters.param(JSON.stringify([search.feature]))}::jsonb`);
-  if (search.currency !== undefined) where.push(`p.currency = ${filters.param(search.currency)}`);
-  if (search.maxMonthlyPrice !== undefined) where.push(`p.monthly_price <= ${filters.param(String(search.maxMonthlyPrice))}::numeric`);
-  if (search.maxBasePrice !== undefined) where.push(`p.base_monthly_price <= ${filters.param(String(search.maxBasePrice))}::numeric`);
-  if (search.text !== undefined) {
-    const words = searchWords(search.text);
-    // A query of only punctuation matches nothing rather than everything.
-    if (words.length === 0) return { products: [], next: null };
-    where.push(`p.search_text @@ to_tsquery('simple', ${filters.param(words.map((word) => `${word}:*`).join(' & '))})`);
-  }
+  const filters = await conditionsOf(db, search);
+  // A query of only punctuation matches nothing rather than everything.
+  if (filters === null) return { products: [], next: null };
   // PostgreSQL guesses that a word it has no statistics for matches 0.5 % of the rows, and then walks the sort
   // index looking for it: for a rare word that reads the whole listing. Unless every word is known to be common,
   // the sort is put on an expression no index covers (same values, same order), so that the text index leads
   // and only the matches are sorted. Common words keep the walk, which finds a page of them in a few rows.
   const textLeads = search.text !== undefined && !(await wordsAreCommon(db, searchWords(search.text)));
-  if (search.sort !== 'price') {
+  if (!segmented(search.sort)) {
     const page = await pageOf(db, filters, SORT_KEY[search.sort], search, textLeads, search.after);
     return pageResult(page.rows, page.more);
   }
 
   // Priced products first, then (unless a price limit leaves them out) the unpriced ones: two index walks in the
-  // same direction, where one ORDER BY ... NULLS LAST would need an index per order. Across currencies the price
-  // is the EUR one, and a product without it (no rate for its currency, or no price) is in the second segment;
-  // within one currency (`currency`), the monthly price as sent.
-  const price = search.currency === undefined ? SORT_KEY.price : NATIVE_PRICE_KEY;
+  // same direction, where one ORDER BY ... NULLS LAST would need an index per order. A spec sort is the same, with
+  // the products that do not give the spec as its second segment. Across currencies the price is the EUR one, and a
+  // product without it (no rate for its currency, or no price) is in the second segment; within one currency
+  // (`currency`), the monthly price as sent.
+  const key = search.sort === 'price' && search.currency !== undefined ? NATIVE_PRICE_KEY : SORT_KEY[search.sort];
+  const excludesUnknown =
+    search.sort === 'price'
+      ? search.maxMonthlyPrice !== undefined || search.maxBasePrice !== undefined
+      : (search.ranges ?? []).some((range) => range.key === search.sort);
   const inUnpriced = search.after !== null && search.after.key === UNPRICED_KEY;
   let priced: { rows: Record<string, unknown>[]; more: boolean } = { rows: [], more: false };
   if (!inUnpriced) {
     const pricedOnly = filters.copy();
-    pricedOnly.where.push(`${price.expression} IS NOT NULL`);
-    priced = await pageOf(db, pricedOnly, price, search, textLeads, search.after);
-    const limited = search.maxMonthlyPrice !== undefined || search.maxBasePrice !== undefined;
-    if (priced.more || limited) return pageResult(priced.rows, priced.more);
+    pricedOnly.where.push(`${key.expression} IS NOT NULL`);
+    priced = await pageOf(db, pricedOnly, key, search, textLeads, search.after);
+    if (priced.more || excludesUnknown) return pageResult(priced.rows, priced.more);
   }
   const unpricedOnly = filters.copy();
-  unpricedOnly.where.push(`${price.expression} IS NULL`);
+  unpricedOnly.where.push(`${key.expression} IS NULL`);
   const rest = { ...search, limit: search.limit - priced.rows.length };
   const unpriced = await pageOf(db, unpricedOnly, UNPRICED_SORT_KEY, rest, textLeads, inUnpriced ? search.after : null);
   return pageResult([...priced.rows, ...unpriced.rows], unpriced.more);
@@ -221,6 +285,73 @@ export async function searchProducts(
 
 /** The monthly price as sent, for a price sort within one currency. */
 const NATIVE_PRICE_KEY = { expression: 'p.monthly_price', unindexed: '(p.monthly_price + 0)', cast: '::numeric' };
+
+/** The facets a search's location, country and feature filters look for (catalog/derived.ts). */
+function facetsOf(search: Pick<ProductSearch, 'location' | 'feature' | 'country'>): string[] {
+  const facets: string[] = [];
+  if (search.location !== undefined) {
+    const place = placeOf(search.location);
+    facets.push(place === null ? facet.location(search.location) : place.city === null ? facet.country(place.country) : facet.place(place.key));
+  }
+  if (search.country !== undefined) facets.push(facet.country(search.country));
+  if (search.feature !== undefined) facets.push(facet.feature(search.feature));
+  return facets;
+}
+
+/**
+ * Each word must match the product's own words (name, description, features, locations, specs: search_text), or
+ * its provider's name, or its category's label. Provider names and labels are read from their tables (kept
+ * LISTING_FIGURES_TTL_MS), never copied into the products: renaming a provider changes what finds it at once.
+ */
+async function matchWords(db: Queryable, filters: Conditions, words: string[]): Promise<void> {
+  const names = await namedWords(db);
+  for (const word of words) {
+    const matches = (text: string) => text.split(' ').some((part) => part.startsWith(word));
+    const hosts = names.hosts.filter((host) => matches(host.words)).map((host) => host.id);
+    const categories = names.categories.filter((category) => matches(category.words)).map((category) => category.slug);
+    const alternatives = [`p.search_text @@ to_tsquery('simple', ${filters.param(`${word}:*`)})`];
+    if (hosts.length > 0) alternatives.push(`p.host_id = ANY (${filters.param(hosts)}::bigint[])`);
+    if (categories.length > 0) alternatives.push(`p.category = ANY (${filters.param(categories)}::text[])`);
+    filters.where.push(alternatives.length === 1 ? alternatives[0]! : `(${alternatives.join(' OR ')})`);
+  }
+}
+
+interface NamedWords {
+  hosts: { id: string; words: string }[];
+  categories: { slug: string; words: string }[];
+}
+
+const foldedWords = (text: string) => searchWords(text).join(' ');
+
+function namedWords(db: Queryable): Promise<NamedWords> {
+  return recently(db, 'named-words', LISTING_FIGURES_TTL_MS, async () => {
+    const [hosts, categories] = await Promise.all([
+      db.query<{ id: string; name: string }>(`SELECT id::text AS id, name FROM hosts WHERE status = 'active'`),
+      db.query<{ slug: string; label: string }>('SELECT slug, label FROM categories'),
+    ]);
+    return {
+      hosts: hosts.rows.map((row) => ({ id: row.id, words: foldedWords(row.name) })),
+      categories: categories.rows.map((row) => ({ slug: row.slug, words: foldedWords(`${row.label} ${row.slug.replaceAll('_', ' ')}`) })),
+    };
+  });
+}
+
+/**
+ * How many products match a search, counted up to `cap`: the exact number, or `more` when there are more than
+ * `cap` (counting every match of a broad search at a million products would cost more than it tells).
+ */
+export async function countProducts(db: Queryable, search: ProductSearch, cap: number): Promise<{ count: number; more: boolean }> {
+  const filters = await conditionsOf(db, search);
+  if (filters === null) return { count: 0, more: false };
+  const { where } = filters;
+  const { rows } = await db.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM (
+       SELECT 1 FROM products p JOIN hosts h ON h.id = p.host_id WHERE ${where.join(' AND ')} LIMIT ${filters.param(cap + 1)}) AS matches`,
+    filters.params,
+  );
+  const n = Number(rows[0]?.n ?? 0);
+  return n > cap ? { count: cap, more: true } : { count: n, more: false };
+}
 
 /** Unpriced products, sorted by price, are in id order with the cursor key UNPRICED_KEY. */
 const UNPRICED_SORT_KEY = { expression: 'p.id', unindexed: `(p.id || '')`, cast: '::text', key: `''` };
@@ -303,6 +434,19 @@ export async function findListedProduct(db: Queryable, id: string): Promise<List
   return rows[0] ? toListedProduct(rows[0]) : null;
 }
 
+/** The listed products among `ids`, in the order of `ids`; ids that are not listed (any more) are left out. */
+export async function findListedProducts(db: Queryable, ids: readonly string[]): Promise<ListedProduct[]> {
+  if (ids.length === 0) return [];
+  const { rows } = await db.query(
+    `SELECT ${PRODUCT_COLUMNS}
+     FROM products p JOIN hosts h ON h.id = p.host_id
+     WHERE p.id = ANY ($1::text[]) AND p.status = 'active' AND h.status = 'active'`,
+    [ids],
+  );
+  const found = new Map(rows.map((row) => [String(row.id), toListedProduct(row)]));
+  return ids.flatMap((id) => found.get(id) ?? []);
+}
+
 const HOST_COLUMNS = `h.slug, h.name, h.default_currency, h.created_at, ${PUBLIC_PROFILE_COLUMNS},
   (SELECT count(*) FROM products p WHERE p.host_id = h.id AND p.status = 'active')::int AS product_count,
   (SELECT max(r.applied_at) FROM sync_runs r WHERE r.host_id = h.id AND NOT r.dry_run) AS last_synced_at`;
@@ -365,9 +509,12 @@ async function countListedCategories(db: Queryable): Promise<ListedCategory[]> {
 }
 
 export interface FilterChoices {
+  /** cities by the gazetteer's name; a location it does not know as listed */
   locations: string[];
   features: string[];
   currencies: string[];
+  /** ISO codes of the locations' countries */
+  countries: string[];
 }
 
 /**
@@ -396,7 +543,23 @@ async function sampleChoices(db: Queryable, scope: { category?: string; hostSlug
     [scope.category ?? null, scope.hostSlug ?? null],
   );
   const of = (kind: string) => rows.filter((row) => row.kind === kind).map((row) => row.value);
-  const alphabetical = (values: string[]) => values.sort((a, b) => a.localeCompare(b));
+  const alphabetical = (values: Iterable<string>) => [...values].sort((a, b) => a.localeCompare(b));
+  // "FRA", "Frankfurt" and "Frankfurt am Main" are one choice, Frankfurt; features that differ only in case or
+  // spacing are one as well (the first spelling seen, the most frequent).
+  const locations = new Set<string>();
+  const countries = new Set<string>();
+  for (const location of of('location')) {
+    const place = placeOf(location);
+    locations.add(place?.city ?? location);
+    if (place) countries.add(place.country);
+  }
+  const features = new Map<string, string>();
+  for (const feature of of('feature')) if (!features.has(facet.feature(feature))) features.set(facet.feature(feature), feature);
   // The most frequent currency comes first: it is the one a price limit most likely means.
-  return { locations: alphabetical(of('location')), features: alphabetical(of('feature')), currencies: of('currency') };
+  return {
+    locations: alphabetical(locations),
+    features: alphabetical(features.values()),
+    currencies: of('currency'),
+    countries: [...countries].sort((a, b) => (COUNTRY_LABELS.get(a) ?? a).localeCompare(COUNTRY_LABELS.get(b) ?? b)),
+  };
 }

@@ -1,5 +1,8 @@
 // The content columns of `products`, derived from the table of product fields (catalog/product-fields.ts): their
-// names, their types as json_to_recordset reads them, how a row selects and reads them, and their COPY text.
+// names, their types as json_to_recordset reads them, how a row selects and reads them, and their COPY text. The
+// columns derived from the content (catalog/derived.ts) follow them in every write, so that a sync stores both in
+// the same statement.
+import { derivedOf, type Derived } from '../catalog/derived.js';
 import { PRODUCT_FIELD_NAMES, PRODUCT_FIELDS, type Content, type ProductField, type Storage } from '../catalog/product-fields.js';
 import type { PricingTier } from '../catalog/types.js';
 import type { Row } from './db.js';
@@ -85,14 +88,33 @@ const COLUMNS: Readonly<Record<Storage, Column>> = {
 
 const FIELDS = PRODUCT_FIELD_NAMES.map((name) => ({ name, column: COLUMNS[PRODUCT_FIELDS[name].storage] }));
 
-/** The content columns, in the table's order: `name, category, …, datacenter_locations`. */
-export const CONTENT_COLUMNS = PRODUCT_FIELD_NAMES.join(', ');
+/** The columns derived from the content, with their types: written with it, never sent by a host. */
+const DERIVED: readonly { name: keyof Derived; type: string }[] = [
+  { name: 'spec_values', type: 'jsonb' },
+  { name: 'facets', type: 'jsonb' },
+  { name: 'search_extra', type: 'text' },
+  { name: 'derived_version', type: 'integer' },
+];
 
-/** The content columns with their types, as json_to_recordset reads them from the products' JSON. */
-export const CONTENT_RECORD = FIELDS.map(({ name, column }) => `${name} ${column.type}`).join(', ');
+/** The derived columns as json_to_recordset reads them. */
+export const DERIVED_RECORD = DERIVED.map(({ name, type }) => `${name} ${type}`).join(', ');
 
-/** `name = x.name, …`: every content column set from the record `x`. */
-export const SET_CONTENT = FIELDS.map(({ name }) => `${name} = x.${name}`).join(', ');
+/** `spec_values = x.spec_values, …`: every derived column set from the record `x`. */
+export const SET_DERIVED = DERIVED.map(({ name }) => `${name} = x.${name}`).join(', ');
+
+/** The content columns in the table's order, then the derived ones: `name, category, …, derived_version`. */
+export const CONTENT_COLUMNS = [...PRODUCT_FIELD_NAMES, ...DERIVED.map(({ name }) => name)].join(', ');
+
+/** The content and derived columns with their types, as json_to_recordset reads them from the products' JSON. */
+export const CONTENT_RECORD = `${FIELDS.map(({ name, column }) => `${name} ${column.type}`).join(', ')}, ${DERIVED_RECORD}`;
+
+/** `name = x.name, …`: every content and derived column set from the record `x`. */
+export const SET_CONTENT = `${FIELDS.map(({ name }) => `${name} = x.${name}`).join(', ')}, ${SET_DERIVED}`;
+
+/** A product's content with what is derived from it, as json_to_recordset reads it (CONTENT_RECORD). */
+export function contentRecord(content: Content): Content & Derived {
+  return { ...content, ...derivedOf(content) };
+}
 
 /** The content columns of the products row `p`, as contentOfRow reads them. */
 export const SELECT_CONTENT = FIELDS.map(({ name, column }) => column.select(`p.${name}`)).join(', ');
@@ -107,9 +129,13 @@ export function contentOfRow(row: Row): Content {
 const COPY_NAMES: readonly ProductField[] = PRODUCT_FIELD_NAMES;
 const COPY_TEXT = FIELDS.map(({ column }) => column.copy as (value: unknown) => string);
 
-/** A product's content columns in COPY text format, tab-separated, in CONTENT_COLUMNS order. */
+/** A product's content and derived columns in COPY text format, tab-separated, in CONTENT_COLUMNS order. */
 export function copyContent(content: Content): string {
   let text = COPY_TEXT[0]!(content[COPY_NAMES[0]!]);
   for (let i = 1; i < COPY_TEXT.length; i++) text += '\t' + COPY_TEXT[i]!(content[COPY_NAMES[i]!]);
-  return text;
+  const derived = derivedOf(content);
+  return (
+    text + '\t' + escapeJsonForCopy(JSON.stringify(derived.spec_values)) + '\t' + copyStringList(derived.facets) +
+    '\t' + copyText(derived.search_extra) + '\t' + derived.derived_version
+  );
 }

@@ -18,7 +18,7 @@ import {
   type Transaction,
 } from './db.js';
 import type { ClaimRef, StoredAnswer } from './idempotency.js';
-import { CONTENT_COLUMNS, CONTENT_RECORD, copyContent, copyText, SET_CONTENT } from './product-columns.js';
+import { CONTENT_COLUMNS, CONTENT_RECORD, contentRecord, copyContent, copyText, SET_CONTENT } from './product-columns.js';
 import { copyDerivedPrices, CURRENT_RATES, DERIVED_PRICE_COLUMNS, DERIVED_PRICE_RECORD, derivedPrices, RATES_LOCK_FOR_SYNC, rateTableOf, SET_DERIVED_PRICES } from './rates.js';
 import type { RateTable } from '../catalog/rates.js';
 import { iso } from './rows.js';
@@ -267,11 +267,11 @@ function* copyChunks<T>(items: readonly T[], row: (item: T) => string): Generato
 }
 
 /**
- * Products as the JSON array json_to_recordset reads: external_id, id, fingerprint and the content of each, with the
- * prices derived from it (the EUR one by the rates the transaction read under its lock).
+ * Products as the JSON array json_to_recordset reads: external_id, id, fingerprint, the content of each and what
+ * derives from it, with the prices derived from it (the EUR one by the rates the transaction read under its lock).
  */
 function recordsJson(products: ProductWrites['created'], rates: RateTable): string {
-  return JSON.stringify(products.map((p) => ({ ...p.content, id: p.id, ...derivedPrices(p.content, rates) })));
+  return JSON.stringify(products.map((p) => ({ ...contentRecord(p.content), id: p.id, ...derivedPrices(p.content, rates) })));
 }
 
 /** A changed (updated or reactivated) product, from the record `x`: active, with its new content. */

@@ -33,6 +33,14 @@ th{width:40%}
 .tags li{background:#e6ecf5;color:#1b2f4d;border-radius:1rem;padding:.05rem .6rem;font-size:.875rem}
 .pager{margin:1.25rem 0}
 .description{white-space:pre-line}
+.problem{background:#fff4e5;border:1px solid #b35c00;border-radius:.5rem;padding:.5rem 1rem;margin:0 0 1rem}.problem h2{margin-top:.25rem}
+.summary{display:flex;gap:1rem;align-items:baseline;flex-wrap:wrap}.summary p{margin:.25rem 0 .75rem}.count{font-weight:600}
+.breadcrumb{font-size:.9rem;margin:.25rem 0}
+.scroll{overflow-x:auto}table.results th,table.compare th{width:auto}table.results td,table.compare td{white-space:nowrap}
+.ranges{display:flex;flex-wrap:wrap;gap:.5rem 1rem;border:1px solid #d5d9e0;border-radius:.3rem;margin:0;padding:.25rem .75rem .5rem;font-size:.9rem}
+.ranges legend{padding:0 .25rem}.range{display:flex;gap:.25rem;align-items:center}.range-name{margin-right:.25rem}
+.compare-pick{margin:.25rem 0;font-size:.9rem}.compare-bar{margin:1rem 0}
+table.comparable{margin-bottom:.5rem}table.comparable caption{text-align:left;font-weight:600;padding:.25rem 0}
 .layout{display:grid;gap:1.5rem}.layout>aside{align-self:start}@media(min-width:48rem){.layout{grid-template-columns:2fr 1fr}}
 footer.site{max-width:72rem;margin:2rem auto 0;padding:1rem;border-top:1px solid #d5d9e0;color:#4f5866;font-size:.9rem}
 `;

@@ -1,9 +1,12 @@
 // The directory's pages, as functions from what the store returned to HTML.
+import { COUNTRY_LABELS } from '../catalog/gazetteer.js';
+import { DISK_TYPES, FAMILY_SPECS, formatSpecValue, NUMERIC_SPECS, SPEC_LABELS, specFamily, type NumericSpec, type SpecKey } from '../catalog/specs.js';
 import type { Category } from '../store/categories.js';
-import type { FilterChoices, ListedCategory, ListedHost } from '../store/directory.js';
-import type { PricedProduct } from '../http/listed-prices.js';
+import type { DirectorySort, FilterChoices, ListedCategory, ListedHost, ListedProduct, SortOrder } from '../store/directory.js';
 import { CATEGORY_COUNT_CAP } from '../store/directory.js';
-import { formatDate, formatDuration, formatPrice, periodLabel, periodSuffix, specLabel } from './format.js';
+import { resultTable, specPageSort, tableColumns } from './table.js';
+import { formatDate, formatDuration, formatPrice, periodLabel, periodSuffix, PRICE_ON_REQUEST, specLabel } from './format.js';
+import type { PricedProduct } from '../http/listed-prices.js';
 import { hostProfile, orderLink } from './host-profile.js';
 import { cardPrices, currencyNotes, headlineText, productCost, type PriceDisplay } from './prices.js';
 import { html, queryString, type Html } from './html.js';
@@ -19,27 +22,47 @@ export const PAGE_SORTS = {
 } as const;
 export type PageSort = keyof typeof PAGE_SORTS;
 
-/** What a visitor asked for, as the filter form shows it back. */
+/** A page's sort value as the API's sort and order: one of PAGE_SORTS, or a table's `<spec>_asc` / `<spec>_desc`. */
+export function pageSort(value: string): { sort: DirectorySort; order: SortOrder } | null {
+  if (Object.hasOwn(PAGE_SORTS, value)) return PAGE_SORTS[value as PageSort];
+  const spec = specPageSort(value);
+  return spec ? { sort: spec.key, order: spec.order } : null;
+}
+
+/** What a visitor asked for, as the filter form shows it back (values as sent, so that a wrong one can be fixed). */
 export interface PageFilters {
   q?: string;
   category?: string;
   location?: string;
   feature?: string;
+  country?: string;
+  disk_type?: string;
   max_price?: string;
-  /** only plans priced in this currency */
   currency?: string;
+  /** min_<spec> and max_<spec> as sent */
+  ranges?: Record<string, string>;
+  view?: 'table';
   /** the currency prices are converted into */
   display_currency?: string;
   period?: 'year';
-  sort: PageSort;
+  sort: string;
 }
 
 export interface ResultPage {
   products: PricedProduct[];
+  /** how prices are shown: the display currency, per month or year, what was not converted */
   prices: PriceDisplay;
   /** the query string of the next page, or null on the last */
   nextHref: string | null;
   firstHref: string | null;
+  /** the matches, counted up to a cap (more: there are more than count) */
+  count: { count: number; more: boolean } | null;
+  /** the href of the same page without its filters */
+  clearHref: string | null;
+  /** the href of this page sorted by a page sort value (the table's headers) */
+  sortHref(sort: string): string;
+  /** what was wrong with the filters: shown instead of results */
+  problems: string[];
 }
 
 /** A page of results in one sentence, from what the visitor chose: the meta description search engines show. */
@@ -48,7 +71,10 @@ function describeListing(filters: PageFilters, categories: Category[]): string {
   if (filters.q) parts.push(`matching “${filters.q}”`);
   if (filters.location) parts.push(`in ${filters.location}`);
   if (filters.feature) parts.push(`with ${filters.feature}`);
-  if (filters.max_price !== undefined) parts.push(`for at most ${formatPrice(Number(filters.max_price), filters.currency ?? 'USD')} a month`);
+  // A page answering an invalid filter shows the values as sent: only a price that is one is described.
+  if (filters.max_price !== undefined && /^\d{1,9}(\.\d{1,4})?$/.test(filters.max_price)) {
+    parts.push(`for at most ${formatPrice(Number(filters.max_price), filters.display_currency ?? filters.currency ?? 'EUR')} a month`);
+  }
   return `${parts.join(' ')}, compared across providers, with specs and prices as each provider's billing system sends them.`;
 }
 
@@ -60,6 +86,7 @@ function productCard(product: PricedProduct, categories: Category[], prices: Pri
   const specs = Object.entries(product.specs ?? {}).slice(0, 3);
   return html`<li class="card">
 <h2><a href="/products/${encodeURIComponent(product.id)}${prices.carry}">${product.name}</a></h2>
+<p class="compare-pick"><input type="checkbox" name="ids" value="${product.id}" id="cmp-${product.id}"> <label for="cmp-${product.id}">Compare<span class="visually-hidden"> ${product.name}</span></label></p>
 <p class="muted">${showHost ? html`<a href="/hosts/${encodeURIComponent(product.host.slug)}">${product.host.name}</a> · ` : ''}${categoryLabel(categories, product.category)}</p>
 ${cardPrices(product, prices)}
 ${specs.length > 0 ? html`<p class="muted">${specs.map(([key, value], i) => html`${i > 0 ? ' · ' : ''}${specLabel(key)}: ${value}`)}</p>` : ''}
@@ -67,10 +94,43 @@ ${product.datacenter_locations?.length ? html`<ul class="tags" aria-label="Locat
 </li>`;
 }
 
-function resultList(page: ResultPage, categories: Category[], showHost = true, maxPriceGiven = false): Html {
+function countLine(page: ResultPage): Html {
+  const counted = page.count;
+  const what =
+    counted === null
+      ? ''
+      : counted.more
+        ? `More than ${counted.count.toLocaleString('en')} plans`
+        : `${counted.count.toLocaleString('en')} ${counted.count === 1 ? 'plan' : 'plans'}`;
+  return html`<div class="summary"><p class="count" role="status">${what}</p>${page.clearHref ? html`<p><a href="${page.clearHref}">Clear filters</a></p>` : ''}</div>`;
+}
+
+function problemsBox(problems: string[]): Html {
+  return html`<div class="problem" role="alert"><h2>Some filters could not be used</h2><ul>${problems.map((problem) => html`<li>${problem}</li>`)}</ul><p>Correct them above, or clear the filters.</p></div>`;
+}
+
+function resultList(
+  page: ResultPage,
+  categories: Category[],
+  showHost = true,
+  table: { columns: SpecKey[]; sort: string } | null = null,
+  maxPriceGiven = false,
+): Html {
+  if (page.problems.length > 0) return html`${problemsBox(page.problems)}${page.clearHref ? html`<p><a href="${page.clearHref}">Clear filters</a></p>` : ''}`;
   const notes = currencyNotes(page.prices, maxPriceGiven);
-  if (page.products.length === 0) return html`${notes}<p>No products match. Try fewer filters.</p>`;
-  return html`${notes}<ul class="grid">${page.products.map((product) => productCard(product, categories, page.prices, showHost))}</ul>
+  if (page.products.length === 0) return html`${countLine(page)}${notes}<p>No products match. Try fewer filters.</p>`;
+  // The table's rows are the page's products: priced, as the cards are.
+  const price = (product: ListedProduct) => cardPrices(product as PricedProduct, page.prices);
+  const listing =
+    table === null
+      ? html`<ul class="grid">${page.products.map((product) => productCard(product, categories, page.prices, showHost))}</ul>`
+      : resultTable(page.products, table.columns, { current: table.sort, hrefOf: page.sortHref }, price, showHost);
+  return html`${countLine(page)}
+${notes}
+<form action="/compare" method="get" aria-label="Compare plans">
+${listing}
+<p class="compare-bar"><button type="submit">Compare selected</button> <span class="muted">up to 4 plans</span></p>
+</form>
 <nav class="pager" aria-label="Pages">
 ${page.firstHref ? html`<a href="${page.firstHref}">First page</a> ` : ''}
 ${page.nextHref ? html`<a class="button" rel="next" href="${page.nextHref}">Next page</a>` : ''}
@@ -91,19 +151,51 @@ function selected(value: string, current: string | undefined): Html | '' {
   return value === current ? html` selected` : '';
 }
 
+/** The spec ranges a filter form offers: its family's numeric specs, and any other the visitor set. */
+function rangeKeys(filters: PageFilters): NumericSpec[] {
+  const family = filters.category === undefined ? ['cpu_cores', 'ram_gb', 'disk_gb'] : FAMILY_SPECS[specFamily(filters.category)];
+  const keys = family.filter((key): key is NumericSpec => key in NUMERIC_SPECS);
+  for (const name of Object.keys(filters.ranges ?? {})) {
+    const key = name.slice(4) as NumericSpec;
+    if (key in NUMERIC_SPECS && !keys.includes(key)) keys.push(key);
+  }
+  return keys;
+}
+
+function rangeFields(filters: PageFilters): Html {
+  const unit = (key: NumericSpec) => (NUMERIC_SPECS[key].unit ? ` (${NUMERIC_SPECS[key].unit})` : '');
+  return html`<fieldset class="ranges"><legend>Specs</legend>${rangeKeys(filters).map(
+    (key) => html`<div class="range"><span class="range-name" id="r-${key}">${SPEC_LABELS[key]}${unit(key)}</span>
+<label class="visually-hidden" for="f-min-${key}">${SPEC_LABELS[key]} at least</label><input id="f-min-${key}" name="min_${key}" inputmode="decimal" size="5" placeholder="min" value="${filters.ranges?.[`min_${key}`] ?? ''}">
+<label class="visually-hidden" for="f-max-${key}">${SPEC_LABELS[key]} at most</label><input id="f-max-${key}" name="max_${key}" inputmode="decimal" size="5" placeholder="max" value="${filters.ranges?.[`max_${key}`] ?? ''}"></div>`,
+  )}</fieldset>`;
+}
+
+function sortOptions(filters: PageFilters): Html {
+  const spec = specPageSort(filters.sort);
+  return html`${Object.entries(PAGE_SORTS).map(([value, sort]) => html`<option value="${value}"${selected(value, filters.sort)}>${sort.label}</option>`)}${
+    spec ? html`<option value="${filters.sort}" selected>${SPEC_LABELS[spec.key]}: ${spec.order === 'asc' ? 'lowest first' : 'highest first'}</option>` : ''
+  }`;
+}
+
 function filterForm(action: string, filters: PageFilters, choices: FilterChoices, categories: Category[] | null, prices: PriceDisplay, displayChoices: string[]): Html {
+  const countries = choices.countries.includes(filters.country ?? '') || !filters.country ? choices.countries : [filters.country, ...choices.countries];
   return html`<form class="filters" action="${action}" method="get" aria-label="Filters">
 ${categories === null
     ? (filters.q ? html`<input type="hidden" name="q" value="${filters.q}">` : '')
     : html`${field('f-q', 'Words', html`<input id="f-q" type="search" name="q" value="${filters.q ?? ''}" maxlength="200">`)}
 ${field('f-category', 'Category', html`<select id="f-category" name="category"><option value="">Any category</option>${categories.map((category) => html`<option value="${category.slug}"${selected(category.slug, filters.category)}>${category.label}</option>`)}</select>`)}`}
 ${field('f-location', 'Location', html`<select id="f-location" name="location">${options(choices.locations, filters.location, 'Any location')}</select>`)}
+${field('f-country', 'Country', html`<select id="f-country" name="country"><option value="">Any country</option>${countries.map((code) => html`<option value="${code}"${selected(code, filters.country)}>${COUNTRY_LABELS.get(code) ?? code}</option>`)}</select>`)}
 ${field('f-feature', 'Feature', html`<select id="f-feature" name="feature">${options(choices.features, filters.feature, 'Any feature')}</select>`)}
+${field('f-disk', 'Disk type', html`<select id="f-disk" name="disk_type"><option value="">Any disk</option>${[...DISK_TYPES, ...(filters.disk_type && !(DISK_TYPES as readonly string[]).includes(filters.disk_type) ? [filters.disk_type] : [])].map((type) => html`<option value="${type}"${selected(type, filters.disk_type)}>${formatSpecValue('disk_type', type)}</option>`)}</select>`)}
 ${field('f-max', `Max. per month (${prices.currency})`, html`<input id="f-max" type="number" name="max_price" min="0" step="0.01" inputmode="decimal" value="${filters.max_price ?? ''}" size="7">`)}
 ${field('f-currency', 'Priced in', html`<select id="f-currency" name="currency">${options(choices.currencies, filters.currency, 'Any currency')}</select>`)}
 ${field('f-display', 'Show prices in', html`<select id="f-display" name="display_currency">${displayChoices.map((code) => html`<option value="${code}"${selected(code, prices.currency)}>${code}</option>`)}</select>`)}
 ${field('f-period', 'Prices per', html`<select id="f-period" name="period"><option value="month">Month</option><option value="year"${selected('year', filters.period)}>Year</option></select>`)}
-${field('f-sort', 'Sort', html`<select id="f-sort" name="sort">${Object.entries(PAGE_SORTS).map(([value, sort]) => html`<option value="${value}"${selected(value, filters.sort)}>${sort.label}</option>`)}</select>`)}
+${field('f-sort', 'Sort', html`<select id="f-sort" name="sort">${sortOptions(filters)}</select>`)}
+${field('f-view', 'View', html`<select id="f-view" name="view"><option value="">Cards</option><option value="table"${filters.view === 'table' ? html` selected` : ''}>Table</option></select>`)}
+${rangeFields(filters)}
 <button type="submit">Apply</button>
 </form>`;
 }
@@ -149,12 +241,22 @@ ${resultList(page, categories, false)}`,
   );
 }
 
+function tableOf(filters: PageFilters): { columns: SpecKey[]; sort: string } | null {
+  return filters.view === 'table' ? { columns: tableColumns(filters.category), sort: filters.sort } : null;
+}
+
+/** The way back: the directory's home, and the category a search is narrowed to. */
+function breadcrumb(trail: Html): Html {
+  return html`<nav aria-label="Breadcrumb" class="breadcrumb"><a href="/">All categories</a> › ${trail}</nav>`;
+}
+
 export function categoryPage(category: Category, filters: PageFilters, choices: FilterChoices, page: ResultPage, categories: Category[], displayChoices: string[]): Html {
   return layout(
     { title: category.label, description: describeListing(filters, categories) },
-    html`<h1>${category.label}</h1>
+    html`${breadcrumb(html`<span>${category.label}</span>`)}
+<h1>${category.label}</h1>
 ${filterForm(`/categories/${encodeURIComponent(category.slug)}`, filters, choices, null, page.prices, displayChoices)}
-${resultList(page, categories, true, filters.max_price !== undefined)}`,
+${resultList(page, categories, true, tableOf(filters), filters.max_price !== undefined)}`,
   );
 }
 
@@ -162,9 +264,10 @@ export function searchPage(filters: PageFilters, choices: FilterChoices, page: R
   const heading = filters.q ? html`Results for “${filters.q}”` : html`Search products`;
   return layout(
     { title: filters.q ? `“${filters.q}”` : 'Search', description: describeListing(filters, categories), query: filters.q ?? '' },
-    html`<h1>${heading}</h1>
+    html`${breadcrumb(html`<span>Search</span>`)}
+<h1>${heading}</h1>
 ${filterForm('/search', filters, choices, categories, page.prices, displayChoices)}
-${resultList(page, categories, true, filters.max_price !== undefined)}`,
+${resultList(page, categories, true, tableOf(filters), filters.max_price !== undefined)}`,
   );
 }
 
@@ -180,11 +283,12 @@ export function productPage(product: PricedProduct, categories: Category[], pric
 <div>
 ${product.description ? html`<p class="description">${product.description}</p>` : ''}
 <h2>Specifications</h2>
+${comparableSpecs(product)}
 ${specs.length > 0 ? html`<table><caption class="visually-hidden">Specifications</caption><tbody>${specs.map(([key, value]) => html`<tr><th scope="row">${specLabel(key)}</th><td>${value}</td></tr>`)}</tbody></table>` : html`<p class="muted">The provider lists no specifications.</p>`}
 <h2>Features</h2>
 ${product.features?.length ? html`<ul>${product.features.map((feature) => html`<li>${feature}</li>`)}</ul>` : html`<p class="muted">None listed.</p>`}
 <h2>Datacenter locations</h2>
-${product.datacenter_locations?.length ? html`<ul>${product.datacenter_locations.map((location) => html`<li>${location}</li>`)}</ul>` : html`<p class="muted">None listed.</p>`}
+${product.places.length ? html`<ul>${product.places.map((place) => html`<li>${place.location}${place.city !== null && place.city !== place.location ? html` <span class="muted">(${place.city}, ${COUNTRY_LABELS.get(place.country!) ?? place.country})</span>` : place.city === null && place.country !== null ? html` <span class="muted">(${COUNTRY_LABELS.get(place.country) ?? place.country})</span>` : ''}</li>`)}</ul>` : html`<p class="muted">None listed.</p>`}
 </div>
 <aside aria-labelledby="pricing" class="card">
 <h2 id="pricing">Pricing</h2>
@@ -196,6 +300,14 @@ ${tiers.length > 0 ? html`<table><caption class="visually-hidden">Prices by bill
 </aside>
 </div>`,
   );
+}
+
+/** The product's specs read as the vocabulary, beside the provider's own (shown as sent below them). */
+function comparableSpecs(product: ListedProduct): Html {
+  const keys = (Object.keys(SPEC_LABELS) as SpecKey[]).filter((key) => product.comparable_specs[key] !== undefined);
+  if (keys.length === 0) return '' as unknown as Html;
+  return html`<table class="comparable"><caption>Compared as</caption><tbody>${keys.map((key) => html`<tr><th scope="row">${SPEC_LABELS[key]}</th><td>${formatSpecValue(key, product.comparable_specs[key]!)}</td></tr>`)}</tbody></table>
+<p class="muted">As the provider lists them:</p>`;
 }
 
 export function notFoundPage(what: string): Html {

@@ -245,7 +245,7 @@ describe.each(STORES)('public directory API (%s store)', (store) => {
   });
 
   it('answers an empty page for a filter nothing matches, and for a text of punctuation only', async () => {
-    for (const query of ['category=colocation', 'location=Mars', 'q=zzzzz', 'q=%22%26%7C!', 'feature=nvme']) {
+    for (const query of ['category=colocation', 'location=Mars', 'q=zzzzz', 'q=%22%26%7C!', 'feature=quantum']) {
       const answer = await call(server, 'GET', `/api/v1/directory/products?${query}`);
       expect(answer.status, query).toBe(200);
       expect(answer.body, query).toEqual({ products: [], next_cursor: null, display_currency: 'EUR', unconverted_currencies: [] });
@@ -277,8 +277,8 @@ describe.each(STORES)('public directory API (%s store)', (store) => {
     const shown = answer.body.product;
     expect(Object.keys(shown).sort()).toEqual(
       [
-        'category', 'contract_duration', 'created_at', 'currency', 'datacenter_locations', 'description', 'features', 'host', 'id',
-        'monthly_price', 'name', 'price', 'pricing_tiers', 'setup_fee', 'specs', 'updated_at',
+        'category', 'comparable_specs', 'contract_duration', 'created_at', 'currency', 'datacenter_locations', 'description', 'features',
+        'host', 'id', 'monthly_price', 'name', 'places', 'price', 'pricing_tiers', 'setup_fee', 'specs', 'updated_at',
         'monthly_equivalent', 'base_monthly_price', 'order_url', 'cost', 'converted',
       ].sort(),
     );
@@ -290,6 +290,7 @@ describe.each(STORES)('public directory API (%s store)', (store) => {
       currency: 'USD',
       contract_duration: 'P1M',
       specs: { cpu_cores: '2', ram_gb: '4', disk_gb: '80', ipv6: 'true' },
+      comparable_specs: { cpu_cores: 2, ram_gb: 4, disk_gb: 80 },
       host: { slug: acme.slug, name: 'Acme Hosting' },
     });
     expect(shown.monthly_price).not.toBe(shown.price);

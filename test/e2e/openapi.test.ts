@@ -53,6 +53,7 @@ describe('OpenAPI document', () => {
     expect(operations.sort()).toEqual(
       [
         'GET /api/v1/categories',
+        'GET /api/v1/directory/compare',
         'GET /api/v1/directory/hosts',
         'GET /api/v1/directory/hosts/{slug}',
         'GET /api/v1/directory/products',

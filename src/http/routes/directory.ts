@@ -7,7 +7,8 @@ import { STORED_CURRENCY_PATTERN } from '../../catalog/currency.js';
 import { idPattern } from '../../catalog/ids.js';
 import { CONTENT_OUTPUT } from '../../catalog/product-fields.js';
 import { HOST_SLUG_PATTERN, isHostSlug } from '../../catalog/slugs.js';
-import { filterChoices, findListedHost, findListedProduct, listListedHosts, searchProducts } from '../../store/directory.js';
+import { DISK_TYPES, NUMERIC_SPEC_KEYS, NUMERIC_SPECS, UNLIMITED } from '../../catalog/specs.js';
+import { countProducts, filterChoices, findListedHost, findListedProduct, listListedHosts, searchProducts } from '../../store/directory.js';
 import { currentRates, unconvertedCurrencies } from '../../store/rates.js';
 import type { AppContext } from '../context.js';
 import { encodeSearchCursor, given, ProductSearchQuery, toProductSearch } from '../directory-query.js';
@@ -17,10 +18,37 @@ import { json } from '../schemas.js';
 
 const nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
 
+const ComparableSpecsSchema = Type.Object(
+  {
+    ...Object.fromEntries(
+      NUMERIC_SPEC_KEYS.map((key) => [
+        key,
+        Type.Optional(Type.Number({ description: `${NUMERIC_SPECS[key].label}${NUMERIC_SPECS[key].unit ? ` in ${NUMERIC_SPECS[key].unit}` : ''}; ${UNLIMITED} means unlimited / unmetered` })),
+      ]),
+    ),
+    disk_type: Type.Optional(Type.Union(DISK_TYPES.map((type) => Type.Literal(type)))),
+  },
+  {
+    additionalProperties: false,
+    description: "the specs read as the vocabulary of the category's family (only what the provider's specs give); the specs as sent are in `specs`",
+  },
+);
+
+const PlaceSchema = Type.Object(
+  {
+    location: Type.String({ description: 'as listed' }),
+    city: nullable(Type.String({ description: "the gazetteer's city; null when it does not know the location" })),
+    country: nullable(Type.String({ pattern: '^[A-Z]{2}$', description: 'ISO 3166-1 alpha-2' })),
+  },
+  { additionalProperties: false },
+);
+
+/** A product in a list: lists leave out `places`, which the product itself and a comparison carry. */
 const ListedProductSchema = Type.Object(
   {
     id: Type.String({ pattern: idPattern('prd') }),
     ...CONTENT_OUTPUT,
+    comparable_specs: ComparableSpecsSchema,
     monthly_price: nullable(
       Type.Number({ description: 'the price of the tier naming the monthly period if there is one, else price; null when neither' }),
     ),
@@ -38,6 +66,15 @@ const ListedProductSchema = Type.Object(
     host: Type.Object({ slug: Type.String(), name: Type.String() }, { additionalProperties: false }),
   },
   { $id: 'ListedProduct', additionalProperties: false, description: 'an active product of an active host' },
+);
+
+/** A product on its own or in a comparison: as in a list, with each location's city and country. */
+export const ProductDetailSchema = Type.Object(
+  {
+    ...ListedProductSchema.properties,
+    places: Type.Array(PlaceSchema, { description: 'datacenter_locations in order, each with its city and country' }),
+  },
+  { $id: 'ListedProductDetail', additionalProperties: false, description: 'an active product of an active host, with the places of its locations' },
 );
 
 const ListedHostSchema = Type.Object(
@@ -78,19 +115,43 @@ const HostPage = Type.Object(
   },
   { $id: 'HostWithProducts', additionalProperties: false },
 );
+/** The most matches counted exactly when a count is asked for; beyond, the answer says "more than". */
+const COUNT_CAP = 1000;
+
+const ProductsQuery = Type.Composite([
+  ProductSearchQuery,
+  Type.Object({
+    count: Type.Optional(Type.Boolean({ description: `also count the matches, exactly up to ${COUNT_CAP}` })),
+  }),
+]);
+
 const ProductsPage = Type.Object(
-  { products: Type.Array(Type.Ref(ListedProductSchema)), next_cursor: NextCursor, display_currency: DisplayCurrency, unconverted_currencies: Unconverted },
+  {
+    products: Type.Array(Type.Ref(ListedProductSchema)),
+    next_cursor: NextCursor,
+    display_currency: DisplayCurrency,
+    unconverted_currencies: Unconverted,
+    matches: Type.Optional(
+      Type.Object(
+        {
+          count: Type.Integer({ minimum: 0 }),
+          more: Type.Boolean({ description: `true: there are more than count (${COUNT_CAP}) matches` }),
+        },
+        { additionalProperties: false, description: 'with count=true: how many products match the filters' },
+      ),
+    ),
+  },
   { $id: 'ListedProductsPage', additionalProperties: false },
 );
 const ProductParams = Type.Object({ id: Type.String({ maxLength: 100 }) });
 const ProductQuery = Type.Pick(ProductSearchQuery, ['display_currency']);
 const ProductAnswer = Type.Object(
-  { product: Type.Ref(ListedProductSchema), display_currency: DisplayCurrency },
+  { product: Type.Ref(ProductDetailSchema), display_currency: DisplayCurrency },
   { $id: 'ListedProductAnswer', additionalProperties: false },
 );
 
 /** The directory's named schemas, each after those it refers to. */
-export const DIRECTORY_SCHEMAS = [ListedProductSchema, ListedHostSchema, HostsPage, HostPage, ProductsPage, ProductAnswer];
+export const DIRECTORY_SCHEMAS = [ListedProductSchema, ProductDetailSchema, ListedHostSchema, HostsPage, HostPage, ProductsPage, ProductAnswer];
 
 function decodeHostCursor(cursor: string | undefined): string | null {
   if (!cursor) return null;
@@ -112,19 +173,22 @@ export const directoryRoutes: FastifyPluginAsync<AppContext> = async (app, conte
     const view = priceView({ display: query.display_currency, filter: given(query.currency)?.toUpperCase() }, context.config.displayCurrency, rates, true);
     return { view, search: toProductSearch(query, {}, view) };
   };
-  const listing = async (query: ProductSearchQuery, scope: { category?: string; hostSlug?: string }) => {
+  /** One page of a search, priced in the display currency, with the currencies of its scope left unconverted. */
+  const listing = async (query: ProductSearchQuery, scope: { category?: string; hostSlug?: string }, count = false) => {
     const { view, search } = await priced(query);
-    const [page, unconverted, choices] = await Promise.all([
+    const [page, unconverted, choices, matches] = await Promise.all([
       searchProducts(context.directory, search),
       unconvertedCurrencies(context.directory),
       filterChoices(context.directory, scope),
+      count ? countProducts(context.directory, search, COUNT_CAP) : undefined,
     ]);
-    return {
+    const answer = {
       products: page.products.map((product) => pricedProduct(product, view)),
       next_cursor: encodeSearchCursor(search.sort, search.order, page.next),
       display_currency: view.currency,
       unconverted_currencies: unconvertedAmong(unconverted, [...choices.currencies, ...page.products.map((product) => product.currency)]),
     };
+    return matches ? { ...answer, matches } : answer;
   };
 
   app.get<{ Querystring: Static<typeof HostsQuery> }>(
@@ -158,20 +222,20 @@ export const directoryRoutes: FastifyPluginAsync<AppContext> = async (app, conte
     },
   );
 
-  app.get<{ Querystring: ProductSearchQuery }>(
+  app.get<{ Querystring: Static<typeof ProductsQuery> }>(
     '/api/v1/directory/products',
     {
       schema: {
         tags: TAGS,
         operationId: 'searchDirectoryProducts',
         summary: 'Search listed products across hosts',
-        querystring: ProductSearchQuery,
+        querystring: ProductsQuery,
         response: { 200: json('one page of products', ProductsPage) },
       },
     },
     async (request) => {
       const category = given(request.query.category);
-      return listing(request.query, category === undefined ? {} : { category });
+      return listing(request.query, category === undefined ? {} : { category }, request.query.count === true);
     },
   );
 

@@ -2,7 +2,10 @@
 import { isCurrencyCode } from '../../catalog/currency.js';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { listCategories, type Category } from '../../store/categories.js';
+import { COUNTRY_LABELS } from '../../catalog/gazetteer.js';
+import { DISK_TYPES, NUMERIC_SPECS, SPEC_LABELS, type NumericSpec } from '../../catalog/specs.js';
 import {
+  countProducts,
   filterChoices,
   findListedHost,
   findListedProduct,
@@ -21,15 +24,15 @@ import {
   hostsPage,
   notFoundPage,
   PAGE_SORTS,
+  pageSort,
   productPage,
   queryString,
   searchPage,
   type PageFilters,
-  type PageSort,
   type ResultPage,
 } from '../../web/pages.js';
 import type { AppContext } from '../context.js';
-import { encodeSearchCursor, toProductSearch } from '../directory-query.js';
+import { encodeSearchCursor, SPEC_RANGE_PARAMETERS, toProductSearch, type ProductSearchQuery } from '../directory-query.js';
 import { BASE_CURRENCY } from '../../catalog/rates.js';
 import { currentRates, unconvertedCurrencies } from '../../store/rates.js';
 import { priceView, pricedProduct, unconvertedAmong, type PriceView } from '../listed-prices.js';
@@ -47,36 +50,98 @@ function text(query: RawQuery, name: string, maxLength = 200): string | undefine
   return trimmed && trimmed.length <= maxLength ? trimmed : undefined;
 }
 
-/** What a form sent, read leniently: a filter that makes no sense is left out rather than refused. */
-function filtersOf(query: RawQuery, fixed: { category?: string } = {}): PageFilters {
+/** Parameters a page reads; anything else in its query (utm_…, a stray field) is no filter and is ignored. */
+const RANGE_PARAMETERS = new Set<string>(SPEC_RANGE_PARAMETERS);
+const PAGE_PARAMETERS = new Set([
+  'q', 'category', 'location', 'feature', 'country', 'disk_type', 'max_price', 'currency', 'display_currency', 'period', 'view', 'sort', 'cursor',
+]);
+
+/**
+ * What a form sent, with what is wrong with it: a value that makes no sense is shown back in the form and named
+ * in a visible message, never silently dropped (the page then lists nothing rather than something else).
+ */
+function filtersOf(query: RawQuery, fixed: { category?: string } = {}): { filters: PageFilters; problems: string[] } {
+  const problems: string[] = [];
   const sort = text(query, 'sort');
-  const maxPrice = text(query, 'max_price');
-  const filters: PageFilters = { sort: sort && sort in PAGE_SORTS ? (sort as PageSort) : 'price' };
+  const filters: PageFilters = { sort: sort ?? 'price' };
+  if (sort !== undefined && pageSort(sort) === null) problems.push(`Sort “${sort}” is not one this page offers.`);
   const q = text(query, 'q');
   const category = fixed.category ?? text(query, 'category', 64);
   const location = text(query, 'location');
   const feature = text(query, 'feature');
-  const currency = text(query, 'currency', 3);
-  const display = text(query, 'display_currency', 3);
+  const country = text(query, 'country', 200);
+  const diskType = text(query, 'disk_type', 200);
+  const maxPrice = text(query, 'max_price', 200);
+  const currency = text(query, 'currency', 200);
+  const view = text(query, 'view', 200);
+  const display = text(query, 'display_currency', 200);
+  const period = text(query, 'period', 200);
   if (q) filters.q = q;
   if (category) filters.category = category;
   if (location) filters.location = location;
   if (feature) filters.feature = feature;
-  if (maxPrice && /^\d{1,9}(\.\d{1,4})?$/.test(maxPrice)) filters.max_price = maxPrice;
-  if (currency && isCurrencyCode(currency)) filters.currency = currency.toUpperCase();
-  if (display && isCurrencyCode(display)) filters.display_currency = display.toUpperCase();
-  if (text(query, 'period') === 'year') filters.period = 'year';
-  return filters;
+  if (country) {
+    filters.country = country.toUpperCase();
+    if (!/^[A-Za-z]{2}$/.test(country) || !COUNTRY_LABELS.has(country.toUpperCase())) problems.push(`Country “${country}” is not a country code the directory knows (such as DE, NL or US).`);
+  }
+  if (diskType) {
+    filters.disk_type = diskType;
+    if (!(DISK_TYPES as readonly string[]).includes(diskType)) problems.push(`Disk type “${diskType}” is not one of ${DISK_TYPES.join(', ')}.`);
+  }
+  if (maxPrice) {
+    filters.max_price = maxPrice;
+    if (!/^\d{1,9}(\.\d{1,4})?$/.test(maxPrice)) problems.push(`Max. per month “${maxPrice}” is not a price (such as 10 or 4.99).`);
+  }
+  if (currency) {
+    filters.currency = currency.toUpperCase();
+    if (!isCurrencyCode(currency)) problems.push(`Currency “${currency}” is not an ISO 4217 code.`);
+  }
+  if (display) {
+    filters.display_currency = display.toUpperCase();
+    if (!isCurrencyCode(display)) problems.push(`Show prices in “${display}” is not an ISO 4217 code.`);
+  }
+  if (period) {
+    if (period === 'year') filters.period = 'year';
+    else if (period !== 'month') problems.push(`Prices per “${period}” is not one of month, year.`);
+  }
+  if (view) {
+    if (view === 'table') filters.view = 'table';
+    else if (view !== 'cards') problems.push(`View “${view}” is not one of cards, table.`);
+  }
+  for (const name of Object.keys(query)) {
+    if (!RANGE_PARAMETERS.has(name)) continue;
+    const value = text(query, name, 200);
+    if (!value) continue;
+    (filters.ranges ??= {})[name] = value;
+    if (!/^\d{1,10}(\.\d{1,4})?$/.test(value)) problems.push(`${rangeLabel(name)} “${value}” is not a number.`);
+  }
+  for (const [name, value] of Object.entries(query)) {
+    if (!PAGE_PARAMETERS.has(name) && !RANGE_PARAMETERS.has(name)) continue;
+    if (typeof value === 'string' && value.trim().length > (name === 'category' ? 64 : name === 'cursor' ? 500 : 200)) problems.push(`The ${name} parameter is too long.`);
+    if (Array.isArray(value)) problems.push(`The ${name} parameter is given more than once.`);
+  }
+  return { filters, problems };
+}
+
+/** "RAM (GB) at least" for min_ram_gb. */
+function rangeLabel(parameter: string): string {
+  const key = parameter.slice(4) as NumericSpec;
+  const unit = NUMERIC_SPECS[key].unit ? ` (${NUMERIC_SPECS[key].unit})` : '';
+  return `${SPEC_LABELS[key]}${unit} ${parameter.startsWith('min_') ? 'at least' : 'at most'}`;
 }
 
 function searchOf(filters: PageFilters, cursor: string | undefined, view: PriceView, host?: string): ProductSearch {
-  const { sort, order } = PAGE_SORTS[filters.sort];
+  const { sort, order } = pageSort(filters.sort) ?? PAGE_SORTS.price;
+  const ranges = Object.fromEntries(Object.entries(filters.ranges ?? {}).map(([name, value]) => [name, Number(value)]));
   return toProductSearch(
     {
+      ...ranges,
       q: filters.q,
       category: filters.category,
       location: filters.location,
       feature: filters.feature,
+      country: filters.country,
+      disk_type: filters.disk_type as ProductSearchQuery['disk_type'],
       host,
       max_price: filters.max_price === undefined ? undefined : Number(filters.max_price),
       // Only plans priced in this currency; the price limit is in the display currency.
@@ -97,12 +162,28 @@ function filterParams(filters: PageFilters, withCategory: boolean): Record<strin
     category: withCategory ? filters.category : undefined,
     location: filters.location,
     feature: filters.feature,
+    country: filters.country,
+    disk_type: filters.disk_type,
+    ...filters.ranges,
     max_price: filters.max_price,
     currency: filters.currency,
     display_currency: filters.display_currency,
     period: filters.period,
+    view: filters.view,
     sort: filters.sort === 'price' ? undefined : filters.sort,
   };
+}
+
+/** The most matches a page counts exactly; beyond, it says "more than". */
+const COUNT_CAP = 1000;
+
+/**
+ * The filters that choose what a page lists; the sort, the cursor, how prices are shown (display currency, period)
+ * and anything else do not make another page.
+ */
+function canonicalParams(filters: PageFilters, withCategory: boolean): Record<string, string | undefined> {
+  const { sort: _sort, display_currency: _display, period: _period, ...chosen } = filterParams(filters, withCategory);
+  return chosen;
 }
 
 /** The display currency of a page and its rates; one without a rate falls back to EUR, with a note. */
@@ -116,13 +197,15 @@ function displayChoices(view: PriceView): string[] {
   return [BASE_CURRENCY, ...[...view.rates.keys()].sort()];
 }
 
-/**
- * The filters that choose what a page lists; the sort, the cursor, how prices are shown (display currency, period)
- * and anything else do not make another page.
- */
-function canonicalParams(filters: PageFilters, withCategory: boolean): Record<string, string | undefined> {
-  const { sort: _sort, display_currency: _display, period: _period, ...chosen } = filterParams(filters, withCategory);
-  return chosen;
+/** How a list shows prices, with the currencies of `present` that could not be converted. */
+function priceDisplay(view: PriceView, filters: PageFilters, unconverted: string[], present: string[]): ResultPage['prices'] {
+  return {
+    currency: view.currency,
+    period: filters.period === 'year' ? 'year' : 'month',
+    unconverted: unconvertedAmong(unconverted, present),
+    note: view.note,
+    carry: queryString({ display_currency: filters.display_currency }),
+  };
 }
 
 async function resultPage(
@@ -131,28 +214,76 @@ async function resultPage(
   path: string,
   params: Record<string, string | undefined>,
   onFirstPage: boolean,
-  view: PriceView,
-  period: PageFilters['period'],
-  scope: { category?: string; hostSlug?: string },
+  prices: { view: PriceView; filters: PageFilters; scope: { category?: string; hostSlug?: string } },
 ): Promise<ResultPage> {
-  const [page, unconverted, choices] = await Promise.all([
+  const [page, count, unconverted, choices] = await Promise.all([
     searchProducts(context.directory, search),
+    countProducts(context.directory, search, COUNT_CAP),
     unconvertedCurrencies(context.directory),
-    filterChoices(context.directory, scope),
+    filterChoices(context.directory, prices.scope),
   ]);
   const cursor = encodeSearchCursor(search.sort, search.order, page.next);
+  const present = [...choices.currencies, ...page.products.map((product) => product.currency)];
   return {
-    products: page.products.map((product) => pricedProduct(product, view)),
-    prices: {
-      currency: view.currency,
-      period: period === 'year' ? 'year' : 'month',
-      unconverted: unconvertedAmong(unconverted, [...choices.currencies, ...page.products.map((product) => product.currency)]),
-      note: view.note,
-      carry: queryString({ display_currency: params.display_currency }),
-    },
+    products: page.products.map((product) => pricedProduct(product, prices.view)),
+    prices: priceDisplay(prices.view, prices.filters, unconverted, present),
     nextHref: cursor ? `${path}${queryString({ ...params, cursor })}` : null,
     firstHref: onFirstPage ? null : `${path}${queryString(params)}`,
+    count,
+    clearHref: clearHref(path, params),
+    sortHref: (sort) => `${path}${queryString({ ...params, sort: sort === 'price' ? undefined : sort })}`,
+    problems: [],
   };
+}
+
+/** The page without its filters (the words of a search stay: they are what was searched), or null without any. */
+function clearHref(path: string, params: Record<string, string | undefined>): string | null {
+  const filtered = Object.entries(params).some(([name, value]) => value !== undefined && name !== 'q' && name !== 'view' && name !== 'sort');
+  return filtered ? `${path}${queryString({ q: params.q, view: params.view })}` : null;
+}
+
+/** A page that lists nothing and says what was wrong with its filters. */
+function problemPage(path: string, params: Record<string, string | undefined>, problems: string[], prices: ResultPage['prices']): ResultPage {
+  return {
+    products: [],
+    prices,
+    nextHref: null,
+    firstHref: null,
+    count: null,
+    clearHref: `${path}${queryString({ q: params.q })}`,
+    sortHref: () => path,
+    problems,
+  };
+}
+
+/** Problems of a search the query schema could not see (a minimum above its maximum), as the page says them. */
+function problemsOf(error: unknown): string[] | null {
+  if (!(error instanceof Problem) || error.code !== 'VALIDATION_FAILED') return null;
+  const errors = (error.extra?.errors ?? []) as { parameter?: string; detail?: string }[];
+  if (errors.some((e) => e.parameter === 'cursor')) return null;
+  return errors.map((e) => (e.parameter && RANGE_PARAMETERS.has(e.parameter) ? `${rangeLabel(e.parameter)}: ${e.detail}` : String(e.detail)));
+}
+
+/** The results of a page's filters, or what was wrong with them. */
+async function listing(
+  context: AppContext,
+  filters: PageFilters,
+  problems: string[],
+  cursor: string | undefined,
+  path: string,
+  params: Record<string, string | undefined>,
+  view: PriceView,
+  scope: { category?: string; hostSlug?: string },
+): Promise<ResultPage> {
+  const prices = priceDisplay(view, filters, [], []);
+  if (problems.length > 0) return problemPage(path, params, problems, prices);
+  try {
+    return await resultPage(context, searchOf(filters, cursor, view), path, params, !cursor, { view, filters, scope });
+  } catch (error) {
+    const found = problemsOf(error);
+    if (found === null) throw error;
+    return problemPage(path, params, found, prices);
+  }
 }
 
 function sendPage(reply: FastifyReply, page: Html, status = 200, head?: Html): FastifyReply {
@@ -172,7 +303,7 @@ async function orBadRequest(reply: FastifyReply, render: () => Promise<FastifyRe
   try {
     return await render();
   } catch (error) {
-    if (error instanceof Problem && error.code === 'VALIDATION_FAILED') {
+    if (error instanceof Problem && error.code === 'VALIDATION_FAILED' && problemsOf(error) === null) {
       return sendPage(reply, badRequestPage('This page link is out of date. Start again from the first page.'), 400);
     }
     throw error;
@@ -206,11 +337,13 @@ export const pageRoutes: FastifyPluginAsync<AppContext> = async (app, context) =
     if (!host) return sendNotFoundPage(reply, 'No provider with that name is listed.');
     return orBadRequest(reply, async () => {
       const cursor = text(request.query, 'cursor', 500);
-      const { display_currency, period } = filtersOf(request.query);
+      const { display_currency, period } = filtersOf(request.query).filters;
       const filters: PageFilters = { sort: 'price', ...(display_currency ? { display_currency } : {}), ...(period ? { period } : {}) };
       const view = await pageView(context, filters);
       const params = { display_currency: filters.display_currency, period: filters.period };
-      const page = await resultPage(context, searchOf(filters, cursor, view, host.slug), `/hosts/${encodeURIComponent(host.slug)}`, params, !cursor, view, filters.period, { hostSlug: host.slug });
+      const path = `/hosts/${encodeURIComponent(host.slug)}`;
+      const page = await resultPage(context, searchOf(filters, cursor, view, host.slug), path, params, !cursor, { view, filters, scope: { hostSlug: host.slug } });
+      page.clearHref = null;
       const head = canonical(context, request, `/hosts/${encodeURIComponent(host.slug)}`).head;
       return sendPage(reply, hostPage(host, page, await categories()), 200, head);
     });
@@ -221,43 +354,48 @@ export const pageRoutes: FastifyPluginAsync<AppContext> = async (app, context) =
     const category = all.find((candidate) => candidate.slug === request.params.slug);
     if (!category) return sendNotFoundPage(reply, 'There is no such category.');
     return orBadRequest(reply, async () => {
-      const filters = filtersOf(request.query, { category: category.slug });
+      const { filters, problems } = filtersOf(request.query, { category: category.slug });
       const cursor = text(request.query, 'cursor', 500);
+      const path = `/categories/${encodeURIComponent(category.slug)}`;
+      const params = filterParams(filters, false);
       const view = await pageView(context, filters);
       const scope = { category: category.slug };
       const [page, choices] = await Promise.all([
-        resultPage(context, searchOf(filters, cursor, view), `/categories/${encodeURIComponent(category.slug)}`, filterParams(filters, false), !cursor, view, filters.period, scope),
+        listing(context, filters, problems, cursor, path, params, view, scope),
         filterChoices(context.directory, scope),
       ]);
       const head = canonical(context, request, `/categories/${encodeURIComponent(category.slug)}`, canonicalParams(filters, false)).head;
-      return sendPage(reply, categoryPage(category, filters, choices, page, all, displayChoices(view)), 200, head);
+      return sendPage(reply, categoryPage(category, filters, choices, page, all, displayChoices(view)), page.problems.length > 0 ? 422 : 200, head);
     });
   });
 
   app.get<{ Querystring: RawQuery }>('/search', async (request, reply) =>
     orBadRequest(reply, async () => {
-      const filters = filtersOf(request.query);
+      const { filters, problems } = filtersOf(request.query);
       const cursor = text(request.query, 'cursor', 500);
+      const params = filterParams(filters, true);
       const view = await pageView(context, filters);
       const scope = filters.category ? { category: filters.category } : {};
       const [all, page, choices] = await Promise.all([
         categories(),
-        resultPage(context, searchOf(filters, cursor, view), '/search', filterParams(filters, true), !cursor, view, filters.period, scope),
+        listing(context, filters, problems, cursor, '/search', params, view, scope),
         filterChoices(context.directory, scope),
       ]);
-      return sendPage(reply, searchPage(filters, choices, page, all, displayChoices(view)), 200, canonical(context, request, '/search', canonicalParams(filters, true)).head);
+      const head = canonical(context, request, '/search', canonicalParams(filters, true)).head;
+      return sendPage(reply, searchPage(filters, choices, page, all, displayChoices(view)), page.problems.length > 0 ? 422 : 200, head);
     }),
   );
 
   app.get<{ Params: { id: string }; Querystring: RawQuery }>('/products/:id', async (request, reply) => {
     const product = await findListedProduct(context.directory, request.params.id);
     if (!product) return sendNotFoundPage(reply, 'This product is not listed (any more). The provider may have withdrawn it.');
-    const filters = filtersOf(request.query);
-    const view = await pageView(context, { sort: 'price', ...(filters.display_currency ? { display_currency: filters.display_currency } : {}) });
-    const prices = { currency: view.currency, period: 'month' as const, unconverted: [], note: view.note, carry: '' };
+    const { display_currency } = filtersOf(request.query).filters;
+    const filters: PageFilters = { sort: 'price', ...(display_currency ? { display_currency } : {}) };
+    const view = await pageView(context, filters);
     const all = await categories();
     const { url, head } = canonical(context, request, `/products/${encodeURIComponent(product.id)}`);
     const label = all.find((category) => category.slug === product.category)?.label ?? product.category;
-    return sendPage(reply, productPage(pricedProduct(product, view), all, prices), 200, html`${head}\n${jsonLdScript(productStructuredData(product, url, label))}`);
+    const page = productPage(pricedProduct(product, view), all, { ...priceDisplay(view, filters, [], []), carry: '' });
+    return sendPage(reply, page, 200, html`${head}\n${jsonLdScript(productStructuredData(product, url, label))}`);
   });
 };
