@@ -69,6 +69,10 @@ export interface Config {
   /** where the server fetches exchange rates itself (the ECB's XML or the JSON form); null: only imports */
   ratesUrl: string | null;
   ratesRefreshSeconds: number;
+  /** a host whose last applied sync is older than this many days (or that never synced) is stale */
+  staleAfterDays: number;
+  /** keep the prices each change replaces (PRICE_HISTORY=off only to measure what that costs) */
+  priceHistory: boolean;
   /**
    * the directory's public address (PUBLIC_URL, e.g. https://directory.example.org), for absolute links: canonical
    * links, the sitemap, robots.txt, structured data; null: see src/http/public-url.ts
@@ -90,6 +94,24 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
     throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
   }
   return value;
+}
+
+function positiveNumber(env: Env, name: string, fallback: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return fallback;
+  const value = Number(raw);
+  if (!/^\s*\d+(\.\d+)?\s*$/.test(raw) || !(value > 0) || value > max) {
+    throw new ConfigError(`${name} must be a number above 0 and at most ${max}, got "${raw}"`);
+  }
+  return value;
+}
+
+function onOff(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name]?.trim().toLowerCase();
+  if (raw === undefined || raw === '') return fallback;
+  if (['on', '1', 'true'].includes(raw)) return true;
+  if (['off', '0', 'false'].includes(raw)) return false;
+  throw new ConfigError(`${name} must be on or off, got "${env[name]}"`);
 }
 
 function text(env: Env, name: string): string | null {
@@ -204,6 +226,8 @@ export function loadConfig(env: Env = process.env): Config {
     syncQueueLimit: integer(env, 'SYNC_QUEUE_LIMIT', 100, 0, 100_000),
     workers,
     trustProxy,
+    staleAfterDays: positiveNumber(env, 'STALE_AFTER_DAYS', 30, 36_500),
+    priceHistory: onOff(env, 'PRICE_HISTORY', true),
     publicUrl,
     sitemapUrlsPerPage: integer(env, 'SITEMAP_URLS_PER_PAGE', 50_000, 1, 50_000),
   };

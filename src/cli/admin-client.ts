@@ -8,8 +8,9 @@ import type { ProfileChange } from '../catalog/host-profile.js';
 import type { RatesImport, StoredRate } from '../store/rates.js';
 
 // The answers of the admin API, as the server's store gives them (less the host's internal id).
-export type Host = Omit<StoredHost, 'id'>;
-export type HostDetail = Omit<HostDetails, 'id'>;
+// Listings and details also say whether the host is stale; a host just created or changed comes without it.
+export type Host = Omit<StoredHost, 'id'> & { stale?: boolean };
+export type HostDetail = Omit<HostDetails, 'id'> & { stale?: boolean };
 export type IssuedKey = IssuedApiKey;
 export type SyncRun = SyncRunRecord;
 export type { ApiKey, Category };

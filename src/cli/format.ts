@@ -59,6 +59,8 @@ export function hostsTable(hosts: readonly Host[]): string {
       { header: 'STATUS', value: (h) => h.status },
       { header: 'CURRENCY', value: (h) => h.default_currency },
       { header: 'CREATED', value: (h) => formatTimestamp(h.created_at) },
+      { header: 'CONFIRMED', value: (h) => (h.confirmed_at === undefined ? '-' : h.confirmed_at === null ? 'never' : formatTimestamp(h.confirmed_at)) },
+      { header: 'STALE', value: (h) => (h.stale === undefined ? '-' : h.stale ? 'stale' : 'no') },
     ],
     hosts,
   );
@@ -87,6 +89,7 @@ export function hostDetails(host: Host | HostDetail): string {
       ['products', `${host.product_counts.active} active, ${host.product_counts.inactive} inactive`],
       ['last sync', formatTimestamp(host.last_sync_at)],
     );
+    if (host.stale !== undefined) fields.push(['stale', host.stale ? 'yes: no applied sync within STALE_AFTER_DAYS' : 'no']);
   }
   return formatFields(fields);
 }

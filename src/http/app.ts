@@ -19,6 +19,7 @@ import { adminRoutes } from './routes/admin.js';
 import { categoryRoutes } from './routes/categories.js';
 import { compareRoutes } from './routes/compare.js';
 import { directoryRoutes } from './routes/directory.js';
+import { feedRoutes } from './routes/feeds.js';
 import { healthRoutes } from './routes/health.js';
 import { pageRoutes, sendNotFoundPage } from './routes/pages.js';
 import { problemPageRoutes } from './routes/problem-pages.js';
@@ -177,6 +178,7 @@ const publicReads: FastifyPluginAsync<AppContext> = async (scope, context) => {
   await scope.register(problemPageRoutes, context);
   await scope.register(categoryRoutes, context);
   await scope.register(directoryRoutes, context);
+  await scope.register(feedRoutes, context);
   await scope.register(pageRoutes, context);
   await scope.register(seoRoutes, context);
   await scope.register(compareRoutes, context);

@@ -7,6 +7,7 @@ import { idPattern } from '../catalog/ids.js';
 import { DISK_TYPES, NUMERIC_SPEC_KEYS, NUMERIC_SPECS, UNLIMITED, type NumericSpec } from '../catalog/specs.js';
 import type { DirectorySort, Keyset, ProductSearch, SortOrder, SpecRange } from '../store/directory.js';
 import { BASE_CURRENCY, type RateTable } from '../catalog/rates.js';
+import { dayBefore, freshnessOf } from '../store/freshness.js';
 import { Problem } from './problems.js';
 
 const DIRECTORY_SORTS = ['price', 'newest', 'name', ...NUMERIC_SPEC_KEYS] as const satisfies readonly DirectorySort[];
@@ -80,6 +81,17 @@ export const ProductSearchQuery = Type.Object({
   period: Type.Optional(
     Type.Union([Type.Literal('month'), Type.Literal('year')], { description: 'the pages show prices per month (default) or per year; the JSON answer carries both' }),
   ),
+  include_stale: Type.Optional(
+    Type.Union([Type.Literal('1'), Type.Literal('0'), Type.Literal('true'), Type.Literal('false')], {
+      description: "1: list stale hosts' products too (hosts whose last applied sync is older than STALE_AFTER_DAYS); left out by default",
+    }),
+  ),
+  price_dropped_since: Type.Optional(
+    Type.String({
+      format: 'date',
+      description: 'YYYY-MM-DD: only products whose monthly price is lower now than on that day (UTC), in the same currency',
+    }),
+  ),
   sort: Type.Optional(
     Type.Union(DIRECTORY_SORTS.map((sort) => Type.Literal(sort)), {
       default: 'price',
@@ -145,13 +157,21 @@ export function given(value: string | undefined): string | undefined {
   return trimmed ? trimmed : undefined;
 }
 
+/** Cards and answers mark a price drop of the last this many days when no price_dropped_since is asked for. */
+export const PRICE_DROP_DAYS = 30;
+
+/** Whether a day is a real calendar day: "2026-02-30" passes the format but is not one. */
+export function isCalendarDay(day: string): boolean {
+  return /^\d{4}-\d{2}-\d{2}$/.test(day) && new Date(`${day}T00:00:00Z`).toISOString().slice(0, 10) === day;
+}
+
 /**
  * Turns a checked query into a search. A maximum price is in the display currency (`prices`): compared with the
  * prices as sent when the search is within that one currency, else converted into EUR and compared with the EUR prices.
  */
 export function toProductSearch(
   query: ProductSearchQuery,
-  defaults: { limit?: number } = {},
+  defaults: { limit?: number; staleAfterDays: number },
   prices: { currency: string; rates: RateTable } = { currency: BASE_CURRENCY, rates: new Map() },
 ): ProductSearch {
   const sort = query.sort ?? 'price';
@@ -165,7 +185,15 @@ export function toProductSearch(
   }
   const ranges = specRanges(query);
   const cursor = given(query.cursor);
+  const droppedSince = given(query.price_dropped_since);
+  if (droppedSince !== undefined && !isCalendarDay(droppedSince)) {
+    throw new Problem('VALIDATION_FAILED', 'price_dropped_since is not a day', {
+      errors: [{ parameter: 'price_dropped_since', code: 'format', detail: 'a calendar day as YYYY-MM-DD, such as 2026-11-01' }],
+    });
+  }
   const search: ProductSearch = {
+    freshness: freshnessOf(defaults.staleAfterDays, query.include_stale === '1' || query.include_stale === 'true'),
+    priceDrops: droppedSince === undefined ? { since: dayBefore(PRICE_DROP_DAYS), only: false } : { since: droppedSince, only: true },
     sort,
     order,
     limit: query.limit ?? defaults.limit ?? 20,

@@ -7,6 +7,7 @@ import { PUBLIC_CACHE_CONTROL } from './freshness.js';
 import { PROBLEM_BASE } from './problems.js';
 import { COMPARE_SCHEMAS } from './routes/compare.js';
 import { DIRECTORY_SCHEMAS } from './routes/directory.js';
+import { FEED_SCHEMAS } from './routes/feeds.js';
 import { ALWAYS, HEADERS, NAMED_SCHEMAS, problem } from './schemas.js';
 
 declare module 'fastify' {
@@ -48,7 +49,7 @@ const PUBLIC_READ_HEADERS = {
  * serializer resolve from the same shared schemas.
  */
 export async function registerOpenApi(app: FastifyInstance, version: string): Promise<void> {
-  for (const schema of [...NAMED_SCHEMAS, ...DIRECTORY_SCHEMAS, ...COMPARE_SCHEMAS]) app.addSchema(schema);
+  for (const schema of [...NAMED_SCHEMAS, ...DIRECTORY_SCHEMAS, ...COMPARE_SCHEMAS, ...FEED_SCHEMAS]) app.addSchema(schema);
   await app.register(swagger, {
     refResolver: {
       buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`),

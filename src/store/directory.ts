@@ -4,10 +4,14 @@ import { COUNTRY_LABELS, placeOf } from '../catalog/gazetteer.js';
 import type { Content } from '../catalog/product-fields.js';
 import { NUMERIC_SPEC_KEYS, type ComparableSpecs, type DiskType, type NumericSpec } from '../catalog/specs.js';
 import type { Queryable } from './db.js';
+import { isStale, type Freshness } from './freshness.js';
+import { droppedSince, monthlyPriceSince } from './price-history.js';
 import { contentOfRow, SELECT_CONTENT } from './product-columns.js';
 import { expandOrderUrl } from '../catalog/host-profile.js';
 import { PUBLIC_PROFILE_COLUMNS, publicProfileOf, type HostProfile } from './hosts.js';
 import { iso, isoOrNull, numberOrNull } from './rows.js';
+
+export type { Freshness } from './freshness.js';
 
 export type DirectorySort = 'price' | 'newest' | 'name' | NumericSpec;
 
@@ -43,6 +47,10 @@ export interface ProductSearch {
   /** monthly price (or its monthly equivalent) in EUR at most this; excludes products without a EUR price */
   maxBasePrice?: number;
   hostSlug?: string;
+  /** when hosts turn stale, and whether stale hosts' products are listed too */
+  freshness: Freshness;
+  /** only products whose monthly price dropped since this UTC day (YYYY-MM-DD), else the day cards mark drops since */
+  priceDrops: { since: string; only: boolean };
   sort: DirectorySort;
   order: SortOrder;
   limit: number;
@@ -78,6 +86,12 @@ export interface ListedProduct extends Content {
   created_at: string;
   updated_at: string;
   host: ListedHostRef;
+  /** the host's last applied sync: when its billing system last confirmed this product; null if never */
+  confirmed_at: string | null;
+  /** the host's confirmation is older than STALE_AFTER_DAYS, or it never synced */
+  stale: boolean;
+  /** the monthly price is lower than it was on `since`, which it was at */
+  price_drop: { since: string; previous_monthly_price: number } | null;
 }
 
 export interface ListedHost extends HostProfile {
@@ -87,6 +101,9 @@ export interface ListedHost extends HostProfile {
   product_count: number;
   created_at: string;
   last_synced_at: string | null;
+  /** the last applied sync (the same as last_synced_at) */
+  confirmed_at: string | null;
+  stale: boolean;
 }
 
 export interface ListedCategory {
@@ -135,13 +152,15 @@ const LISTING_FIGURES_TTL_MS = 5_000;
 const WORD_STATISTICS_TTL_MS = 60_000;
 
 /** Words of a text query, each matched as a prefix ("nvm" finds "NVMe"); anything else is dropped. */
-function searchWords(text: string): string[] {
+export function searchWords(text: string): string[] {
   return (text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).slice(0, 8);
 }
 
-const PRODUCT_COLUMNS = `p.id, ${SELECT_CONTENT}, p.spec_values, p.monthly_price::float8 AS monthly_price,
-  p.monthly_equivalent::float8 AS monthly_equivalent, p.base_monthly_price::float8 AS base_monthly_price, p.created_at, p.updated_at,
-  h.slug AS host_slug, h.name AS host_name, h.order_url_template, p.external_id`;
+/** The columns of a listed product; `since` is the SQL of the day price drops are shown since. */
+export const productColumns = (since: string) => `p.id, ${SELECT_CONTENT}, p.spec_values, p.monthly_price::float8 AS monthly_price,
+  p.monthly_equivalent::float8 AS monthly_equivalent, p.base_monthly_price::float8 AS base_monthly_price, p.created_at,
+  p.updated_at, h.slug AS host_slug, h.name AS host_name, h.confirmed_at, h.order_url_template, p.external_id,
+  ${since}::text AS drop_since, ${monthlyPriceSince(since)}::float8 AS price_then`;
 
 /** A normalized spec as SQL: a number, or null for a product whose specs do not give it. */
 export const specExpression = (key: NumericSpec) => `((p.spec_values ->> '${key}')::numeric)`;
@@ -173,19 +192,25 @@ function placesOf(locations: readonly string[] | null): ListedPlace[] {
   });
 }
 
-function toListedProduct(row: Record<string, unknown>): ListedProduct {
+export function toListedProduct(row: Record<string, unknown>, freshness: Freshness): ListedProduct {
+  const confirmedAt = isoOrNull(row.confirmed_at);
+  const monthly = numberOrNull(row.monthly_price);
+  const then = numberOrNull(row.price_then);
   return {
     id: String(row.id),
     ...contentOfRow(row),
     comparable_specs: (row.spec_values ?? {}) as ComparableSpecs,
     places: placesOf(row.datacenter_locations as string[] | null),
-    monthly_price: numberOrNull(row.monthly_price),
+    monthly_price: monthly,
     monthly_equivalent: numberOrNull(row.monthly_equivalent),
     base_monthly_price: numberOrNull(row.base_monthly_price),
     order_url: typeof row.order_url_template === 'string' ? expandOrderUrl(row.order_url_template, String(row.external_id)) : null,
     created_at: iso(row.created_at),
     updated_at: iso(row.updated_at),
     host: { slug: String(row.host_slug), name: String(row.host_name) },
+    confirmed_at: confirmedAt,
+    stale: isStale(confirmedAt, freshness),
+    price_drop: monthly !== null && then !== null && then > monthly ? { since: String(row.drop_since), previous_monthly_price: then } : null,
   };
 }
 
@@ -196,9 +221,22 @@ function toListedProduct(row: Record<string, unknown>): ListedProduct {
 const UNPRICED_KEY = '';
 
 /** The WHERE clause of a search as it grows, with its parameters. */
-class Conditions {
+export class Conditions {
   readonly where: string[] = [`p.status = 'active'`, `h.status = 'active'`];
   readonly params: unknown[] = [];
+  #dropsSince = '';
+  #sinceParam: string | null = null;
+
+  /** The day price drops are shown since (YYYY-MM-DD); a parameter only once a statement refers to it. */
+  set dropsSince(day: string) {
+    this.#dropsSince = day;
+    this.#sinceParam = null;
+  }
+
+  /** The parameter of the day price drops are shown since. */
+  get since(): string {
+    return (this.#sinceParam ??= this.param(this.#dropsSince));
+  }
 
   param(value: unknown): string {
     this.params.push(value);
@@ -209,12 +247,17 @@ class Conditions {
     const copy = new Conditions();
     copy.where.splice(0, copy.where.length, ...this.where);
     copy.params.push(...this.params);
+    copy.#dropsSince = this.#dropsSince;
+    copy.#sinceParam = this.#sinceParam;
     return copy;
   }
 }
 
-/** The WHERE clause of a search's filters; null when it can match nothing (a text of only punctuation). */
-async function conditionsOf(db: Queryable, search: ProductSearch): Promise<Conditions | null> {
+/**
+ * The WHERE clause of a search's filters (freshness and price drops included); null when it can match nothing (a text
+ * of only punctuation).
+ */
+export async function conditionsOf(db: Queryable, search: Omit<ProductSearch, 'sort' | 'order' | 'limit' | 'after'>): Promise<Conditions | null> {
   const filters = new Conditions();
   const { where } = filters;
   if (search.category !== undefined) where.push(`p.category = ${filters.param(search.category)}`);
@@ -229,6 +272,9 @@ async function conditionsOf(db: Queryable, search: ProductSearch): Promise<Condi
   if (search.currency !== undefined) where.push(`p.currency = ${filters.param(search.currency)}`);
   if (search.maxMonthlyPrice !== undefined) where.push(`p.monthly_price <= ${filters.param(String(search.maxMonthlyPrice))}::numeric`);
   if (search.maxBasePrice !== undefined) where.push(`p.base_monthly_price <= ${filters.param(String(search.maxBasePrice))}::numeric`);
+  if (!search.freshness.includeStale) where.push(`h.confirmed_at >= ${filters.param(search.freshness.staleBefore.toISOString())}::timestamptz`);
+  filters.dropsSince = search.priceDrops.since;
+  if (search.priceDrops.only) where.push(droppedSince(filters.since));
   if (search.text !== undefined) {
     const words = searchWords(search.text);
     if (words.length === 0) return null;
@@ -255,7 +301,7 @@ export async function searchProducts(
   const textLeads = search.text !== undefined && !(await wordsAreCommon(db, searchWords(search.text)));
   if (!segmented(search.sort)) {
     const page = await pageOf(db, filters, SORT_KEY[search.sort], search, textLeads, search.after);
-    return pageResult(page.rows, page.more);
+    return pageResult(page.rows, page.more, search.freshness);
   }
 
   // Priced products first, then (unless a price limit leaves them out) the unpriced ones: two index walks in the
@@ -274,13 +320,15 @@ export async function searchProducts(
     const pricedOnly = filters.copy();
     pricedOnly.where.push(`${key.expression} IS NOT NULL`);
     priced = await pageOf(db, pricedOnly, key, search, textLeads, search.after);
-    if (priced.more || excludesUnknown) return pageResult(priced.rows, priced.more);
+    // A price drop needs a price: sorted by price, the unpriced segment has none.
+    const noneUnpriced = search.sort === 'price' && search.priceDrops.only;
+    if (priced.more || excludesUnknown || noneUnpriced) return pageResult(priced.rows, priced.more, search.freshness);
   }
   const unpricedOnly = filters.copy();
   unpricedOnly.where.push(`${key.expression} IS NULL`);
   const rest = { ...search, limit: search.limit - priced.rows.length };
   const unpriced = await pageOf(db, unpricedOnly, UNPRICED_SORT_KEY, rest, textLeads, inUnpriced ? search.after : null);
-  return pageResult([...priced.rows, ...unpriced.rows], unpriced.more);
+  return pageResult([...priced.rows, ...unpriced.rows], unpriced.more, search.freshness);
 }
 
 /** The monthly price as sent, for a price sort within one currency. */
@@ -379,7 +427,7 @@ async function pageOf(
     );
   }
   const { rows } = await db.query(
-    `SELECT ${PRODUCT_COLUMNS}, ${key.key ?? `(${key.expression})::text`} AS sort_key
+    `SELECT ${productColumns(conditions.since)}, ${key.key ?? `(${key.expression})::text`} AS sort_key
      FROM products p JOIN hosts h ON h.id = p.host_id
      WHERE ${where.join(' AND ')}
      ORDER BY ${textLeads ? key.unindexed : key.expression} ${direction}, p.id ${direction}
@@ -389,10 +437,10 @@ async function pageOf(
   return { rows: rows.slice(0, search.limit), more: rows.length > search.limit };
 }
 
-function pageResult(rows: Record<string, unknown>[], more: boolean): { products: ListedProduct[]; next: Keyset | null } {
+function pageResult(rows: Record<string, unknown>[], more: boolean, freshness: Freshness): { products: ListedProduct[]; next: Keyset | null } {
   const last = rows.at(-1);
   return {
-    products: rows.map(toListedProduct),
+    products: rows.map((row) => toListedProduct(row, freshness)),
     next: more && last ? { key: String(last.sort_key), id: String(last.id) } : null,
   };
 }
@@ -424,34 +472,35 @@ async function wordShares(db: Queryable, words: string[]): Promise<boolean> {
   return Number(rows[0]?.share ?? 0) >= COMMON_WORD_SHARE;
 }
 
-export async function findListedProduct(db: Queryable, id: string): Promise<ListedProduct | null> {
+/** A listed product, stale or not (its page says so); price drops are shown since `dropsSince` (YYYY-MM-DD). */
+export async function findListedProduct(db: Queryable, id: string, freshness: Freshness, dropsSince: string): Promise<ListedProduct | null> {
   const { rows } = await db.query(
-    `SELECT ${PRODUCT_COLUMNS}
+    `SELECT ${productColumns('$2::text')}
      FROM products p JOIN hosts h ON h.id = p.host_id
      WHERE p.id = $1 AND p.status = 'active' AND h.status = 'active'`,
-    [id],
+    [id, dropsSince],
   );
-  return rows[0] ? toListedProduct(rows[0]) : null;
+  return rows[0] ? toListedProduct(rows[0], freshness) : null;
 }
 
 /** The listed products among `ids`, in the order of `ids`; ids that are not listed (any more) are left out. */
-export async function findListedProducts(db: Queryable, ids: readonly string[]): Promise<ListedProduct[]> {
+export async function findListedProducts(db: Queryable, ids: readonly string[], freshness: Freshness, dropsSince: string): Promise<ListedProduct[]> {
   if (ids.length === 0) return [];
   const { rows } = await db.query(
-    `SELECT ${PRODUCT_COLUMNS}
+    `SELECT ${productColumns('$2::text')}
      FROM products p JOIN hosts h ON h.id = p.host_id
      WHERE p.id = ANY ($1::text[]) AND p.status = 'active' AND h.status = 'active'`,
-    [ids],
+    [ids, dropsSince],
   );
-  const found = new Map(rows.map((row) => [String(row.id), toListedProduct(row)]));
+  const found = new Map(rows.map((row) => [String(row.id), toListedProduct(row, freshness)]));
   return ids.flatMap((id) => found.get(id) ?? []);
 }
 
-const HOST_COLUMNS = `h.slug, h.name, h.default_currency, h.created_at, ${PUBLIC_PROFILE_COLUMNS},
-  (SELECT count(*) FROM products p WHERE p.host_id = h.id AND p.status = 'active')::int AS product_count,
-  (SELECT max(r.applied_at) FROM sync_runs r WHERE r.host_id = h.id AND NOT r.dry_run) AS last_synced_at`;
+const HOST_COLUMNS = `h.slug, h.name, h.default_currency, h.created_at, h.confirmed_at, ${PUBLIC_PROFILE_COLUMNS},
+  (SELECT count(*) FROM products p WHERE p.host_id = h.id AND p.status = 'active')::int AS product_count`;
 
-function toListedHost(row: Record<string, unknown>): ListedHost {
+function toListedHost(row: Record<string, unknown>, freshness: Freshness): ListedHost {
+  const confirmedAt = isoOrNull(row.confirmed_at);
   return {
     slug: String(row.slug),
     name: String(row.name),
@@ -459,14 +508,16 @@ function toListedHost(row: Record<string, unknown>): ListedHost {
     ...publicProfileOf(row),
     product_count: Number(row.product_count),
     created_at: iso(row.created_at),
-    last_synced_at: isoOrNull(row.last_synced_at),
+    last_synced_at: confirmedAt,
+    confirmed_at: confirmedAt,
+    stale: isStale(confirmedAt, freshness),
   };
 }
 
 /** Active hosts in slug order, a page at a time; afterSlug is the previous page's last slug. */
 export async function listListedHosts(
   db: Queryable,
-  page: { limit: number; afterSlug: string | null },
+  page: { limit: number; afterSlug: string | null; freshness: Freshness },
 ): Promise<{ hosts: ListedHost[]; next: string | null }> {
   const { rows } = await db.query(
     `SELECT ${HOST_COLUMNS} FROM hosts h
@@ -475,13 +526,13 @@ export async function listListedHosts(
     [page.afterSlug, page.limit + 1],
   );
   const more = rows.length > page.limit;
-  const hosts = rows.slice(0, page.limit).map(toListedHost);
+  const hosts = rows.slice(0, page.limit).map((row) => toListedHost(row, page.freshness));
   return { hosts, next: more ? (hosts.at(-1)?.slug ?? null) : null };
 }
 
-export async function findListedHost(db: Queryable, slug: string): Promise<ListedHost | null> {
+export async function findListedHost(db: Queryable, slug: string, freshness: Freshness): Promise<ListedHost | null> {
   const { rows } = await db.query(`SELECT ${HOST_COLUMNS} FROM hosts h WHERE h.slug = $1 AND h.status = 'active'`, [slug]);
-  return rows[0] ? toListedHost(rows[0]) : null;
+  return rows[0] ? toListedHost(rows[0], freshness) : null;
 }
 
 /** Every category with its listed products counted up to CATEGORY_COUNT_CAP (kept LISTING_FIGURES_TTL_MS). */

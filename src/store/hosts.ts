@@ -20,6 +20,8 @@ export interface Host extends HostProfileValues {
   status: HostStatus;
   created_at: string;
   updated_at: string;
+  /** the last applied sync: when the host's billing system last confirmed its catalogue; null if it never synced */
+  confirmed_at: string | null;
 }
 
 /** The public profile's columns of the hosts row `h`. */
@@ -36,7 +38,7 @@ export interface HostDetails extends Host {
   last_sync_at: string | null;
 }
 
-const COLUMNS = `id, slug, name, default_currency, status, created_at, updated_at, ${PROFILE_FIELDS.join(', ')}`;
+const COLUMNS = `id, slug, name, default_currency, status, created_at, updated_at, confirmed_at, ${PROFILE_FIELDS.join(', ')}`;
 
 function toHost(row: Record<string, unknown>): Host {
   return {
@@ -49,6 +51,7 @@ function toHost(row: Record<string, unknown>): Host {
     updated_at: iso(row.updated_at),
     ...publicProfileOf(row),
     order_url_template: textOrNull(row.order_url_template),
+    confirmed_at: isoOrNull(row.confirmed_at),
   };
 }
 

@@ -21,6 +21,7 @@ import type { ClaimRef, StoredAnswer } from './idempotency.js';
 import { CONTENT_COLUMNS, CONTENT_RECORD, contentRecord, copyContent, copyText, SET_CONTENT } from './product-columns.js';
 import { copyDerivedPrices, CURRENT_RATES, DERIVED_PRICE_COLUMNS, DERIVED_PRICE_RECORD, derivedPrices, RATES_LOCK_FOR_SYNC, rateTableOf, SET_DERIVED_PRICES } from './rates.js';
 import type { RateTable } from '../catalog/rates.js';
+import { changedWithHistory } from './price-history.js';
 import { iso } from './rows.js';
 import { encodeRunActions } from './sync-runs.js';
 
@@ -191,6 +192,8 @@ export interface SyncIdentity {
   hostId: number;
   keyId: string;
   lockTimeoutMs: number;
+  /** keep the prices a change replaces (store/price-history.ts); off only to measure what that costs */
+  priceHistory: boolean;
 }
 
 /** Runs `fn` in the transaction of one sync; the troubles of the database come back as values. */
@@ -369,7 +372,7 @@ class OpenSync implements SyncTransaction {
         `COPY product_changes (external_id, ${CONTENT_COLUMNS}, ${DERIVED_PRICE_COLUMNS}, fingerprint)`,
         copyChunks(changed, (c) => `${copyText(c.external_id)}\t${copyContent(c.content)}\t${copyDerivedPrices(c.content, rates)}\t${c.content.fingerprint}`),
       );
-      await tx.query(`UPDATE products p SET ${OVERWRITE} FROM product_changes x WHERE p.host_id = $1 AND p.external_id = x.external_id`, [hostId]);
+      await tx.query(this.#changedFrom('product_changes x', '$2'), this.sync.priceHistory ? [hostId, this.sync.syncId] : [hostId]);
     }
     const receipts = then.receipts;
     // New receipts are megabytes for a large catalogue: streamed by COPY once the products are written (the last
@@ -390,10 +393,8 @@ class OpenSync implements SyncTransaction {
         changed:
           changed.length > 0 && changed.length <= WRITE_BY_STATEMENT_MAX
             ? {
-                sql: `UPDATE products p SET ${OVERWRITE}
-                      FROM json_to_recordset($2::json) AS x (external_id text, ${CONTENT_RECORD}, ${DERIVED_PRICE_RECORD}, fingerprint text)
-                      WHERE p.host_id = $1 AND p.external_id = x.external_id`,
-                params: [hostId, recordsJson(changed, rates)],
+                sql: this.#changedFrom(`json_to_recordset($2::json) AS x (external_id text, ${CONTENT_RECORD}, ${DERIVED_PRICE_RECORD}, fingerprint text)`, '$3'),
+                params: this.sync.priceHistory ? [hostId, recordsJson(changed, rates), this.sync.syncId] : [hostId, recordsJson(changed, rates)],
               }
             : undefined,
         // A join, not "IN (SELECT …)": for a host the statistics do not know yet, the planner estimates one active
@@ -432,13 +433,28 @@ class OpenSync implements SyncTransaction {
     await batch(this.tx, { answer: keepStatement(this.hostId, claim, fingerprint, answer) }, { commit: true });
   }
 
+  /**
+   * Writes the changed products from `source` (rows aliased x: external_id, content, fingerprint) and, with price
+   * history, keeps in the same statement the prices each replaces (store/price-history.ts); `sync` is the parameter
+   * of the sync's id, then.
+   */
+  #changedFrom(source: string, sync: string): string {
+    return this.sync.priceHistory
+      ? changedWithHistory(`SELECT * FROM ${source}`, OVERWRITE, '$1', sync)
+      : `UPDATE products p SET ${OVERWRITE} FROM ${source} WHERE p.host_id = $1 AND p.external_id = x.external_id`;
+  }
+
   #runStatement(run: NewRun): Statement {
     const { summary } = run;
     return {
-      sql: `INSERT INTO sync_runs (host_id, id, dry_run, request_id, received, created, updated, unchanged, reactivated,
-              deactivated, started_at, applied_at, duration_ms, actions)
-            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, clock_timestamp(), $12, $13)
-            RETURNING applied_at, duration_ms`,
+      // An applied run is also the host's latest confirmation by its billing system (the host's row is locked).
+      sql: `WITH run AS (
+              INSERT INTO sync_runs (host_id, id, dry_run, request_id, received, created, updated, unchanged, reactivated,
+                deactivated, started_at, applied_at, duration_ms, actions)
+              VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, clock_timestamp(), $12, $13)
+              RETURNING applied_at, duration_ms, dry_run),
+            confirmed AS (UPDATE hosts SET confirmed_at = run.applied_at FROM run WHERE hosts.id = $1 AND NOT run.dry_run)
+            SELECT applied_at, duration_ms FROM run`,
       params: [
         this.hostId,
         this.sync.syncId,

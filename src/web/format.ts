@@ -82,3 +82,15 @@ export function specLabel(key: string): string {
   named[0] = first === first.toLowerCase() ? first.charAt(0).toUpperCase() + first.slice(1) : first;
   return unit ? `${named.join(' ')} (${unit})` : named.join(' ');
 }
+
+/** "3 h ago", "12 min ago", "5 days ago": how long before `now` an instant was, in its largest whole unit. */
+export function formatAgo(isoDate: string, now: number = Date.now()): string {
+  const seconds = Math.max(0, Math.floor((now - Date.parse(isoDate)) / 1000));
+  if (seconds < 60) return 'just now';
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 60) return `${minutes} min ago`;
+  const hours = Math.floor(minutes / 60);
+  if (hours < 48) return `${hours} h ago`;
+  const days = Math.floor(hours / 24);
+  return `${days} days ago`;
+}

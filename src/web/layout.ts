@@ -33,6 +33,11 @@ th{width:40%}
 .tags li{background:#e6ecf5;color:#1b2f4d;border-radius:1rem;padding:.05rem .6rem;font-size:.875rem}
 .pager{margin:1.25rem 0}
 .description{white-space:pre-line}
+.stale{background:#fff4e0;color:#6b3d00;border:1px solid #b35c00;border-radius:.3rem;padding:.05rem .4rem}
+.drop{background:#e3f4e8;color:#14532d;border-radius:.3rem;padding:.05rem .4rem}
+.notice{background:#fff4e0;border:1px solid #b35c00;border-radius:.5rem;padding:.5rem .75rem;color:#4a2a00}
+.chart{max-width:100%;height:auto}
+.filters .check{flex-direction:row;align-items:center;gap:.35rem}
 .problem{background:#fff4e5;border:1px solid #b35c00;border-radius:.5rem;padding:.5rem 1rem;margin:0 0 1rem}.problem h2{margin-top:.25rem}
 .summary{display:flex;gap:1rem;align-items:baseline;flex-wrap:wrap}.summary p{margin:.25rem 0 .75rem}.count{font-weight:600}
 .breadcrumb{font-size:.9rem;margin:.25rem 0}
@@ -50,6 +55,8 @@ export interface PageFrame {
   description?: string;
   /** the text of the header's search box */
   query?: string;
+  /** the page's Atom feed, announced to feed readers */
+  feed?: string;
 }
 
 export function layout(frame: PageFrame, content: Html): Html {
@@ -61,6 +68,7 @@ export function layout(frame: PageFrame, content: Html): Html {
 <title>${frame.title} — hostdir</title>
 ${frame.description ? html`<meta name="description" content="${frame.description}">` : ''}
 <link rel="icon" href="/favicon.svg" type="image/svg+xml">
+${frame.feed ? html`<link rel="alternate" type="application/atom+xml" title="New plans and price drops" href="${frame.feed}">` : ''}
 <style>${new Html(STYLE)}</style>
 </head>
 <body>

@@ -4,13 +4,15 @@ import { DISK_TYPES, FAMILY_SPECS, formatSpecValue, NUMERIC_SPECS, SPEC_LABELS, 
 import type { Category } from '../store/categories.js';
 import type { DirectorySort, FilterChoices, ListedCategory, ListedHost, ListedProduct, SortOrder } from '../store/directory.js';
 import { CATEGORY_COUNT_CAP } from '../store/directory.js';
+import type { PricePoint } from '../store/price-history.js';
 import { resultTable, specPageSort, tableColumns } from './table.js';
-import { formatDate, formatDuration, formatPrice, periodLabel, periodSuffix, PRICE_ON_REQUEST, specLabel } from './format.js';
+import { formatAgo, formatDate, formatDuration, formatPrice, periodLabel, periodSuffix, PRICE_ON_REQUEST, specLabel } from './format.js';
 import type { PricedProduct } from '../http/listed-prices.js';
 import { hostProfile, orderLink } from './host-profile.js';
 import { cardPrices, currencyNotes, headlineText, productCost, type PriceDisplay } from './prices.js';
 import { html, queryString, type Html } from './html.js';
 import { layout } from './layout.js';
+import { priceChart } from './price-chart.js';
 
 /** The sorts a visitor picks from, as one select: each is a sort and an order of the API. */
 export const PAGE_SORTS = {
@@ -39,6 +41,10 @@ export interface PageFilters {
   disk_type?: string;
   max_price?: string;
   currency?: string;
+  /** list stale providers' plans too */
+  include_stale?: boolean;
+  /** YYYY-MM-DD: only plans whose price dropped since that day */
+  price_dropped_since?: string;
   /** min_<spec> and max_<spec> as sent */
   ranges?: Record<string, string>;
   view?: 'table';
@@ -55,6 +61,9 @@ export interface ResultPage {
   /** the query string of the next page, or null on the last */
   nextHref: string | null;
   firstHref: string | null;
+  /** the Atom feed and the CSV export of the same search */
+  feedHref: string;
+  csvHref: string;
   /** the matches, counted up to a cap (more: there are more than count) */
   count: { count: number; more: boolean } | null;
   /** the href of the same page without its filters */
@@ -82,6 +91,19 @@ function categoryLabel(categories: Category[], slug: string): string {
   return categories.find((category) => category.slug === slug)?.label ?? slug;
 }
 
+/** When the provider's billing system last confirmed a listing, and whether that is too long ago. */
+export function confirmation(item: { confirmed_at: string | null; stale: boolean }): Html {
+  if (item.confirmed_at === null) return html`<span class="stale">Never confirmed by the provider</span>`;
+  const when = html`<time datetime="${item.confirmed_at}" title="${item.confirmed_at}">${formatAgo(item.confirmed_at)}</time>`;
+  return item.stale ? html`<span class="stale">Stale: last confirmed ${when}</span>` : html`Confirmed ${when}`;
+}
+
+function priceDropMark(product: ListedProduct): Html | '' {
+  const drop = product.price_drop;
+  if (drop === null) return '';
+  return html`<p><span class="drop">Price dropped</span> <span class="muted">from ${formatPrice(drop.previous_monthly_price, product.currency)} since <time datetime="${drop.since}">${formatDate(drop.since)}</time></span></p>`;
+}
+
 function productCard(product: PricedProduct, categories: Category[], prices: PriceDisplay, showHost = true): Html {
   const specs = Object.entries(product.specs ?? {}).slice(0, 3);
   return html`<li class="card">
@@ -89,9 +111,15 @@ function productCard(product: PricedProduct, categories: Category[], prices: Pri
 <p class="compare-pick"><input type="checkbox" name="ids" value="${product.id}" id="cmp-${product.id}"> <label for="cmp-${product.id}">Compare<span class="visually-hidden"> ${product.name}</span></label></p>
 <p class="muted">${showHost ? html`<a href="/hosts/${encodeURIComponent(product.host.slug)}">${product.host.name}</a> · ` : ''}${categoryLabel(categories, product.category)}</p>
 ${cardPrices(product, prices)}
+${priceDropMark(product)}
+<p class="muted confirmed">${confirmation(product)}</p>
 ${specs.length > 0 ? html`<p class="muted">${specs.map(([key, value], i) => html`${i > 0 ? ' · ' : ''}${specLabel(key)}: ${value}`)}</p>` : ''}
 ${product.datacenter_locations?.length ? html`<ul class="tags" aria-label="Locations">${product.datacenter_locations.slice(0, 4).map((location) => html`<li>${location}</li>`)}</ul>` : ''}
 </li>`;
+}
+
+function takeAway(page: ResultPage): Html {
+  return html`<p class="muted"><a href="${page.feedHref}" type="application/atom+xml">Atom feed of new plans and price drops</a> · <a href="${page.csvHref}" type="text/csv">Download all results as CSV</a></p>`;
 }
 
 function countLine(page: ResultPage): Html {
@@ -118,7 +146,7 @@ function resultList(
 ): Html {
   if (page.problems.length > 0) return html`${problemsBox(page.problems)}${page.clearHref ? html`<p><a href="${page.clearHref}">Clear filters</a></p>` : ''}`;
   const notes = currencyNotes(page.prices, maxPriceGiven);
-  if (page.products.length === 0) return html`${countLine(page)}${notes}<p>No products match. Try fewer filters.</p>`;
+  if (page.products.length === 0) return html`${countLine(page)}${notes}<p>No products match. Try fewer filters.</p>${takeAway(page)}`;
   // The table's rows are the page's products: priced, as the cards are.
   const price = (product: ListedProduct) => cardPrices(product as PricedProduct, page.prices);
   const listing =
@@ -127,6 +155,7 @@ function resultList(
       : resultTable(page.products, table.columns, { current: table.sort, hrefOf: page.sortHref }, price, showHost);
   return html`${countLine(page)}
 ${notes}
+${takeAway(page)}
 <form action="/compare" method="get" aria-label="Compare plans">
 ${listing}
 <p class="compare-bar"><button type="submit">Compare selected</button> <span class="muted">up to 4 plans</span></p>
@@ -193,6 +222,8 @@ ${field('f-max', `Max. per month (${prices.currency})`, html`<input id="f-max" t
 ${field('f-currency', 'Priced in', html`<select id="f-currency" name="currency">${options(choices.currencies, filters.currency, 'Any currency')}</select>`)}
 ${field('f-display', 'Show prices in', html`<select id="f-display" name="display_currency">${displayChoices.map((code) => html`<option value="${code}"${selected(code, prices.currency)}>${code}</option>`)}</select>`)}
 ${field('f-period', 'Prices per', html`<select id="f-period" name="period"><option value="month">Month</option><option value="year"${selected('year', filters.period)}>Year</option></select>`)}
+${field('f-dropped', 'Price dropped since', html`<input id="f-dropped" type="date" name="price_dropped_since" value="${filters.price_dropped_since ?? ''}">`)}
+<div class="field check"><input id="f-stale" type="checkbox" name="include_stale" value="1"${filters.include_stale ? html` checked` : ''}><label for="f-stale">Include stale providers</label></div>
 ${field('f-sort', 'Sort', html`<select id="f-sort" name="sort">${sortOptions(filters)}</select>`)}
 ${field('f-view', 'View', html`<select id="f-view" name="view"><option value="">Cards</option><option value="table"${filters.view === 'table' ? html` selected` : ''}>Table</option></select>`)}
 ${rangeFields(filters)}
@@ -226,16 +257,24 @@ export function hostsPage(hosts: ListedHost[], nextHref: string | null): Html {
     { title: 'Providers', description: 'Every hosting provider listed in hostdir, with the number of plans each syncs from its billing system.' },
     html`<h1>Providers</h1>
 ${hosts.length === 0 ? html`<p>No provider is listed yet.</p>` : html`<ul class="grid">${hosts.map((host) => html`<li class="card"><h2><a href="/hosts/${encodeURIComponent(host.slug)}">${host.name}</a></h2>
-<p class="muted">${host.product_count} ${host.product_count === 1 ? 'plan' : 'plans'}${host.last_synced_at ? ` · updated ${formatDate(host.last_synced_at)}` : ''}</p></li>`)}</ul>`}
+<p class="muted">${host.product_count} ${host.product_count === 1 ? 'plan' : 'plans'} · ${confirmation(host)}</p></li>`)}</ul>`}
 ${nextHref ? html`<nav class="pager" aria-label="Pages"><a class="button" rel="next" href="${nextHref}">Next page</a></nav>` : ''}`,
   );
 }
 
+/** Said on every page of a stale provider: its plans are left out of searches until it syncs again. */
+function staleNotice(name: string, stale: boolean): Html | '' {
+  return stale
+    ? html`<p class="notice" role="note"><strong>Stale listing.</strong> ${name}'s billing system has not confirmed this catalogue recently: prices and plans may have changed. Its plans are left out of searches until it syncs again.</p>`
+    : '';
+}
+
 export function hostPage(host: ListedHost, page: ResultPage, categories: Category[]): Html {
   return layout(
-    { title: host.name, description: `${host.name}: ${host.product_count} hosting plans` },
+    { title: host.name, description: `${host.name}: ${host.product_count} hosting plans`, feed: page.feedHref },
     html`<h1>${host.name}</h1>
-<p class="muted">${host.product_count} ${host.product_count === 1 ? 'plan' : 'plans'} listed${host.last_synced_at ? html` · catalogue synced <time datetime="${host.last_synced_at}">${formatDate(host.last_synced_at)}</time>` : ''}</p>
+${staleNotice(host.name, host.stale)}
+<p class="muted">${host.product_count} ${host.product_count === 1 ? 'plan' : 'plans'} listed · ${confirmation(host)}</p>
 ${hostProfile(host)}
 ${resultList(page, categories, false)}`,
   );
@@ -252,7 +291,7 @@ function breadcrumb(trail: Html): Html {
 
 export function categoryPage(category: Category, filters: PageFilters, choices: FilterChoices, page: ResultPage, categories: Category[], displayChoices: string[]): Html {
   return layout(
-    { title: category.label, description: describeListing(filters, categories) },
+    { title: category.label, description: describeListing(filters, categories), feed: page.feedHref },
     html`${breadcrumb(html`<span>${category.label}</span>`)}
 <h1>${category.label}</h1>
 ${filterForm(`/categories/${encodeURIComponent(category.slug)}`, filters, choices, null, page.prices, displayChoices)}
@@ -263,7 +302,7 @@ ${resultList(page, categories, true, tableOf(filters), filters.max_price !== und
 export function searchPage(filters: PageFilters, choices: FilterChoices, page: ResultPage, categories: Category[], displayChoices: string[]): Html {
   const heading = filters.q ? html`Results for “${filters.q}”` : html`Search products`;
   return layout(
-    { title: filters.q ? `“${filters.q}”` : 'Search', description: describeListing(filters, categories), query: filters.q ?? '' },
+    { title: filters.q ? `“${filters.q}”` : 'Search', description: describeListing(filters, categories), query: filters.q ?? '', feed: page.feedHref },
     html`${breadcrumb(html`<span>Search</span>`)}
 <h1>${heading}</h1>
 ${filterForm('/search', filters, choices, categories, page.prices, displayChoices)}
@@ -271,7 +310,24 @@ ${resultList(page, categories, true, tableOf(filters), filters.max_price !== und
   );
 }
 
-export function productPage(product: PricedProduct, categories: Category[], prices: PriceDisplay): Html {
+/** The price history: the chart, and the same points as a table. */
+function priceHistorySection(product: ListedProduct, history: { points: PricePoint[]; truncated: boolean }): Html {
+  const chart = priceChart(history.points, product.currency, new Date().toISOString());
+  const rows = [...history.points].reverse();
+  return html`<section aria-labelledby="price-history"><h2 id="price-history">Price history</h2>
+${history.points.length === 1 ? html`<p class="muted">The price has not changed since the plan was listed.</p>` : ''}
+${chart ?? ''}
+<table><caption class="visually-hidden">Monthly price over time</caption><thead><tr><th scope="col">From</th><th scope="col">Monthly price</th><th scope="col">Setup fee</th></tr></thead><tbody>${rows.map((point) => html`<tr><td><time datetime="${point.from}">${formatDate(point.from)}</time>${point.to === null ? ' (now)' : ''}</td><td>${point.monthly_price === null ? PRICE_ON_REQUEST : formatPrice(point.monthly_price, point.currency)}</td><td>${point.setup_fee === null ? '—' : formatPrice(point.setup_fee, point.currency)}</td></tr>`)}</tbody></table>
+${history.truncated ? html`<p class="muted">Older changes are no longer kept.</p>` : ''}
+</section>`;
+}
+
+export function productPage(
+  product: PricedProduct,
+  categories: Category[],
+  prices: PriceDisplay,
+  history: { points: PricePoint[]; truncated: boolean } | null = null,
+): Html {
   const tiers = product.pricing_tiers ?? [];
   const specs = Object.entries(product.specs ?? {});
   return layout(
@@ -279,6 +335,7 @@ export function productPage(product: PricedProduct, categories: Category[], pric
     html`<p class="muted"><a href="/categories/${encodeURIComponent(product.category)}">${categoryLabel(categories, product.category)}</a></p>
 <h1>${product.name}</h1>
 <p>by <a href="/hosts/${encodeURIComponent(product.host.slug)}">${product.host.name}</a></p>
+${staleNotice(product.host.name, product.stale)}
 <div class="layout">
 <div>
 ${product.description ? html`<p class="description">${product.description}</p>` : ''}
@@ -289,6 +346,7 @@ ${specs.length > 0 ? html`<table><caption class="visually-hidden">Specifications
 ${product.features?.length ? html`<ul>${product.features.map((feature) => html`<li>${feature}</li>`)}</ul>` : html`<p class="muted">None listed.</p>`}
 <h2>Datacenter locations</h2>
 ${product.places.length ? html`<ul>${product.places.map((place) => html`<li>${place.location}${place.city !== null && place.city !== place.location ? html` <span class="muted">(${place.city}, ${COUNTRY_LABELS.get(place.country!) ?? place.country})</span>` : place.city === null && place.country !== null ? html` <span class="muted">(${COUNTRY_LABELS.get(place.country) ?? place.country})</span>` : ''}</li>`)}</ul>` : html`<p class="muted">None listed.</p>`}
+${history ? priceHistorySection(product, history) : ''}
 </div>
 <aside aria-labelledby="pricing" class="card">
 <h2 id="pricing">Pricing</h2>
@@ -296,7 +354,9 @@ ${productCost(product, prices)}
 ${orderLink(product)}
 ${tiers.length > 0 ? html`<table><caption class="visually-hidden">Prices by billing period</caption><thead><tr><th scope="col">Billing period</th><th scope="col">Price</th></tr></thead><tbody>${tiers.map((tier) => html`<tr><td>${periodLabel(tier)}</td><td>${formatPrice(tier.price, product.currency)} <span class="muted">${periodSuffix(tier)}</span></td></tr>`)}</tbody></table>` : ''}
 <p>Minimum term: ${product.contract_duration === null ? 'not stated' : formatDuration(product.contract_duration)}</p>
-<p class="muted">Updated <time datetime="${product.updated_at}">${formatDate(product.updated_at)}</time></p>
+${priceDropMark(product)}
+<p class="muted confirmed">${confirmation(product)}</p>
+<p class="muted">Content last changed <time datetime="${product.updated_at}">${formatDate(product.updated_at)}</time></p>
 </aside>
 </div>`,
   );

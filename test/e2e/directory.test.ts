@@ -277,8 +277,9 @@ describe.each(STORES)('public directory API (%s store)', (store) => {
     const shown = answer.body.product;
     expect(Object.keys(shown).sort()).toEqual(
       [
-        'category', 'comparable_specs', 'contract_duration', 'created_at', 'currency', 'datacenter_locations', 'description', 'features',
-        'host', 'id', 'monthly_price', 'name', 'places', 'price', 'pricing_tiers', 'setup_fee', 'specs', 'updated_at',
+        'category', 'comparable_specs', 'confirmed_at', 'contract_duration', 'created_at', 'currency', 'datacenter_locations',
+        'description', 'features', 'host', 'id', 'monthly_price', 'name', 'places', 'price', 'price_drop', 'pricing_tiers', 'setup_fee',
+        'specs', 'stale', 'updated_at',
         'monthly_equivalent', 'base_monthly_price', 'order_url', 'cost', 'converted',
       ].sort(),
     );

@@ -53,11 +53,15 @@ describe('OpenAPI document', () => {
     expect(operations.sort()).toEqual(
       [
         'GET /api/v1/categories',
+        'GET /api/v1/directory/changes',
+        'GET /api/v1/directory/export.csv',
+        'GET /api/v1/directory/feed.atom',
         'GET /api/v1/directory/compare',
         'GET /api/v1/directory/hosts',
         'GET /api/v1/directory/hosts/{slug}',
         'GET /api/v1/directory/products',
         'GET /api/v1/directory/products/{id}',
+        'GET /api/v1/directory/products/{id}/price-history',
         'GET /api/v1/problems/{slug}',
         'GET /api/v1/products',
         'GET /api/v1/profile',

@@ -7,6 +7,7 @@ import { issueApiKey, listApiKeys, revokeApiKey } from '../../store/api-keys.js'
 import { addCategory, CategoryExistsError, listCategories } from '../../store/categories.js';
 import { parseRatesFile, parseRatesJson, RatesFormatError } from '../../catalog/rates.js';
 import { findHostBySlug, hostDetails, insertHost, listHosts, setHostStatus, SlugTakenError, updateHostProfile, type Host } from '../../store/hosts.js';
+import { freshnessOf, isStale, type Freshness } from '../../store/freshness.js';
 import { importRates, listRates } from '../../store/rates.js';
 import { checkedProfileChange, ProfileChangeBody, refuseUnknownProfileFields } from '../profile-schema.js';
 import { listProducts } from '../../store/products.js';
@@ -62,6 +63,11 @@ function publicHost({ id: _id, ...host }: Host): Omit<Host, 'id'> {
   return host;
 }
 
+/** A host as the operator sees it in listings: with whether it is stale (README, "Verified freshness"). */
+function listedHost(host: Host, freshness: Freshness): Omit<Host, 'id'> & { stale: boolean } {
+  return { ...publicHost(host), stale: isStale(host.confirmed_at, freshness) };
+}
+
 export const adminRoutes: FastifyPluginAsync<AppContext> = async (app, context) => {
   const { db } = context;
 
@@ -98,7 +104,10 @@ export const adminRoutes: FastifyPluginAsync<AppContext> = async (app, context) 
       }
     });
 
-    admin.get('/hosts', async () => ({ hosts: (await listHosts(db)).map(publicHost) }));
+    admin.get('/hosts', async () => {
+      const freshness = freshnessOf(context.config.staleAfterDays, true);
+      return { hosts: (await listHosts(db)).map((host) => listedHost(host, freshness)) };
+    });
 
     admin.patch<{ Params: Static<typeof SlugParams>; Body: ProfileChangeBody }>(
       '/hosts/:slug',
@@ -141,7 +150,7 @@ export const adminRoutes: FastifyPluginAsync<AppContext> = async (app, context) 
     admin.get<{ Params: Static<typeof SlugParams> }>('/hosts/:slug', { schema: { params: SlugParams } }, async (request) => {
       const host = await hostOr404(request.params.slug);
       const { id: _id, ...details } = await hostDetails(db, host);
-      return { host: details };
+      return { host: { ...details, stale: isStale(host.confirmed_at, freshnessOf(context.config.staleAfterDays, true)) } };
     });
 
     for (const [action, status] of [['suspend', 'suspended'], ['activate', 'active']] as const) {

@@ -7,6 +7,8 @@ import { listCategories } from '../../store/categories.js';
 import { findListedProducts } from '../../store/directory.js';
 import { currentRates } from '../../store/rates.js';
 import { priceView, pricedProduct } from '../listed-prices.js';
+import { dayBefore, freshnessOf } from '../../store/freshness.js';
+import { PRICE_DROP_DAYS } from '../directory-query.js';
 import { COMPARE_MAX, comparePage, compareRows } from '../../web/compare.js';
 import type { AppContext } from '../context.js';
 import { Problem } from '../problems.js';
@@ -74,7 +76,7 @@ export const compareRoutes: FastifyPluginAsync<AppContext> = async (app, context
         });
       }
       const [products, categories, rates] = await Promise.all([
-        findListedProducts(context.directory, ids),
+        findListedProducts(context.directory, ids, freshnessOf(context.config.staleAfterDays, true), dayBefore(PRICE_DROP_DAYS)),
         listCategories(context.directory),
         currentRates(context.directory),
       ]);
@@ -94,7 +96,7 @@ export const compareRoutes: FastifyPluginAsync<AppContext> = async (app, context
     const { ids, problems } = given === undefined || given === '' ? { ids: [], problems: [] } : idsOf(given);
     const ok = problems.length === 0;
     const [products, categories] = await Promise.all([
-      ok ? findListedProducts(context.directory, ids) : Promise.resolve([]),
+      ok ? findListedProducts(context.directory, ids, freshnessOf(context.config.staleAfterDays, true), dayBefore(PRICE_DROP_DAYS)) : Promise.resolve([]),
       listCategories(context.directory),
     ]);
     const found = new Set(products.map((product) => product.id));

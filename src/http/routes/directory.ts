@@ -9,14 +9,23 @@ import { CONTENT_OUTPUT } from '../../catalog/product-fields.js';
 import { HOST_SLUG_PATTERN, isHostSlug } from '../../catalog/slugs.js';
 import { DISK_TYPES, NUMERIC_SPEC_KEYS, NUMERIC_SPECS, UNLIMITED } from '../../catalog/specs.js';
 import { countProducts, filterChoices, findListedHost, findListedProduct, listListedHosts, searchProducts } from '../../store/directory.js';
+import { dayBefore, freshnessOf } from '../../store/freshness.js';
+import { listedPriceHistory, PRICE_HISTORY_MAX_CHANGES } from '../../store/price-history.js';
 import { currentRates, unconvertedCurrencies } from '../../store/rates.js';
 import type { AppContext } from '../context.js';
-import { encodeSearchCursor, given, ProductSearchQuery, toProductSearch } from '../directory-query.js';
+import { encodeSearchCursor, given, PRICE_DROP_DAYS, ProductSearchQuery, toProductSearch } from '../directory-query.js';
 import { ConvertedSchema, CostSchema, priceView, pricedProduct, unconvertedAmong } from '../listed-prices.js';
 import { Problem } from '../problems.js';
 import { json } from '../schemas.js';
 
 const nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
+
+const FreshnessFields = {
+  confirmed_at: nullable(
+    Type.String({ format: 'date-time', description: "the host's last applied sync: when its billing system last confirmed the listing" }),
+  ),
+  stale: Type.Boolean({ description: 'confirmed_at is older than STALE_AFTER_DAYS (or the host never synced)' }),
+};
 
 const ComparableSpecsSchema = Type.Object(
   {
@@ -64,6 +73,16 @@ const ListedProductSchema = Type.Object(
     created_at: Type.String({ format: 'date-time' }),
     updated_at: Type.String({ format: 'date-time' }),
     host: Type.Object({ slug: Type.String(), name: Type.String() }, { additionalProperties: false }),
+    ...FreshnessFields,
+    price_drop: nullable(
+      Type.Object(
+        {
+          since: Type.String({ format: 'date', description: 'price_dropped_since, or the day 30 days ago' }),
+          previous_monthly_price: Type.Number({ description: 'the monthly price on that day (or the first after it)' }),
+        },
+        { additionalProperties: false, description: 'the monthly price is lower now than on `since`; null when not' },
+      ),
+    ),
   },
   { $id: 'ListedProduct', additionalProperties: false, description: 'an active product of an active host' },
 );
@@ -88,6 +107,7 @@ const ListedHostSchema = Type.Object(
     product_count: Type.Integer({ minimum: 0, description: 'active products' }),
     created_at: Type.String({ format: 'date-time' }),
     last_synced_at: nullable(Type.String({ format: 'date-time' })),
+    ...FreshnessFields,
   },
   { $id: 'Host', additionalProperties: false, description: 'a listed host (provider) of the directory' },
 );
@@ -149,9 +169,31 @@ const ProductAnswer = Type.Object(
   { product: Type.Ref(ProductDetailSchema), display_currency: DisplayCurrency },
   { $id: 'ListedProductAnswer', additionalProperties: false },
 );
+const PricePointSchema = Type.Object(
+  {
+    from: Type.String({ format: 'date-time', description: 'since when these prices were in effect' }),
+    to: nullable(Type.String({ format: 'date-time', description: 'when a sync replaced them; null for the current prices' })),
+    price: CONTENT_OUTPUT.price,
+    monthly_price: nullable(Type.Number()),
+    currency: CONTENT_OUTPUT.currency,
+    setup_fee: CONTENT_OUTPUT.setup_fee,
+    pricing_tiers: CONTENT_OUTPUT.pricing_tiers,
+  },
+  { $id: 'PricePoint', additionalProperties: false, description: 'a set of prices and the span it was in effect' },
+);
+const PriceHistoryAnswer = Type.Object(
+  {
+    product_id: Type.String({ pattern: idPattern('prd') }),
+    points: Type.Array(Type.Ref(PricePointSchema), { description: 'oldest first; the last is the current prices' }),
+    truncated: Type.Boolean({ description: `earlier changes were forgotten: at most ${PRICE_HISTORY_MAX_CHANGES} are kept per product` }),
+  },
+  { $id: 'PriceHistory', additionalProperties: false },
+);
 
 /** The directory's named schemas, each after those it refers to. */
-export const DIRECTORY_SCHEMAS = [ListedProductSchema, ProductDetailSchema, ListedHostSchema, HostsPage, HostPage, ProductsPage, ProductAnswer];
+export const DIRECTORY_SCHEMAS = [
+  ListedProductSchema, ProductDetailSchema, ListedHostSchema, HostsPage, HostPage, ProductsPage, ProductAnswer, PricePointSchema, PriceHistoryAnswer,
+];
 
 function decodeHostCursor(cursor: string | undefined): string | null {
   if (!cursor) return null;
@@ -167,11 +209,12 @@ function decodeHostCursor(cursor: string | undefined): string | null {
 const TAGS = ['directory'];
 
 export const directoryRoutes: FastifyPluginAsync<AppContext> = async (app, context) => {
+  const { staleAfterDays } = context.config;
   /** The display currency and rates of a request, and its search. */
   const priced = async (query: ProductSearchQuery) => {
     const rates = await currentRates(context.directory);
     const view = priceView({ display: query.display_currency, filter: given(query.currency)?.toUpperCase() }, context.config.displayCurrency, rates, true);
-    return { view, search: toProductSearch(query, {}, view) };
+    return { view, search: toProductSearch(query, { staleAfterDays }, view) };
   };
   /** One page of a search, priced in the display currency, with the currencies of its scope left unconverted. */
   const listing = async (query: ProductSearchQuery, scope: { category?: string; hostSlug?: string }, count = false) => {
@@ -198,6 +241,7 @@ export const directoryRoutes: FastifyPluginAsync<AppContext> = async (app, conte
       const page = await listListedHosts(context.directory, {
         limit: request.query.limit ?? 50,
         afterSlug: decodeHostCursor(request.query.cursor),
+        freshness: freshnessOf(staleAfterDays, true),
       });
       return { hosts: page.hosts, next_cursor: page.next ? Buffer.from(page.next, 'utf8').toString('base64url') : null };
     },
@@ -216,9 +260,10 @@ export const directoryRoutes: FastifyPluginAsync<AppContext> = async (app, conte
       },
     },
     async (request) => {
-      const host = await findListedHost(context.directory, request.params.slug);
+      const host = await findListedHost(context.directory, request.params.slug, freshnessOf(staleAfterDays, true));
       if (!host) throw new Problem('NOT_FOUND', `no listed host "${request.params.slug}"`);
-      return { host, ...(await listing({ ...request.query, host: host.slug }, { hostSlug: host.slug })) };
+      // A host asked for by name lists its products, stale or not: its answer says whether it is.
+      return { host, ...(await listing({ ...request.query, host: host.slug, include_stale: '1' }, { hostSlug: host.slug })) };
     },
   );
 
@@ -252,10 +297,31 @@ export const directoryRoutes: FastifyPluginAsync<AppContext> = async (app, conte
       },
     },
     async (request) => {
-      const [product, rates] = await Promise.all([findListedProduct(context.directory, request.params.id), currentRates(context.directory)]);
+      const [product, rates] = await Promise.all([
+        findListedProduct(context.directory, request.params.id, freshnessOf(staleAfterDays, true), dayBefore(PRICE_DROP_DAYS)),
+        currentRates(context.directory),
+      ]);
       if (!product) throw new Problem('NOT_FOUND', `no listed product "${request.params.id}"`);
       const view = priceView({ display: request.query.display_currency }, context.config.displayCurrency, rates, true);
       return { product: pricedProduct(product, view), display_currency: view.currency };
+    },
+  );
+
+  app.get<{ Params: Static<typeof ProductParams> }>(
+    '/api/v1/directory/products/:id/price-history',
+    {
+      schema: {
+        tags: TAGS,
+        operationId: 'getDirectoryProductPriceHistory',
+        summary: "A listed product's prices over time, as its provider's syncs changed them",
+        params: ProductParams,
+        response: { 200: json("the product's prices over time", PriceHistoryAnswer) },
+      },
+    },
+    async (request) => {
+      const history = await listedPriceHistory(context.directory, request.params.id);
+      if (!history) throw new Problem('NOT_FOUND', `no listed product "${request.params.id}"`);
+      return { product_id: request.params.id, ...history };
     },
   );
 };

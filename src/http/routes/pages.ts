@@ -31,12 +31,15 @@ import {
   type PageFilters,
   type ResultPage,
 } from '../../web/pages.js';
+import { dayBefore, freshnessOf } from '../../store/freshness.js';
+import { listedPriceHistory } from '../../store/price-history.js';
 import type { AppContext } from '../context.js';
-import { encodeSearchCursor, SPEC_RANGE_PARAMETERS, toProductSearch, type ProductSearchQuery } from '../directory-query.js';
+import { encodeSearchCursor, PRICE_DROP_DAYS, SPEC_RANGE_PARAMETERS, toProductSearch, type ProductSearchQuery } from '../directory-query.js';
 import { BASE_CURRENCY } from '../../catalog/rates.js';
 import { currentRates, unconvertedCurrencies } from '../../store/rates.js';
 import { priceView, pricedProduct, unconvertedAmong, type PriceView } from '../listed-prices.js';
 import { Problem } from '../problems.js';
+import { isCalendarDay } from '../directory-query.js';
 import { publicBaseUrl } from '../public-url.js';
 
 const PAGE_SIZE = 24;
@@ -54,6 +57,7 @@ function text(query: RawQuery, name: string, maxLength = 200): string | undefine
 const RANGE_PARAMETERS = new Set<string>(SPEC_RANGE_PARAMETERS);
 const PAGE_PARAMETERS = new Set([
   'q', 'category', 'location', 'feature', 'country', 'disk_type', 'max_price', 'currency', 'display_currency', 'period', 'view', 'sort', 'cursor',
+  'include_stale', 'price_dropped_since',
 ]);
 
 /**
@@ -108,6 +112,12 @@ function filtersOf(query: RawQuery, fixed: { category?: string } = {}): { filter
     if (view === 'table') filters.view = 'table';
     else if (view !== 'cards') problems.push(`View “${view}” is not one of cards, table.`);
   }
+  const dropped = text(query, 'price_dropped_since', 200);
+  if (dropped) {
+    filters.price_dropped_since = dropped;
+    if (!isCalendarDay(dropped)) problems.push(`Price dropped since “${dropped}” is not a day (such as 2026-11-01).`);
+  }
+  if (text(query, 'include_stale', 200) === '1') filters.include_stale = true;
   for (const name of Object.keys(query)) {
     if (!RANGE_PARAMETERS.has(name)) continue;
     const value = text(query, name, 200);
@@ -130,7 +140,7 @@ function rangeLabel(parameter: string): string {
   return `${SPEC_LABELS[key]}${unit} ${parameter.startsWith('min_') ? 'at least' : 'at most'}`;
 }
 
-function searchOf(filters: PageFilters, cursor: string | undefined, view: PriceView, host?: string): ProductSearch {
+function searchOf(filters: PageFilters, cursor: string | undefined, staleAfterDays: number, view: PriceView, host?: string): ProductSearch {
   const { sort, order } = pageSort(filters.sort) ?? PAGE_SORTS.price;
   const ranges = Object.fromEntries(Object.entries(filters.ranges ?? {}).map(([name, value]) => [name, Number(value)]));
   return toProductSearch(
@@ -150,10 +160,44 @@ function searchOf(filters: PageFilters, cursor: string | undefined, view: PriceV
       order,
       cursor,
       limit: PAGE_SIZE,
+      // A provider's own page lists its plans, stale or not, and says which.
+      include_stale: filters.include_stale || host !== undefined ? '1' : undefined,
+      price_dropped_since: filters.price_dropped_since,
     },
-    { limit: PAGE_SIZE },
+    { limit: PAGE_SIZE, staleAfterDays },
     view,
   );
+}
+
+/** The same search as the feed and the export take it: the JSON API's parameters. */
+function apiQuery(filters: PageFilters, host?: string): string {
+  const { sort, order } = pageSort(filters.sort) ?? PAGE_SORTS.price;
+  return queryString({
+    q: filters.q,
+    category: filters.category,
+    location: filters.location,
+    feature: filters.feature,
+    country: filters.country,
+    disk_type: filters.disk_type,
+    ...filters.ranges,
+    host,
+    max_price: filters.max_price,
+    currency: filters.max_price === undefined ? undefined : (filters.currency ?? 'USD'),
+    include_stale: filters.include_stale || host !== undefined ? '1' : undefined,
+    price_dropped_since: filters.price_dropped_since,
+    sort: sort === 'price' ? undefined : sort,
+    // Only an order other than the sort's own default (ascending for price and name, else descending).
+    order: order === (sort === 'price' || sort === 'name' ? 'asc' : 'desc') ? undefined : order,
+  });
+}
+
+function takeAwayLinks(filters: PageFilters, host?: string): { feedHref: string; csvHref: string } {
+  // The feed is ordered by time: the sort is the export's only.
+  const { sort: _sort, ...unsorted } = filters;
+  return {
+    feedHref: `/api/v1/directory/feed.atom${apiQuery({ ...unsorted, sort: 'price' }, host)}`,
+    csvHref: `/api/v1/directory/export.csv${apiQuery(filters, host)}`,
+  };
 }
 
 function filterParams(filters: PageFilters, withCategory: boolean): Record<string, string | undefined> {
@@ -169,6 +213,8 @@ function filterParams(filters: PageFilters, withCategory: boolean): Record<strin
     currency: filters.currency,
     display_currency: filters.display_currency,
     period: filters.period,
+    include_stale: filters.include_stale ? '1' : undefined,
+    price_dropped_since: filters.price_dropped_since,
     view: filters.view,
     sort: filters.sort === 'price' ? undefined : filters.sort,
   };
@@ -214,6 +260,7 @@ async function resultPage(
   path: string,
   params: Record<string, string | undefined>,
   onFirstPage: boolean,
+  links: { feedHref: string; csvHref: string },
   prices: { view: PriceView; filters: PageFilters; scope: { category?: string; hostSlug?: string } },
 ): Promise<ResultPage> {
   const [page, count, unconverted, choices] = await Promise.all([
@@ -229,6 +276,7 @@ async function resultPage(
     prices: priceDisplay(prices.view, prices.filters, unconverted, present),
     nextHref: cursor ? `${path}${queryString({ ...params, cursor })}` : null,
     firstHref: onFirstPage ? null : `${path}${queryString(params)}`,
+    ...links,
     count,
     clearHref: clearHref(path, params),
     sortHref: (sort) => `${path}${queryString({ ...params, sort: sort === 'price' ? undefined : sort })}`,
@@ -253,6 +301,8 @@ function problemPage(path: string, params: Record<string, string | undefined>, p
     clearHref: `${path}${queryString({ q: params.q })}`,
     sortHref: () => path,
     problems,
+    feedHref: '',
+    csvHref: '',
   };
 }
 
@@ -278,7 +328,7 @@ async function listing(
   const prices = priceDisplay(view, filters, [], []);
   if (problems.length > 0) return problemPage(path, params, problems, prices);
   try {
-    return await resultPage(context, searchOf(filters, cursor, view), path, params, !cursor, { view, filters, scope });
+    return await resultPage(context, searchOf(filters, cursor, context.config.staleAfterDays, view), path, params, !cursor, takeAwayLinks(filters), { view, filters, scope });
   } catch (error) {
     const found = problemsOf(error);
     if (found === null) throw error;
@@ -316,24 +366,26 @@ export function sendNotFoundPage(reply: FastifyReply, what: string): FastifyRepl
 
 export const pageRoutes: FastifyPluginAsync<AppContext> = async (app, context) => {
   const categories = (): Promise<Category[]> => listCategories(context.directory);
+  const { staleAfterDays } = context.config;
+  const hostsFreshness = () => freshnessOf(staleAfterDays, true);
 
   app.get('/', async (request, reply) => {
     const [listed, hosts] = await Promise.all([
       listListedCategories(context.directory),
-      listListedHosts(context.directory, { limit: 30, afterSlug: null }),
+      listListedHosts(context.directory, { limit: 30, afterSlug: null, freshness: hostsFreshness() }),
     ]);
     return sendPage(reply, homePage(listed, hosts.hosts), 200, canonical(context, request, '/').head);
   });
 
   app.get<{ Querystring: RawQuery }>('/hosts', async (request, reply) => {
     const after = text(request.query, 'after', 63) ?? null;
-    const page = await listListedHosts(context.directory, { limit: 60, afterSlug: after });
+    const page = await listListedHosts(context.directory, { limit: 60, afterSlug: after, freshness: hostsFreshness() });
     const head = canonical(context, request, '/hosts', { after: after ?? undefined }).head;
     return sendPage(reply, hostsPage(page.hosts, page.next ? `/hosts${queryString({ after: page.next })}` : null), 200, head);
   });
 
   app.get<{ Params: { slug: string }; Querystring: RawQuery }>('/hosts/:slug', async (request, reply) => {
-    const host = await findListedHost(context.directory, request.params.slug);
+    const host = await findListedHost(context.directory, request.params.slug, hostsFreshness());
     if (!host) return sendNotFoundPage(reply, 'No provider with that name is listed.');
     return orBadRequest(reply, async () => {
       const cursor = text(request.query, 'cursor', 500);
@@ -341,8 +393,15 @@ export const pageRoutes: FastifyPluginAsync<AppContext> = async (app, context) =
       const filters: PageFilters = { sort: 'price', ...(display_currency ? { display_currency } : {}), ...(period ? { period } : {}) };
       const view = await pageView(context, filters);
       const params = { display_currency: filters.display_currency, period: filters.period };
-      const path = `/hosts/${encodeURIComponent(host.slug)}`;
-      const page = await resultPage(context, searchOf(filters, cursor, view, host.slug), path, params, !cursor, { view, filters, scope: { hostSlug: host.slug } });
+      const page = await resultPage(
+        context,
+        searchOf(filters, cursor, staleAfterDays, view, host.slug),
+        `/hosts/${encodeURIComponent(host.slug)}`,
+        params,
+        !cursor,
+        takeAwayLinks(filters, host.slug),
+        { view, filters, scope: { hostSlug: host.slug } },
+      );
       page.clearHref = null;
       const head = canonical(context, request, `/hosts/${encodeURIComponent(host.slug)}`).head;
       return sendPage(reply, hostPage(host, page, await categories()), 200, head);
@@ -387,7 +446,10 @@ export const pageRoutes: FastifyPluginAsync<AppContext> = async (app, context) =
   );
 
   app.get<{ Params: { id: string }; Querystring: RawQuery }>('/products/:id', async (request, reply) => {
-    const product = await findListedProduct(context.directory, request.params.id);
+    const [product, history] = await Promise.all([
+      findListedProduct(context.directory, request.params.id, hostsFreshness(), dayBefore(PRICE_DROP_DAYS)),
+      listedPriceHistory(context.directory, request.params.id),
+    ]);
     if (!product) return sendNotFoundPage(reply, 'This product is not listed (any more). The provider may have withdrawn it.');
     const { display_currency } = filtersOf(request.query).filters;
     const filters: PageFilters = { sort: 'price', ...(display_currency ? { display_currency } : {}) };
@@ -395,7 +457,7 @@ export const pageRoutes: FastifyPluginAsync<AppContext> = async (app, context) =
     const all = await categories();
     const { url, head } = canonical(context, request, `/products/${encodeURIComponent(product.id)}`);
     const label = all.find((category) => category.slug === product.category)?.label ?? product.category;
-    const page = productPage(pricedProduct(product, view), all, { ...priceDisplay(view, filters, [], []), carry: '' });
+    const page = productPage(pricedProduct(product, view), all, { ...priceDisplay(view, filters, [], []), carry: '' }, history);
     return sendPage(reply, page, 200, html`${head}\n${jsonLdScript(productStructuredData(product, url, label))}`);
   });
 };

@@ -1,0 +1,141 @@
+// What the directory's feeds read: price drops matching a search (its Atom feed), the change feed of every applied
+// sync (for aggregators), and a validator of the directory's state for the streamed exports.
+import type { Queryable } from './db.js';
+import { conditionsOf, productColumns, toListedProduct, type ListedProduct, type ProductSearch } from './directory.js';
+import { iso } from './rows.js';
+import { decodeRunActions } from './sync-runs.js';
+
+export interface PriceDrop {
+  product: ListedProduct;
+  /** when the sync that lowered it was applied, and its id */
+  at: string;
+  sync_id: string;
+  previous_monthly_price: number;
+  monthly_price: number;
+}
+
+/** The newest price drops (a lower monthly price in the same currency) of products matching the search. */
+export async function recentPriceDrops(db: Queryable, search: Omit<ProductSearch, 'sort' | 'order' | 'after'>): Promise<PriceDrop[]> {
+  const filters = await conditionsOf(db, search);
+  if (filters === null) return [];
+  const { rows } = await db.query(
+    `SELECT ${productColumns(filters.since)}, e.replaced_at, e.sync_id, e.monthly_price::float8 AS was, e.new_monthly_price::float8 AS became
+     FROM price_history e
+       JOIN products p ON p.host_id = e.host_id AND p.id = e.product_id
+       JOIN hosts h ON h.id = p.host_id
+     WHERE e.new_monthly_price < e.monthly_price AND e.new_currency = e.currency AND ${filters.where.join(' AND ')}
+     ORDER BY e.replaced_at DESC, e.sync_id DESC
+     LIMIT ${filters.param(search.limit)}`,
+    filters.params,
+  );
+  return rows.map((row) => ({
+    product: toListedProduct(row, search.freshness),
+    at: iso(row.replaced_at),
+    sync_id: String(row.sync_id),
+    previous_monthly_price: Number(row.was),
+    monthly_price: Number(row.became),
+  }));
+}
+
+/** Where a reader of the change feed stands: after `index` changes of the run `runId` of transaction `xid`. */
+export interface ChangePosition {
+  xid: string;
+  runId: string;
+  index: number;
+}
+
+export type ChangeAction = 'created' | 'updated' | 'reactivated' | 'deactivated';
+
+export interface DirectoryChange {
+  product_id: string;
+  action: ChangeAction;
+  host: string;
+  sync_id: string;
+  at: string;
+}
+
+/** Runs read per query while a page of changes fills: a run may hold 50 000 changes, or one. */
+const RUNS_PER_READ = 20;
+
+/**
+ * Up to `limit` changes after `after` (from the first when null), in the order of the transactions that made them,
+ * and the position after the last one (where the next read starts, `after` itself when there is nothing new). Only
+ * runs of transactions older than every transaction still running are read, so that a run committed later always
+ * comes after a position already handed out; unchanged products and suspended hosts' runs are left out.
+ */
+export async function changesAfter(
+  db: Queryable,
+  after: ChangePosition | null,
+  limit: number,
+): Promise<{ changes: DirectoryChange[]; next: ChangePosition | null; more: boolean }> {
+  const changes: DirectoryChange[] = [];
+  let position = after;
+  for (;;) {
+    const { rows } = await db.query(
+      `SELECT r.change_xid::text AS xid, r.id, r.applied_at, r.actions, h.slug
+       FROM sync_runs r JOIN hosts h ON h.id = r.host_id
+       WHERE NOT r.dry_run AND r.created + r.updated + r.reactivated + r.deactivated > 0
+         AND r.change_xid < pg_snapshot_xmin(pg_current_snapshot())
+         AND ($1::text IS NULL OR (r.change_xid, r.id) >= ($1::text::xid8, $2::text))
+         AND h.status = 'active'
+       ORDER BY r.change_xid, r.id
+       LIMIT ${RUNS_PER_READ}`,
+      [position?.xid ?? null, position?.runId ?? ''],
+    );
+    for (const row of rows) {
+      const runId = String(row.id);
+      const xid = String(row.xid);
+      const actions = decodeRunActions(row.actions as string | null);
+      const entries = [
+        ...actions.products.filter((p) => p.action !== 'unchanged').map((p) => ({ id: p.id, action: p.action as ChangeAction })),
+        ...actions.deactivated.map((d) => ({ id: d.id, action: 'deactivated' as const })),
+      ];
+      const start = position && position.xid === xid && position.runId === runId ? position.index : 0;
+      for (let k = start; k < entries.length; k++) {
+        if (changes.length === limit) return { changes, next: position, more: true };
+        const entry = entries[k]!;
+        changes.push({ product_id: entry.id, action: entry.action, host: String(row.slug), sync_id: runId, at: iso(row.applied_at) });
+        position = { xid, runId, index: k + 1 };
+      }
+      position = { xid, runId, index: Math.max(start, entries.length) };
+    }
+    if (rows.length < RUNS_PER_READ) return { changes, next: position, more: false };
+  }
+}
+
+/**
+ * Changes with every listed product they name, as it is now (null when it is no longer listed). `freshness` marks them.
+ */
+export async function listedProductsById(
+  db: Queryable,
+  ids: readonly string[],
+  freshness: ListedProductFreshness,
+): Promise<Map<string, ListedProduct>> {
+  if (ids.length === 0) return new Map();
+  const { rows } = await db.query(
+    `SELECT ${productColumns('$2::text')}
+     FROM products p JOIN hosts h ON h.id = p.host_id
+     WHERE p.id = ANY($1::text[]) AND p.status = 'active' AND h.status = 'active'`,
+    [ids, freshness.dropsSince],
+  );
+  return new Map(rows.map((row) => [String(row.id), toListedProduct(row, freshness)]));
+}
+
+type ListedProductFreshness = ProductSearch['freshness'] & { dropsSince: string };
+
+/**
+ * A validator of everything the public listing shows: any sync, suspension or activation changes it, and so does a
+ * host turning stale (the count of fresh hosts). What an export of a search holds follows from it.
+ */
+export async function directoryVersion(db: Queryable, staleBefore: Date): Promise<string> {
+  const { rows } = await db.query(
+    `SELECT max(confirmed_at)::text AS confirmed, max(updated_at)::text AS updated, count(*) AS hosts,
+            count(*) FILTER (WHERE status = 'active' AND confirmed_at >= $1::timestamptz) AS fresh,
+            (SELECT count(*) FROM categories) AS categories
+     FROM hosts`,
+    [staleBefore.toISOString()],
+  );
+  const row = rows[0]!;
+  // The day too: cards mark price drops of the last days, counted from today.
+  return [row.confirmed, row.updated, row.hosts, row.fresh, row.categories, new Date().toISOString().slice(0, 10)].map(String).join('|');
+}
