@@ -211,13 +211,15 @@ export function toProductSearch(
   if (host !== undefined) search.hostSlug = host;
   if (currency !== undefined) search.currency = currency;
   if (query.max_price !== undefined) {
-    if (currency === prices.currency) {
+    // The limit is in the display currency, which is `currency` unless another is asked for.
+    const limitIn = given(query.display_currency)?.toUpperCase() ?? currency ?? prices.currency;
+    if (limitIn === currency) {
       search.maxMonthlyPrice = query.max_price;
     } else {
-      const rate = prices.currency === BASE_CURRENCY ? 1 : prices.rates.get(prices.currency)?.rate;
+      const rate = limitIn === BASE_CURRENCY ? 1 : limitIn === prices.currency ? prices.rates.get(limitIn)?.rate : undefined;
       if (rate === undefined) {
-        throw new Problem('VALIDATION_FAILED', `no exchange rate for ${prices.currency}`, {
-          errors: [{ parameter: 'display_currency', code: 'no_rate', detail: `max_price is in the display currency, which has no exchange rate` }],
+        throw new Problem('VALIDATION_FAILED', `no exchange rate for ${limitIn}`, {
+          errors: [{ parameter: 'display_currency', code: 'no_rate', detail: `max_price is in the display currency, ${limitIn}, which has no exchange rate` }],
         });
       }
       // Rounded up to the stored precision, so that a product priced exactly at the limit is in.

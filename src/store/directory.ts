@@ -320,8 +320,9 @@ export async function searchProducts(
     const pricedOnly = filters.copy();
     pricedOnly.where.push(`${key.expression} IS NOT NULL`);
     priced = await pageOf(db, pricedOnly, key, search, textLeads, search.after);
-    // A price drop needs a price: sorted by price, the unpriced segment has none.
-    const noneUnpriced = search.sort === 'price' && search.priceDrops.only;
+    // A price drop needs a price: sorted by the prices as sent, the unpriced segment has none (sorted by the EUR
+    // prices, it also holds the priced products whose currency has no rate).
+    const noneUnpriced = search.sort === 'price' && search.priceDrops.only && key === NATIVE_PRICE_KEY;
     if (priced.more || excludesUnknown || noneUnpriced) return pageResult(priced.rows, priced.more, search.freshness);
   }
   const unpricedOnly = filters.copy();

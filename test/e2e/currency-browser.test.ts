@@ -69,7 +69,7 @@ describe('switching the display currency in a browser', () => {
     const pound = page.locator('li.card', { hasText: 'Pound VPS' });
     expect(await pound.textContent()).toContain('£10.00');
     expect(await pound.textContent()).toContain('≈ $24.00 per month');
-    expect(await pound.locator('time').getAttribute('datetime')).toBe('2026-11-20');
+    expect(await pound.locator('.converted time').getAttribute('datetime')).toBe('2026-11-20');
     expect(await page.getByLabel('Max. per month (USD)').count()).toBe(1);
 
     // A price limit in dollars: 20 USD leaves out the pound plan (24 USD).
