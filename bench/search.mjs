@@ -91,6 +91,7 @@ async function generate(databaseName, main) {
     // A baseline from before comparable specs has no derived columns: its rows are generated without them.
     const derives = (await client.query(`SELECT 1 FROM information_schema.columns WHERE table_name = 'products' AND column_name = 'spec_values'`)).rowCount > 0;
     const derived = derives ? await derivedSql() : null;
+    const converts = (await client.query(`SELECT 1 FROM information_schema.tables WHERE table_name = 'exchange_rates'`)).rowCount > 0;
     await client.query(`SET maintenance_work_mem = '256MB'`);
     log(`generating ${HOSTS} hosts`);
     await client.query(
@@ -101,6 +102,11 @@ async function generate(databaseName, main) {
       [HOSTS],
     );
     const { rows: [{ first }] } = await client.query('SELECT min(id) AS first FROM hosts');
+    // Prices are compared in EUR, as a sync and a rates import store them (store/rates.ts); a baseline from before
+    // has no rates, and its rows are generated without their EUR prices.
+    if (converts) await client.query(
+      `INSERT INTO exchange_rates (currency, rate_date, rate, source) VALUES ('USD', '2026-11-20', 1.08, 'bench'), ('GBP', '2026-11-20', 0.85, 'bench')`,
+    );
     const chunk = 100_000;
     for (let from = 1; from <= PRODUCTS; from += chunk) {
       const to = Math.min(PRODUCTS, from + chunk - 1);
@@ -124,7 +130,8 @@ async function generate(databaseName, main) {
            FROM g)
          INSERT INTO products (host_id, external_id, id, status, name, category, price, currency, description, specs,
            pricing_tiers, setup_fee, contract_duration, features, datacenter_locations, fingerprint, created_at, updated_at
-           ${derived ? ', spec_values, facets, search_extra, derived_version' : ''})
+           ${derived ? ', spec_values, facets, search_extra, derived_version' : ''}
+           ${converts ? ', monthly_equivalent, base_monthly_price' : ''})
          SELECT $3::bigint + (i % $4::int), 'p' || i, 'prd_' || lpad(i::text, 26, '0'),
            CASE WHEN s % 33 = 0 THEN 'inactive' ELSE 'active' END,
            name, category, price, currency,
@@ -151,6 +158,8 @@ async function generate(databaseName, main) {
            ${derived.cityWords}[city1] || ' ' || ${derived.cityWords}[city2] || ' ' || ${sqlArray(FEATURES)}[feature1] || ' '
              || ${sqlArray(FEATURES)}[feature2] || ' ' || cpu || ' ' || ram || ' ' || disk,
            ${derived.version}` : ''}
+           ${converts ? `,
+           price, round(price / (CASE currency WHEN 'USD' THEN 1.08 WHEN 'GBP' THEN 0.85 ELSE 1 END), 6)` : ''}
          FROM v`,
         [from, to, first, HOSTS],
       );

@@ -1,6 +1,7 @@
 // Every setting hostdir reads from its environment, parsed and checked once at start.
 import { isIP } from 'node:net';
 import path from 'node:path';
+import { isKnownCurrency } from './catalog/currency.js';
 
 export interface Config {
   host: string;
@@ -63,6 +64,11 @@ export interface Config {
    * client's address, which the throttling of failed authentications counts by, is then the one they name
    */
   trustProxy: string[];
+  /** the currency prices are shown in (converted) when a visitor picks none */
+  displayCurrency: string;
+  /** where the server fetches exchange rates itself (the ECB's XML or the JSON form); null: only imports */
+  ratesUrl: string | null;
+  ratesRefreshSeconds: number;
   /** a host whose last applied sync is older than this many days (or that never synced) is stale */
   staleAfterDays: number;
   /** keep the prices each change replaces (PRICE_HISTORY=off only to measure what that costs) */
@@ -172,7 +178,18 @@ export function loadConfig(env: Env = process.env): Config {
         'run one worker, or point DATABASE_URL at a PostgreSQL server',
     );
   }
+  const displayCurrency = (text(env, 'DISPLAY_CURRENCY') ?? 'EUR').toUpperCase();
+  if (!/^[A-Z]{3}$/.test(displayCurrency) || !isKnownCurrency(displayCurrency)) {
+    throw new ConfigError(`DISPLAY_CURRENCY must be an ISO 4217 currency code, got "${displayCurrency}"`);
+  }
+  const ratesUrl = text(env, 'RATES_URL');
+  if (ratesUrl !== null && !/^https?:\/\/[^\s]+$/.test(ratesUrl)) {
+    throw new ConfigError('RATES_URL must be an http:// or https:// URL');
+  }
   return {
+    displayCurrency,
+    ratesUrl,
+    ratesRefreshSeconds: integer(env, 'RATES_REFRESH_SECONDS', 86_400, 1, 86_400 * 30),
     host: text(env, 'HOST') ?? '127.0.0.1',
     port: integer(env, 'PORT', 3000, 0, 65535),
     dataDir: path.resolve(text(env, 'DATA_DIR') ?? './data'),

@@ -9,6 +9,7 @@ import { loadConfig, type Config } from './config.js';
 import { buildApp, loggerOptions } from './http/app.js';
 import { isUnavailable, type Database } from './store/db.js';
 import { migrate } from './store/migrate.js';
+import { keepRatesFresh } from './rates-refresh.js';
 import { deriveStaleProducts } from './store/derived.js';
 import { forgetInstance, keepInstanceAlive, touchInstance } from './store/instances.js';
 import { openDatabase, openDirectoryReads, withMigrationDatabase } from './store/open.js';
@@ -29,6 +30,7 @@ async function startServer(config: Config = loadConfig()): Promise<RunningServer
   // This process's heartbeat: should it die, its Idempotency-Key claims are free again seconds later.
   const instanceId = newId('ins');
   let heartbeat: { stop(): void } | null = null;
+  let ratesRefresh: { stop(): void } | null = null;
   const logger = loggerOptions(config.logLevel, admin.token);
   // The public directory's reads go to a fresh replica of DATABASE_READ_URL when there is one.
   const replicas = openDirectoryReads(config, db, (replica, usable, why) =>
@@ -44,6 +46,7 @@ async function startServer(config: Config = loadConfig()): Promise<RunningServer
     await touchInstance(db, instanceId);
     heartbeat = keepInstanceAlive(db, instanceId, (error) => app.log.warn({ err: error }, 'heartbeat failed'));
     lifecycle.prepared = true;
+    if (config.ratesUrl) ratesRefresh = keepRatesFresh(db, config.ratesUrl, config.ratesRefreshSeconds, app.log);
     // Values derived by an older parser or gazetteer (or before there were any) are derived again, while serving.
     void deriveStaleProducts(db, { stop: () => lifecycle.closing }).then(
       (rewritten) => rewritten > 0 && app.log.info({ products: rewritten }, 'derived the comparable specs and facets again'),
@@ -107,6 +110,7 @@ async function startServer(config: Config = loadConfig()): Promise<RunningServer
       } finally {
         clearTimeout(deadline);
         if (retrying) clearTimeout(retrying);
+        (ratesRefresh as { stop(): void } | null)?.stop();
         await replicas?.stop();
         if (heartbeat) {
           (heartbeat as { stop(): void }).stop();

@@ -4,6 +4,8 @@ import type { ApiKey, IssuedApiKey } from '../store/api-keys.js';
 import type { Category } from '../store/categories.js';
 import type { Host as StoredHost, HostDetails } from '../store/hosts.js';
 import type { SyncRunRecord } from '../store/sync-runs.js';
+import type { ProfileChange } from '../catalog/host-profile.js';
+import type { RatesImport, StoredRate } from '../store/rates.js';
 
 // The answers of the admin API, as the server's store gives them (less the host's internal id).
 // Listings and details also say whether the host is stale; a host just created or changed comes without it.
@@ -14,6 +16,7 @@ export type SyncRun = SyncRunRecord;
 export type { ApiKey, Category };
 
 export type ProductStatus = 'active' | 'inactive';
+export type { ProfileChange, RatesImport, StoredRate };
 export type ProductStatusFilter = ProductStatus | 'all';
 
 /** The fields the command line shows; the API sends more, and `--json` passes them on untouched. */
@@ -151,6 +154,19 @@ export class AdminClient {
   activateHost(slug: string) {
     return this.request<{ host: Host }>('POST', `/hosts/${segment(slug)}/activate`);
   }
+  /** Fields left out are kept; null clears one. */
+  updateHost(slug: string, change: ProfileChange) {
+    return this.request<{ host: Host }>('PATCH', `/hosts/${segment(slug)}`, {}, change);
+  }
+
+  /** A rates file as read: the ECB's XML is sent as XML, anything else as the JSON form. */
+  importRates(text: string, source: string | undefined) {
+    const xml = text.replace(/^\uFEFF/, '').trimStart().startsWith('<');
+    return this.request<{ import: RatesImport }>('POST', '/rates', { source }, undefined, { type: xml ? 'application/xml' : 'application/json', text });
+  }
+  listRates(query: { currency?: string; limit?: number }) {
+    return this.request<{ base: string; rates: StoredRate[] }>('GET', '/rates', query);
+  }
 
   createKey(slug: string) {
     return this.request<{ api_key: IssuedKey }>('POST', `/hosts/${segment(slug)}/keys`);
@@ -176,7 +192,13 @@ export class AdminClient {
     return this.request<{ category: Category }>('POST', '/categories', {}, category);
   }
 
-  private async request<T>(method: 'GET' | 'POST', path: string, query: Query = {}, body?: unknown): Promise<T> {
+  private async request<T>(
+    method: 'GET' | 'POST' | 'PATCH',
+    path: string,
+    query: Query = {},
+    body?: unknown,
+    raw?: { type: string; text: string },
+  ): Promise<T> {
     const url = new URL(`${this.connection.baseUrl}/admin/v1${path}`);
     for (const [name, value] of Object.entries(query)) {
       if (value !== undefined) url.searchParams.set(name, String(value));
@@ -187,6 +209,7 @@ export class AdminClient {
     };
     // A bodiless POST carries no content-type: Fastify rejects an empty body declared as JSON.
     if (body !== undefined) headers['content-type'] = 'application/json';
+    if (raw !== undefined) headers['content-type'] = raw.type;
 
     let status: number;
     let text: string;
@@ -194,7 +217,7 @@ export class AdminClient {
       const response = await this.fetchFn(url, {
         method,
         headers,
-        body: body === undefined ? undefined : JSON.stringify(body),
+        body: raw !== undefined ? raw.text : body === undefined ? undefined : JSON.stringify(body),
         signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
       });
       status = response.status;

@@ -75,6 +75,15 @@ export function hostDetails(host: Host | HostDetail): string {
     ['created', formatTimestamp(host.created_at)],
     ['updated', formatTimestamp(host.updated_at)],
   ];
+  // The profile, when the host has one (hosts created before it, and answers of older servers, have none).
+  for (const [label, value] of [
+    ['website', host.website],
+    ['country', host.country],
+    ['description', host.description],
+    ['order link', host.order_url_template],
+  ] as const) {
+    if (typeof value === 'string') fields.push([label, value]);
+  }
   if ('product_counts' in host) {
     fields.push(
       ['products', `${host.product_counts.active} active, ${host.product_counts.inactive} inactive`],

@@ -30,6 +30,20 @@ import {
 } from './billing-import.js';
 import { EXIT } from './exit-codes.js';
 import { push, PushUsageError } from './push.js';
+import { profileChangeOf, ProfileUsageError, profileText, providerProfile, type ProfileOptions } from './profile.js';
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
+function profileChange(options: ProfileOptions) {
+  try {
+    return profileChangeOf(options);
+  } catch (error) {
+    if (error instanceof ProfileUsageError) throw new ConfigError(error.message);
+    throw error;
+  }
+}
 import {
   categoriesTable,
   hostDetails,
@@ -150,6 +164,22 @@ export function buildProgram(ctx: CliContext = processContext()): Command {
       print(cmd, body, () => `Host ${body.host.slug} is ${body.host.status}.`);
     });
 
+  const withProfileOptions = (cmd: Command) =>
+    cmd
+      .option('--website <url>', 'the website, https:// (an empty value clears it)')
+      .option('--description <text>', 'a short description, at most 500 characters')
+      .option('--country <code>', 'ISO 3166-1 alpha-2 country, e.g. DE')
+      .option('--order-url-template <url>', "the order link, https://, with {external_id} where the product's id goes")
+      .option('--clear <fields>', 'clear these fields (comma-separated: website, description, country, order_url_template)', collect, []);
+
+  withProfileOptions(withJson(hosts.command('update')))
+    .description("change a host's profile: website, description, country, order link")
+    .argument('<slug>')
+    .action(async (slug: string, options: ProfileOptions, cmd: Command) => {
+      const body = await client(cmd).updateHost(slug, profileChange(options));
+      print(cmd, body, () => `Updated host ${body.host.slug}.\n\n${profileText(body.host)}`);
+    });
+
   const keys = program.command('keys').description("hosts' API keys");
 
   withJson(keys.command('create'))
@@ -234,6 +264,58 @@ export function buildProgram(ctx: CliContext = processContext()): Command {
       const body = await client(cmd).addCategory({ slug, label });
       print(cmd, body, () => `Added category ${body.category.slug} (${body.category.label}).`);
     });
+
+  const rates = program.command('rates').description('exchange rates against EUR, which prices are compared in');
+
+  withJson(rates.command('import'))
+    .description("import exchange rates: the ECB's eurofxref-daily.xml (or its history files), or the JSON form")
+    .argument('<file>', 'eurofxref-daily.xml, or {"date": "2026-11-20", "rates": {"USD": 1.08}}')
+    .option('--source <name>', 'where the rates come from, kept with them (default: the ECB for XML)')
+    .action(async (file: string, options: { source?: string }, cmd: Command) => {
+      const text = ctx.readFile(file);
+      if (text === undefined) throw new ConfigError(`no such file: ${file}`);
+      const body = await client(cmd).importRates(text, options.source);
+      const { import: done } = body;
+      print(cmd, body, () => `Imported ${done.days} day(s) of rates up to ${done.date}: ${done.rates_written} rate(s) written, ${done.products_updated} product price(s) converted again.`);
+    });
+
+  withJson(rates.command('list'))
+    .description("list each currency's latest rate, or one currency's days")
+    .option('--currency <code>', 'the days of one currency, newest first')
+    .option('--limit <n>', 'days to list', positiveInteger)
+    .action(async (options: { currency?: string; limit?: number }, cmd: Command) => {
+      const body = await client(cmd).listRates(options);
+      print(cmd, body, () =>
+        body.rates.length === 0
+          ? 'No exchange rates yet: import some with hostdir rates import <file>.'
+          : ['currency  1 EUR =        date        source', ...body.rates.map((rate) => `${rate.currency.padEnd(9)} ${String(rate.rate).padEnd(14)} ${rate.date}  ${rate.source}`)].join('\n'),
+      );
+    });
+
+  const profile = program.command('profile').description("a provider's own profile, with its API key (like push)");
+
+  withJson(profile.command('show'))
+    .description("show the provider's profile")
+    .option('--key <rk_…>', 'the API key (default: $HOSTDIR_API_KEY)')
+    .action(async (options: { key?: string }, cmd: Command) => {
+      const body = await providerProfile(...providerConnection(options, cmd), ctx.fetch);
+      print(cmd, body, () => profileText(body.profile));
+    });
+
+  withProfileOptions(withJson(profile.command('set')))
+    .description("change the provider's profile: fields not given are kept")
+    .option('--key <rk_…>', 'the API key (default: $HOSTDIR_API_KEY)')
+    .action(async (options: ProfileOptions & { key?: string }, cmd: Command) => {
+      const body = await providerProfile(...providerConnection(options, cmd), ctx.fetch, profileChange(options));
+      print(cmd, body, () => `Profile updated.\n\n${profileText(body.profile)}`);
+    });
+
+  /** The server and the provider's key, as push finds them. */
+  const providerConnection = (options: { key?: string }, cmd: Command): [string, string] => {
+    const apiKey = options.key ?? nonEmptyEnv(ctx.env.HOSTDIR_API_KEY);
+    if (!apiKey) throw new ConfigError('no API key: pass --key rk_… or set HOSTDIR_API_KEY');
+    return [resolveBaseUrl(cmd.optsWithGlobals<{ url?: string }>().url ?? nonEmptyEnv(ctx.env.HOSTDIR_URL) ?? DEFAULT_URL), apiKey];
+  };
 
   withJson(program.command('seed-demo'))
     .description('fill an empty directory with example providers, synced through the real sync endpoint')

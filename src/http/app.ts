@@ -25,6 +25,7 @@ import { pageRoutes, sendNotFoundPage } from './routes/pages.js';
 import { problemPageRoutes } from './routes/problem-pages.js';
 import { seoRoutes } from './routes/seo.js';
 import { productRoutes } from './routes/products.js';
+import { profileRoutes } from './routes/profile.js';
 import { syncRoutes } from './routes/sync.js';
 import { syncRunRoutes } from './routes/sync-runs.js';
 import { SyncSlots } from '../sync/slots.js';
@@ -345,6 +346,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(syncRoutes, context);
   await app.register(syncRunRoutes, context);
   await app.register(productRoutes, context);
+  await app.register(profileRoutes, context);
   await app.register(adminRoutes, context);
   await app.register(publicReads, context);
   return app;

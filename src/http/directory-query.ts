@@ -6,6 +6,7 @@ import { COUNTRY_LABELS } from '../catalog/gazetteer.js';
 import { idPattern } from '../catalog/ids.js';
 import { DISK_TYPES, NUMERIC_SPEC_KEYS, NUMERIC_SPECS, UNLIMITED, type NumericSpec } from '../catalog/specs.js';
 import type { DirectorySort, Keyset, ProductSearch, SortOrder, SpecRange } from '../store/directory.js';
+import { BASE_CURRENCY, type RateTable } from '../catalog/rates.js';
 import { dayBefore, freshnessOf } from '../store/freshness.js';
 import { Problem } from './problems.js';
 
@@ -53,15 +54,32 @@ export const ProductSearchQuery = Type.Object({
   disk_type: Type.Optional(Type.Union(DISK_TYPES.map((type) => Type.Literal(type)), { description: 'the normalized disk type' })),
   ...SPEC_RANGES,
   host: Type.Optional(Type.String({ maxLength: 63, description: "a host's slug" })),
-  currency: Type.Optional(Type.String({ pattern: CURRENCY_CODE_PATTERN, description: 'only prices in this ISO 4217 currency' })),
+  currency: Type.Optional(
+    Type.String({
+      pattern: CURRENCY_CODE_PATTERN,
+      description: 'only products priced in this ISO 4217 currency; sorted by price, they are then in the order of their prices as sent',
+    }),
+  ),
+  display_currency: Type.Optional(
+    Type.String({
+      pattern: CURRENCY_CODE_PATTERN,
+      description:
+        'the currency of `converted` and of max_price: EUR or one with an exchange rate (422 otherwise); ' +
+        'default: `currency` if it has a rate, else the server\'s DISPLAY_CURRENCY',
+    }),
+  ),
   max_price: Type.Optional(
     Type.Number({
       minimum: 0,
       maximum: 1_000_000_000,
       description:
-        'the most a product may cost per month, in `currency` (required with it); never converted between currencies; ' +
-        'products without a price are left out',
+        'the most a product may cost per month, in the display currency: converted, compared with every product that has a ' +
+        'price in EUR (products whose currency has no rate, and products without a price, are left out); with `currency` ' +
+        'equal to the display currency, compared with the prices as sent',
     }),
+  ),
+  period: Type.Optional(
+    Type.Union([Type.Literal('month'), Type.Literal('year')], { description: 'the pages show prices per month (default) or per year; the JSON answer carries both' }),
   ),
   include_stale: Type.Optional(
     Type.Union([Type.Literal('1'), Type.Literal('0'), Type.Literal('true'), Type.Literal('false')], {
@@ -77,7 +95,8 @@ export const ProductSearchQuery = Type.Object({
   sort: Type.Optional(
     Type.Union(DIRECTORY_SORTS.map((sort) => Type.Literal(sort)), {
       default: 'price',
-      description: 'price is the monthly price, a spec key its normalized value; products without one come last in both orders',
+      description:
+        'price is the monthly price (or monthly equivalent) in EUR, a spec key its normalized value; products without one come last in both orders',
     }),
   ),
   order: Type.Optional(Type.Union([Type.Literal('asc'), Type.Literal('desc')], { description: 'default: asc for price and name, desc for newest and the specs' })),
@@ -133,7 +152,7 @@ function decodeSearchCursor(cursor: string, sort: DirectorySort, order: SortOrde
 }
 
 /** Empty parameters (as an HTML form sends them) mean "no filter". */
-function given(value: string | undefined): string | undefined {
+export function given(value: string | undefined): string | undefined {
   const trimmed = value?.trim();
   return trimmed ? trimmed : undefined;
 }
@@ -146,16 +165,18 @@ export function isCalendarDay(day: string): boolean {
   return /^\d{4}-\d{2}-\d{2}$/.test(day) && new Date(`${day}T00:00:00Z`).toISOString().slice(0, 10) === day;
 }
 
-/** Turns a checked query into a search; a maximum price without a currency is refused. */
-export function toProductSearch(query: ProductSearchQuery, defaults: { limit?: number; staleAfterDays: number }): ProductSearch {
+/**
+ * Turns a checked query into a search. A maximum price is in the display currency (`prices`): compared with the
+ * prices as sent when the search is within that one currency, else converted into EUR and compared with the EUR prices.
+ */
+export function toProductSearch(
+  query: ProductSearchQuery,
+  defaults: { limit?: number; staleAfterDays: number },
+  prices: { currency: string; rates: RateTable } = { currency: BASE_CURRENCY, rates: new Map() },
+): ProductSearch {
   const sort = query.sort ?? 'price';
   const order = query.order ?? DEFAULT_ORDER[sort];
   const currency = given(query.currency)?.toUpperCase();
-  if (query.max_price !== undefined && currency === undefined) {
-    throw new Problem('VALIDATION_FAILED', 'max_price needs a currency', {
-      errors: [{ parameter: 'currency', code: 'required', detail: 'prices are compared within one currency: add currency=USD (or another)' }],
-    });
-  }
   const country = given(query.country)?.toUpperCase();
   if (country !== undefined && !COUNTRY_LABELS.has(country)) {
     throw new Problem('VALIDATION_FAILED', `no datacenter location is known to be in country ${country}`, {
@@ -189,7 +210,22 @@ export function toProductSearch(query: ProductSearchQuery, defaults: { limit?: n
   if (feature !== undefined) search.feature = feature;
   if (host !== undefined) search.hostSlug = host;
   if (currency !== undefined) search.currency = currency;
-  if (query.max_price !== undefined) search.maxMonthlyPrice = query.max_price;
+  if (query.max_price !== undefined) {
+    // The limit is in the display currency, which is `currency` unless another is asked for.
+    const limitIn = given(query.display_currency)?.toUpperCase() ?? currency ?? prices.currency;
+    if (limitIn === currency) {
+      search.maxMonthlyPrice = query.max_price;
+    } else {
+      const rate = limitIn === BASE_CURRENCY ? 1 : limitIn === prices.currency ? prices.rates.get(limitIn)?.rate : undefined;
+      if (rate === undefined) {
+        throw new Problem('VALIDATION_FAILED', `no exchange rate for ${limitIn}`, {
+          errors: [{ parameter: 'display_currency', code: 'no_rate', detail: `max_price is in the display currency, ${limitIn}, which has no exchange rate` }],
+        });
+      }
+      // Rounded up to the stored precision, so that a product priced exactly at the limit is in.
+      search.maxBasePrice = Math.ceil((query.max_price / rate) * 1e6) / 1e6;
+    }
+  }
   if (country !== undefined) search.country = country;
   if (query.disk_type !== undefined) search.diskType = query.disk_type;
   if (ranges.length > 0) search.ranges = ranges;

@@ -7,6 +7,8 @@ import type { Queryable } from './db.js';
 import { isStale, type Freshness } from './freshness.js';
 import { droppedSince, monthlyPriceSince } from './price-history.js';
 import { contentOfRow, SELECT_CONTENT } from './product-columns.js';
+import { expandOrderUrl } from '../catalog/host-profile.js';
+import { PUBLIC_PROFILE_COLUMNS, publicProfileOf, type HostProfile } from './hosts.js';
 import { iso, isoOrNull, numberOrNull } from './rows.js';
 
 export type { Freshness } from './freshness.js';
@@ -38,9 +40,12 @@ export interface ProductSearch {
   country?: string;
   ranges?: SpecRange[];
   diskType?: DiskType;
+  /** only products priced in this currency; a price sort then orders by the prices as sent, not converted */
   currency?: string;
-  /** monthly price at most this, in `currency` (prices are never converted between currencies); excludes unpriced products */
+  /** monthly price at most this, in `currency` (compared as sent, unconverted); excludes unpriced products */
   maxMonthlyPrice?: number;
+  /** monthly price (or its monthly equivalent) in EUR at most this; excludes products without a EUR price */
+  maxBasePrice?: number;
   hostSlug?: string;
   /** when hosts turn stale, and whether stale hosts' products are listed too */
   freshness: Freshness;
@@ -72,6 +77,12 @@ export interface ListedProduct extends Content {
   places: ListedPlace[];
   /** the monthly pricing tier if the product has one, else price; null when it has neither ("price on request") */
   monthly_price: number | null;
+  /** the price per month, or its equivalent for a plan sold by longer periods (catalog/true-cost.ts); null if none */
+  monthly_equivalent: number | null;
+  /** monthly_equivalent in EUR; null when there is none, or no exchange rate for the product's currency */
+  base_monthly_price: number | null;
+  /** the host's order link for this product, when the host has a template; else null */
+  order_url: string | null;
   created_at: string;
   updated_at: string;
   host: ListedHostRef;
@@ -83,7 +94,7 @@ export interface ListedProduct extends Content {
   price_drop: { since: string; previous_monthly_price: number } | null;
 }
 
-export interface ListedHost {
+export interface ListedHost extends HostProfile {
   slug: string;
   name: string;
   default_currency: string;
@@ -146,9 +157,10 @@ export function searchWords(text: string): string[] {
 }
 
 /** The columns of a listed product; `since` is the SQL of the day price drops are shown since. */
-export const productColumns = (since: string) => `p.id, ${SELECT_CONTENT}, p.spec_values, p.monthly_price::float8 AS monthly_price, p.created_at,
-  p.updated_at, h.slug AS host_slug, h.name AS host_name, h.confirmed_at, ${since}::text AS drop_since,
-  ${monthlyPriceSince(since)}::float8 AS price_then`;
+export const productColumns = (since: string) => `p.id, ${SELECT_CONTENT}, p.spec_values, p.monthly_price::float8 AS monthly_price,
+  p.monthly_equivalent::float8 AS monthly_equivalent, p.base_monthly_price::float8 AS base_monthly_price, p.created_at,
+  p.updated_at, h.slug AS host_slug, h.name AS host_name, h.confirmed_at, h.order_url_template, p.external_id,
+  ${since}::text AS drop_since, ${monthlyPriceSince(since)}::float8 AS price_then`;
 
 /** A normalized spec as SQL: a number, or null for a product whose specs do not give it. */
 export const specExpression = (key: NumericSpec) => `((p.spec_values ->> '${key}')::numeric)`;
@@ -162,7 +174,7 @@ function specSortKey(key: NumericSpec): { expression: string; unindexed: string;
  * the text a cursor carries.
  */
 const SORT_KEY: Record<DirectorySort, { expression: string; unindexed: string; cast: string }> = {
-  price: { expression: 'p.monthly_price', unindexed: '(p.monthly_price + 0)', cast: '::numeric' },
+  price: { expression: 'p.base_monthly_price', unindexed: '(p.base_monthly_price + 0)', cast: '::numeric' },
   name: { expression: 'lower(p.name) COLLATE "C"', unindexed: `(lower(p.name) || '') COLLATE "C"`, cast: '::text COLLATE "C"' },
   newest: { expression: 'p.id', unindexed: `(p.id || '')`, cast: '::text' },
   ...(Object.fromEntries(NUMERIC_SPEC_KEYS.map((key) => [key, specSortKey(key)])) as Record<NumericSpec, { expression: string; unindexed: string; cast: string }>),
@@ -190,6 +202,9 @@ export function toListedProduct(row: Record<string, unknown>, freshness: Freshne
     comparable_specs: (row.spec_values ?? {}) as ComparableSpecs,
     places: placesOf(row.datacenter_locations as string[] | null),
     monthly_price: monthly,
+    monthly_equivalent: numberOrNull(row.monthly_equivalent),
+    base_monthly_price: numberOrNull(row.base_monthly_price),
+    order_url: typeof row.order_url_template === 'string' ? expandOrderUrl(row.order_url_template, String(row.external_id)) : null,
     created_at: iso(row.created_at),
     updated_at: iso(row.updated_at),
     host: { slug: String(row.host_slug), name: String(row.host_name) },
@@ -256,6 +271,7 @@ export async function conditionsOf(db: Queryable, search: Omit<ProductSearch, 's
   if (search.diskType !== undefined) where.push(`p.spec_values ->> 'disk_type' = ${filters.param(search.diskType)}`);
   if (search.currency !== undefined) where.push(`p.currency = ${filters.param(search.currency)}`);
   if (search.maxMonthlyPrice !== undefined) where.push(`p.monthly_price <= ${filters.param(String(search.maxMonthlyPrice))}::numeric`);
+  if (search.maxBasePrice !== undefined) where.push(`p.base_monthly_price <= ${filters.param(String(search.maxBasePrice))}::numeric`);
   if (!search.freshness.includeStale) where.push(`h.confirmed_at >= ${filters.param(search.freshness.staleBefore.toISOString())}::timestamptz`);
   filters.dropsSince = search.priceDrops.since;
   if (search.priceDrops.only) where.push(droppedSince(filters.since));
@@ -290,18 +306,23 @@ export async function searchProducts(
 
   // Priced products first, then (unless a price limit leaves them out) the unpriced ones: two index walks in the
   // same direction, where one ORDER BY ... NULLS LAST would need an index per order. A spec sort is the same, with
-  // the products that do not give the spec as its second segment.
-  const key = SORT_KEY[search.sort];
+  // the products that do not give the spec as its second segment. Across currencies the price is the EUR one, and a
+  // product without it (no rate for its currency, or no price) is in the second segment; within one currency
+  // (`currency`), the monthly price as sent.
+  const key = search.sort === 'price' && search.currency !== undefined ? NATIVE_PRICE_KEY : SORT_KEY[search.sort];
   const excludesUnknown =
-    search.sort === 'price' ? search.maxMonthlyPrice !== undefined : (search.ranges ?? []).some((range) => range.key === search.sort);
+    search.sort === 'price'
+      ? search.maxMonthlyPrice !== undefined || search.maxBasePrice !== undefined
+      : (search.ranges ?? []).some((range) => range.key === search.sort);
   const inUnpriced = search.after !== null && search.after.key === UNPRICED_KEY;
   let priced: { rows: Record<string, unknown>[]; more: boolean } = { rows: [], more: false };
   if (!inUnpriced) {
     const pricedOnly = filters.copy();
     pricedOnly.where.push(`${key.expression} IS NOT NULL`);
     priced = await pageOf(db, pricedOnly, key, search, textLeads, search.after);
-    // A price drop needs a price: sorted by price, the unpriced segment has none.
-    const noneUnpriced = search.sort === 'price' && search.priceDrops.only;
+    // A price drop needs a price: sorted by the prices as sent, the unpriced segment has none (sorted by the EUR
+    // prices, it also holds the priced products whose currency has no rate).
+    const noneUnpriced = search.sort === 'price' && search.priceDrops.only && key === NATIVE_PRICE_KEY;
     if (priced.more || excludesUnknown || noneUnpriced) return pageResult(priced.rows, priced.more, search.freshness);
   }
   const unpricedOnly = filters.copy();
@@ -310,6 +331,9 @@ export async function searchProducts(
   const unpriced = await pageOf(db, unpricedOnly, UNPRICED_SORT_KEY, rest, textLeads, inUnpriced ? search.after : null);
   return pageResult([...priced.rows, ...unpriced.rows], unpriced.more, search.freshness);
 }
+
+/** The monthly price as sent, for a price sort within one currency. */
+const NATIVE_PRICE_KEY = { expression: 'p.monthly_price', unindexed: '(p.monthly_price + 0)', cast: '::numeric' };
 
 /** The facets a search's location, country and feature filters look for (catalog/derived.ts). */
 function facetsOf(search: Pick<ProductSearch, 'location' | 'feature' | 'country'>): string[] {
@@ -473,7 +497,7 @@ export async function findListedProducts(db: Queryable, ids: readonly string[], 
   return ids.flatMap((id) => found.get(id) ?? []);
 }
 
-const HOST_COLUMNS = `h.slug, h.name, h.default_currency, h.created_at, h.confirmed_at,
+const HOST_COLUMNS = `h.slug, h.name, h.default_currency, h.created_at, h.confirmed_at, ${PUBLIC_PROFILE_COLUMNS},
   (SELECT count(*) FROM products p WHERE p.host_id = h.id AND p.status = 'active')::int AS product_count`;
 
 function toListedHost(row: Record<string, unknown>, freshness: Freshness): ListedHost {
@@ -482,6 +506,7 @@ function toListedHost(row: Record<string, unknown>, freshness: Freshness): Liste
     slug: String(row.slug),
     name: String(row.name),
     default_currency: String(row.default_currency),
+    ...publicProfileOf(row),
     product_count: Number(row.product_count),
     created_at: iso(row.created_at),
     last_synced_at: confirmedAt,

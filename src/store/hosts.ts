@@ -1,10 +1,18 @@
 // The hosts aggregate: onboarding, lookup, suspension.
+import { PROFILE_FIELDS, type HostProfileValues, type ProfileChange } from '../catalog/host-profile.js';
 import type { Queryable } from './db.js';
 import { iso, isoOrNull } from './rows.js';
 
 export type HostStatus = 'active' | 'suspended';
 
-export interface Host {
+/** What the public sees of a host's profile (its order-link template shows only as each product's order_url). */
+export interface HostProfile {
+  website: string | null;
+  description: string | null;
+  country: string | null;
+}
+
+export interface Host extends HostProfileValues {
   id: number;
   slug: string;
   name: string;
@@ -16,12 +24,21 @@ export interface Host {
   confirmed_at: string | null;
 }
 
+/** The public profile's columns of the hosts row `h`. */
+export const PUBLIC_PROFILE_COLUMNS = 'h.website, h.description, h.country';
+
+const textOrNull = (value: unknown) => (typeof value === 'string' ? value : null);
+
+export function publicProfileOf(row: Record<string, unknown>): HostProfile {
+  return { website: textOrNull(row.website), description: textOrNull(row.description), country: textOrNull(row.country) };
+}
+
 export interface HostDetails extends Host {
   product_counts: { active: number; inactive: number };
   last_sync_at: string | null;
 }
 
-const COLUMNS = 'id, slug, name, default_currency, status, created_at, updated_at, confirmed_at';
+const COLUMNS = `id, slug, name, default_currency, status, created_at, updated_at, confirmed_at, ${PROFILE_FIELDS.join(', ')}`;
 
 function toHost(row: Record<string, unknown>): Host {
   return {
@@ -32,8 +49,26 @@ function toHost(row: Record<string, unknown>): Host {
     status: row.status as HostStatus,
     created_at: iso(row.created_at),
     updated_at: iso(row.updated_at),
+    ...publicProfileOf(row),
+    order_url_template: textOrNull(row.order_url_template),
     confirmed_at: isoOrNull(row.confirmed_at),
   };
+}
+
+/** Sets the profile fields a change names (null clears one); the others stay. Null when there is no such host. */
+export async function updateHostProfile(db: Queryable, where: { slug: string } | { id: number }, change: ProfileChange): Promise<Host | null> {
+  const fields = PROFILE_FIELDS.filter((field) => change[field] !== undefined);
+  const sets = fields.map((field, k) => `${field} = $${k + 2}`);
+  const { rows } = await db.query(
+    `UPDATE hosts SET ${[...sets, 'updated_at = now()'].join(', ')} WHERE ${'slug' in where ? 'slug' : 'id'} = $1 RETURNING ${COLUMNS}`,
+    ['slug' in where ? where.slug : where.id, ...fields.map((field) => change[field])],
+  );
+  return rows[0] ? toHost(rows[0]) : null;
+}
+
+export async function findHostById(db: Queryable, id: number): Promise<Host | null> {
+  const { rows } = await db.query(`SELECT ${COLUMNS} FROM hosts WHERE id = $1`, [id]);
+  return rows[0] ? toHost(rows[0]) : null;
 }
 
 export class SlugTakenError extends Error {

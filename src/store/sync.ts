@@ -19,6 +19,8 @@ import {
 } from './db.js';
 import type { ClaimRef, StoredAnswer } from './idempotency.js';
 import { CONTENT_COLUMNS, CONTENT_RECORD, contentRecord, copyContent, copyText, SET_CONTENT } from './product-columns.js';
+import { copyDerivedPrices, CURRENT_RATES, DERIVED_PRICE_COLUMNS, DERIVED_PRICE_RECORD, derivedPrices, RATES_LOCK_FOR_SYNC, rateTableOf, SET_DERIVED_PRICES } from './rates.js';
+import type { RateTable } from '../catalog/rates.js';
 import { changedWithHistory } from './price-history.js';
 import { iso } from './rows.js';
 import { encodeRunActions } from './sync-runs.js';
@@ -267,19 +269,24 @@ function* copyChunks<T>(items: readonly T[], row: (item: T) => string): Generato
   }
 }
 
-/** Products as the JSON array json_to_recordset reads: external_id, id, fingerprint, the content of each and what derives from it. */
-function recordsJson(products: ProductWrites['created']): string {
-  return JSON.stringify(products.map((p) => ({ ...contentRecord(p.content), id: p.id })));
+/**
+ * Products as the JSON array json_to_recordset reads: external_id, id, fingerprint, the content of each and what
+ * derives from it, with the prices derived from it (the EUR one by the rates the transaction read under its lock).
+ */
+function recordsJson(products: ProductWrites['created'], rates: RateTable): string {
+  return JSON.stringify(products.map((p) => ({ ...contentRecord(p.content), id: p.id, ...derivedPrices(p.content, rates) })));
 }
 
 /** A changed (updated or reactivated) product, from the record `x`: active, with its new content. */
-const OVERWRITE = `status = 'active', ${SET_CONTENT}, fingerprint = x.fingerprint, updated_at = now(), deactivated_at = NULL`;
+const OVERWRITE = `status = 'active', ${SET_CONTENT}, ${SET_DERIVED_PRICES}, fingerprint = x.fingerprint, updated_at = now(), deactivated_at = NULL`;
 
 /** What the planner needs of each product the host holds. */
 const HELD_PRODUCTS = 'SELECT external_id, id, status, fingerprint FROM products WHERE host_id = $1';
 
 class OpenSync implements SyncTransaction {
   #productsRead: Row[] | null = null;
+  /** the exchange rates, read under RATES_LOCK_FOR_SYNC: what the products' EUR prices are derived with */
+  #rates: RateTable = new Map();
   readonly hostId: number;
 
   constructor(
@@ -317,7 +324,11 @@ class OpenSync implements SyncTransaction {
         ? { sql: 'SELECT current FROM sync_receipts WHERE host_id = $1 AND written_by = $2', params: [hostId, receiptsWrittenBy] }
         : undefined,
       products: receiptsWrittenBy ? undefined : { sql: HELD_PRODUCTS, params: [hostId] },
+      // A dry run writes no product: it neither needs the rates nor holds up an import.
+      ratesLock: window.dryRun ? undefined : { sql: RATES_LOCK_FOR_SYNC, params: [] },
+      rates: window.dryRun ? undefined : { sql: CURRENT_RATES, params: [] },
     });
+    if (found.rates) this.#rates = rateTableOf(found.rates.rows);
     this.backend.pid = Number(found.setup.rows[0]?.backend ?? 0) || null;
     this.#productsRead = found.products?.rows ?? null;
     const usage = found.usage.rows[0]!;
@@ -339,23 +350,27 @@ class OpenSync implements SyncTransaction {
   async write(writes: ProductWrites, run: NewRun, then: { receipts: ReceiptsChange | null; answerFollows: boolean }): Promise<RecordedRun> {
     const { tx, hostId } = this;
     const { created, changed, deactivated } = writes;
+    const rates = this.#rates;
     // Many products go first, by COPY; up to WRITE_BY_STATEMENT_MAX ride in the last round trip.
     if (created.length > WRITE_BY_STATEMENT_MAX) {
       const prefix = hostId + '\t';
       // 'now' is read by PostgreSQL as the transaction's start time, the same instant as now() in the statements.
       await tx.copyFrom(
-        `COPY products (host_id, external_id, id, status, ${CONTENT_COLUMNS}, fingerprint, created_at, updated_at)`,
-        copyChunks(created, (c) => `${prefix}${copyText(c.external_id)}\t${c.id}\tactive\t${copyContent(c.content)}\t${c.content.fingerprint}\tnow\tnow`),
+        `COPY products (host_id, external_id, id, status, ${CONTENT_COLUMNS}, ${DERIVED_PRICE_COLUMNS}, fingerprint, created_at, updated_at)`,
+        copyChunks(
+          created,
+          (c) => `${prefix}${copyText(c.external_id)}\t${c.id}\tactive\t${copyContent(c.content)}\t${copyDerivedPrices(c.content, rates)}\t${c.content.fingerprint}\tnow\tnow`,
+        ),
       );
     }
     if (changed.length > WRITE_BY_STATEMENT_MAX) {
       await tx.query(
         `CREATE TEMPORARY TABLE product_changes ON COMMIT DROP AS
-           SELECT external_id, ${CONTENT_COLUMNS}, fingerprint FROM products WITH NO DATA`,
+           SELECT external_id, ${CONTENT_COLUMNS}, ${DERIVED_PRICE_COLUMNS}, fingerprint FROM products WITH NO DATA`,
       );
       await tx.copyFrom(
-        `COPY product_changes (external_id, ${CONTENT_COLUMNS}, fingerprint)`,
-        copyChunks(changed, (c) => `${copyText(c.external_id)}\t${copyContent(c.content)}\t${c.content.fingerprint}`),
+        `COPY product_changes (external_id, ${CONTENT_COLUMNS}, ${DERIVED_PRICE_COLUMNS}, fingerprint)`,
+        copyChunks(changed, (c) => `${copyText(c.external_id)}\t${copyContent(c.content)}\t${copyDerivedPrices(c.content, rates)}\t${c.content.fingerprint}`),
       );
       await tx.query(this.#changedFrom('product_changes x', '$2'), this.sync.priceHistory ? [hostId, this.sync.syncId] : [hostId]);
     }
@@ -369,17 +384,17 @@ class OpenSync implements SyncTransaction {
         created:
           created.length > 0 && created.length <= WRITE_BY_STATEMENT_MAX
             ? {
-                sql: `INSERT INTO products (host_id, external_id, id, status, ${CONTENT_COLUMNS}, fingerprint, created_at, updated_at)
-                      SELECT $1, x.external_id, x.id, 'active', ${CONTENT_COLUMNS}, x.fingerprint, now(), now()
-                      FROM json_to_recordset($2::json) AS x (external_id text, id text, ${CONTENT_RECORD}, fingerprint text)`,
-                params: [hostId, recordsJson(created)],
+                sql: `INSERT INTO products (host_id, external_id, id, status, ${CONTENT_COLUMNS}, ${DERIVED_PRICE_COLUMNS}, fingerprint, created_at, updated_at)
+                      SELECT $1, x.external_id, x.id, 'active', ${CONTENT_COLUMNS}, ${DERIVED_PRICE_COLUMNS}, x.fingerprint, now(), now()
+                      FROM json_to_recordset($2::json) AS x (external_id text, id text, ${CONTENT_RECORD}, ${DERIVED_PRICE_RECORD}, fingerprint text)`,
+                params: [hostId, recordsJson(created, rates)],
               }
             : undefined,
         changed:
           changed.length > 0 && changed.length <= WRITE_BY_STATEMENT_MAX
             ? {
-                sql: this.#changedFrom(`json_to_recordset($2::json) AS x (external_id text, ${CONTENT_RECORD}, fingerprint text)`, '$3'),
-                params: this.sync.priceHistory ? [hostId, recordsJson(changed), this.sync.syncId] : [hostId, recordsJson(changed)],
+                sql: this.#changedFrom(`json_to_recordset($2::json) AS x (external_id text, ${CONTENT_RECORD}, ${DERIVED_PRICE_RECORD}, fingerprint text)`, '$3'),
+                params: this.sync.priceHistory ? [hostId, recordsJson(changed, rates), this.sync.syncId] : [hostId, recordsJson(changed, rates)],
               }
             : undefined,
         // A join, not "IN (SELECT …)": for a host the statistics do not know yet, the planner estimates one active

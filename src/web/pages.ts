@@ -7,6 +7,9 @@ import { CATEGORY_COUNT_CAP } from '../store/directory.js';
 import type { PricePoint } from '../store/price-history.js';
 import { resultTable, specPageSort, tableColumns } from './table.js';
 import { formatAgo, formatDate, formatDuration, formatPrice, periodLabel, periodSuffix, PRICE_ON_REQUEST, specLabel } from './format.js';
+import type { PricedProduct } from '../http/listed-prices.js';
+import { hostProfile, orderLink } from './host-profile.js';
+import { cardPrices, currencyNotes, headlineText, productCost, type PriceDisplay } from './prices.js';
 import { html, queryString, type Html } from './html.js';
 import { layout } from './layout.js';
 import { priceChart } from './price-chart.js';
@@ -45,11 +48,16 @@ export interface PageFilters {
   /** min_<spec> and max_<spec> as sent */
   ranges?: Record<string, string>;
   view?: 'table';
+  /** the currency prices are converted into */
+  display_currency?: string;
+  period?: 'year';
   sort: string;
 }
 
 export interface ResultPage {
-  products: ListedProduct[];
+  products: PricedProduct[];
+  /** how prices are shown: the display currency, per month or year, what was not converted */
+  prices: PriceDisplay;
   /** the query string of the next page, or null on the last */
   nextHref: string | null;
   firstHref: string | null;
@@ -74,29 +82,13 @@ function describeListing(filters: PageFilters, categories: Category[]): string {
   if (filters.feature) parts.push(`with ${filters.feature}`);
   // A page answering an invalid filter shows the values as sent: only a price that is one is described.
   if (filters.max_price !== undefined && /^\d{1,9}(\.\d{1,4})?$/.test(filters.max_price)) {
-    parts.push(`for at most ${formatPrice(Number(filters.max_price), filters.currency ?? 'USD')} a month`);
+    parts.push(`for at most ${formatPrice(Number(filters.max_price), filters.display_currency ?? filters.currency ?? 'EUR')} a month`);
   }
   return `${parts.join(' ')}, compared across providers, with specs and prices as each provider's billing system sends them.`;
 }
 
 function categoryLabel(categories: Category[], slug: string): string {
   return categories.find((category) => category.slug === slug)?.label ?? slug;
-}
-
-/**
- * The price a product is known by: its monthly price; else its first tier's price and period (a plan sold only by
- * the year says so); else "Price on request".
- */
-function headlinePrice(product: ListedProduct): { amount: string; per: string } {
-  if (product.monthly_price !== null) return { amount: formatPrice(product.monthly_price, product.currency), per: 'per month' };
-  const tier = product.pricing_tiers?.[0];
-  if (tier !== undefined) return { amount: formatPrice(tier.price, product.currency), per: periodSuffix(tier) || periodLabel(tier) };
-  return { amount: PRICE_ON_REQUEST, per: '' };
-}
-
-function priceLine(product: ListedProduct): Html {
-  const { amount, per } = headlinePrice(product);
-  return html`<p><span class="price">${amount}</span>${per ? html` <span class="muted">${per}</span>` : ''}</p>`;
 }
 
 /** When the provider's billing system last confirmed a listing, and whether that is too long ago. */
@@ -112,13 +104,13 @@ function priceDropMark(product: ListedProduct): Html | '' {
   return html`<p><span class="drop">Price dropped</span> <span class="muted">from ${formatPrice(drop.previous_monthly_price, product.currency)} since <time datetime="${drop.since}">${formatDate(drop.since)}</time></span></p>`;
 }
 
-function productCard(product: ListedProduct, categories: Category[], showHost = true): Html {
+function productCard(product: PricedProduct, categories: Category[], prices: PriceDisplay, showHost = true): Html {
   const specs = Object.entries(product.specs ?? {}).slice(0, 3);
   return html`<li class="card">
-<h2><a href="/products/${encodeURIComponent(product.id)}">${product.name}</a></h2>
+<h2><a href="/products/${encodeURIComponent(product.id)}${prices.carry}">${product.name}</a></h2>
 <p class="compare-pick"><input type="checkbox" name="ids" value="${product.id}" id="cmp-${product.id}"> <label for="cmp-${product.id}">Compare<span class="visually-hidden"> ${product.name}</span></label></p>
 <p class="muted">${showHost ? html`<a href="/hosts/${encodeURIComponent(product.host.slug)}">${product.host.name}</a> · ` : ''}${categoryLabel(categories, product.category)}</p>
-${priceLine(product)}
+${cardPrices(product, prices)}
 ${priceDropMark(product)}
 <p class="muted confirmed">${confirmation(product)}</p>
 ${specs.length > 0 ? html`<p class="muted">${specs.map(([key, value], i) => html`${i > 0 ? ' · ' : ''}${specLabel(key)}: ${value}`)}</p>` : ''}
@@ -145,14 +137,24 @@ function problemsBox(problems: string[]): Html {
   return html`<div class="problem" role="alert"><h2>Some filters could not be used</h2><ul>${problems.map((problem) => html`<li>${problem}</li>`)}</ul><p>Correct them above, or clear the filters.</p></div>`;
 }
 
-function resultList(page: ResultPage, categories: Category[], showHost = true, table: { columns: SpecKey[]; sort: string } | null = null): Html {
+function resultList(
+  page: ResultPage,
+  categories: Category[],
+  showHost = true,
+  table: { columns: SpecKey[]; sort: string } | null = null,
+  maxPriceGiven = false,
+): Html {
   if (page.problems.length > 0) return html`${problemsBox(page.problems)}${page.clearHref ? html`<p><a href="${page.clearHref}">Clear filters</a></p>` : ''}`;
-  if (page.products.length === 0) return html`${countLine(page)}<p>No products match. Try fewer filters.</p>${takeAway(page)}`;
+  const notes = currencyNotes(page.prices, maxPriceGiven);
+  if (page.products.length === 0) return html`${countLine(page)}${notes}<p>No products match. Try fewer filters.</p>${takeAway(page)}`;
+  // The table's rows are the page's products: priced, as the cards are.
+  const price = (product: ListedProduct) => cardPrices(product as PricedProduct, page.prices);
   const listing =
     table === null
-      ? html`<ul class="grid">${page.products.map((product) => productCard(product, categories, showHost))}</ul>`
-      : resultTable(page.products, table.columns, { current: table.sort, hrefOf: page.sortHref }, priceLine, showHost);
+      ? html`<ul class="grid">${page.products.map((product) => productCard(product, categories, page.prices, showHost))}</ul>`
+      : resultTable(page.products, table.columns, { current: table.sort, hrefOf: page.sortHref }, price, showHost);
   return html`${countLine(page)}
+${notes}
 ${takeAway(page)}
 <form action="/compare" method="get" aria-label="Compare plans">
 ${listing}
@@ -205,8 +207,7 @@ function sortOptions(filters: PageFilters): Html {
   }`;
 }
 
-function filterForm(action: string, filters: PageFilters, choices: FilterChoices, categories: Category[] | null): Html {
-  const currencies = choices.currencies.length > 0 ? choices.currencies : ['USD'];
+function filterForm(action: string, filters: PageFilters, choices: FilterChoices, categories: Category[] | null, prices: PriceDisplay, displayChoices: string[]): Html {
   const countries = choices.countries.includes(filters.country ?? '') || !filters.country ? choices.countries : [filters.country, ...choices.countries];
   return html`<form class="filters" action="${action}" method="get" aria-label="Filters">
 ${categories === null
@@ -217,8 +218,10 @@ ${field('f-location', 'Location', html`<select id="f-location" name="location">$
 ${field('f-country', 'Country', html`<select id="f-country" name="country"><option value="">Any country</option>${countries.map((code) => html`<option value="${code}"${selected(code, filters.country)}>${COUNTRY_LABELS.get(code) ?? code}</option>`)}</select>`)}
 ${field('f-feature', 'Feature', html`<select id="f-feature" name="feature">${options(choices.features, filters.feature, 'Any feature')}</select>`)}
 ${field('f-disk', 'Disk type', html`<select id="f-disk" name="disk_type"><option value="">Any disk</option>${[...DISK_TYPES, ...(filters.disk_type && !(DISK_TYPES as readonly string[]).includes(filters.disk_type) ? [filters.disk_type] : [])].map((type) => html`<option value="${type}"${selected(type, filters.disk_type)}>${formatSpecValue('disk_type', type)}</option>`)}</select>`)}
-${field('f-max', 'Max. per month', html`<input id="f-max" type="number" name="max_price" min="0" step="0.01" inputmode="decimal" value="${filters.max_price ?? ''}" size="7">`)}
-${field('f-currency', 'Currency', html`<select id="f-currency" name="currency">${currencies.map((code) => html`<option value="${code}"${selected(code, filters.currency)}>${code}</option>`)}</select>`)}
+${field('f-max', `Max. per month (${prices.currency})`, html`<input id="f-max" type="number" name="max_price" min="0" step="0.01" inputmode="decimal" value="${filters.max_price ?? ''}" size="7">`)}
+${field('f-currency', 'Priced in', html`<select id="f-currency" name="currency">${options(choices.currencies, filters.currency, 'Any currency')}</select>`)}
+${field('f-display', 'Show prices in', html`<select id="f-display" name="display_currency">${displayChoices.map((code) => html`<option value="${code}"${selected(code, prices.currency)}>${code}</option>`)}</select>`)}
+${field('f-period', 'Prices per', html`<select id="f-period" name="period"><option value="month">Month</option><option value="year"${selected('year', filters.period)}>Year</option></select>`)}
 ${field('f-dropped', 'Price dropped since', html`<input id="f-dropped" type="date" name="price_dropped_since" value="${filters.price_dropped_since ?? ''}">`)}
 <div class="field check"><input id="f-stale" type="checkbox" name="include_stale" value="1"${filters.include_stale ? html` checked` : ''}><label for="f-stale">Include stale providers</label></div>
 ${field('f-sort', 'Sort', html`<select id="f-sort" name="sort">${sortOptions(filters)}</select>`)}
@@ -272,6 +275,7 @@ export function hostPage(host: ListedHost, page: ResultPage, categories: Categor
     html`<h1>${host.name}</h1>
 ${staleNotice(host.name, host.stale)}
 <p class="muted">${host.product_count} ${host.product_count === 1 ? 'plan' : 'plans'} listed · ${confirmation(host)}</p>
+${hostProfile(host)}
 ${resultList(page, categories, false)}`,
   );
 }
@@ -285,24 +289,24 @@ function breadcrumb(trail: Html): Html {
   return html`<nav aria-label="Breadcrumb" class="breadcrumb"><a href="/">All categories</a> › ${trail}</nav>`;
 }
 
-export function categoryPage(category: Category, filters: PageFilters, choices: FilterChoices, page: ResultPage, categories: Category[]): Html {
+export function categoryPage(category: Category, filters: PageFilters, choices: FilterChoices, page: ResultPage, categories: Category[], displayChoices: string[]): Html {
   return layout(
     { title: category.label, description: describeListing(filters, categories), feed: page.feedHref },
     html`${breadcrumb(html`<span>${category.label}</span>`)}
 <h1>${category.label}</h1>
-${filterForm(`/categories/${encodeURIComponent(category.slug)}`, filters, choices, null)}
-${resultList(page, categories, true, tableOf(filters))}`,
+${filterForm(`/categories/${encodeURIComponent(category.slug)}`, filters, choices, null, page.prices, displayChoices)}
+${resultList(page, categories, true, tableOf(filters), filters.max_price !== undefined)}`,
   );
 }
 
-export function searchPage(filters: PageFilters, choices: FilterChoices, page: ResultPage, categories: Category[]): Html {
+export function searchPage(filters: PageFilters, choices: FilterChoices, page: ResultPage, categories: Category[], displayChoices: string[]): Html {
   const heading = filters.q ? html`Results for “${filters.q}”` : html`Search products`;
   return layout(
     { title: filters.q ? `“${filters.q}”` : 'Search', description: describeListing(filters, categories), query: filters.q ?? '', feed: page.feedHref },
     html`${breadcrumb(html`<span>Search</span>`)}
 <h1>${heading}</h1>
-${filterForm('/search', filters, choices, categories)}
-${resultList(page, categories, true, tableOf(filters))}`,
+${filterForm('/search', filters, choices, categories, page.prices, displayChoices)}
+${resultList(page, categories, true, tableOf(filters), filters.max_price !== undefined)}`,
   );
 }
 
@@ -318,12 +322,16 @@ ${history.truncated ? html`<p class="muted">Older changes are no longer kept.</p
 </section>`;
 }
 
-export function productPage(product: ListedProduct, categories: Category[], history: { points: PricePoint[]; truncated: boolean } | null = null): Html {
+export function productPage(
+  product: PricedProduct,
+  categories: Category[],
+  prices: PriceDisplay,
+  history: { points: PricePoint[]; truncated: boolean } | null = null,
+): Html {
   const tiers = product.pricing_tiers ?? [];
   const specs = Object.entries(product.specs ?? {});
-  const headline = headlinePrice(product);
   return layout(
-    { title: `${product.name} by ${product.host.name}`, description: `${product.name}: ${[headline.amount, headline.per].filter(Boolean).join(' ')}` },
+    { title: `${product.name} by ${product.host.name}`, description: `${product.name}: ${headlineText(product)}` },
     html`<p class="muted"><a href="/categories/${encodeURIComponent(product.category)}">${categoryLabel(categories, product.category)}</a></p>
 <h1>${product.name}</h1>
 <p>by <a href="/hosts/${encodeURIComponent(product.host.slug)}">${product.host.name}</a></p>
@@ -342,9 +350,9 @@ ${history ? priceHistorySection(product, history) : ''}
 </div>
 <aside aria-labelledby="pricing" class="card">
 <h2 id="pricing">Pricing</h2>
-${priceLine(product)}
+${productCost(product, prices)}
+${orderLink(product)}
 ${tiers.length > 0 ? html`<table><caption class="visually-hidden">Prices by billing period</caption><thead><tr><th scope="col">Billing period</th><th scope="col">Price</th></tr></thead><tbody>${tiers.map((tier) => html`<tr><td>${periodLabel(tier)}</td><td>${formatPrice(tier.price, product.currency)} <span class="muted">${periodSuffix(tier)}</span></td></tr>`)}</tbody></table>` : ''}
-<p>Setup fee: ${product.setup_fee === null ? 'none listed' : product.setup_fee === 0 ? 'free' : formatPrice(product.setup_fee, product.currency)}</p>
 <p>Minimum term: ${product.contract_duration === null ? 'not stated' : formatDuration(product.contract_duration)}</p>
 ${priceDropMark(product)}
 <p class="muted confirmed">${confirmation(product)}</p>

@@ -15,6 +15,8 @@ interface Synced {
   currency: string;
   /** null: neither a price nor a monthly tier ("price on request") */
   monthly: number | null;
+  /** the monthly price in EUR, by the rates the test imports (USD_PER_EUR); what a price sort orders by */
+  base: number | null;
   description: string;
   features: string[];
   locations: string[];
@@ -56,10 +58,16 @@ function catalogue(prefix: string, count: number, currency: string, offset: numb
   });
 }
 
+/** The rate the test imports: prices in USD are compared in EUR through it. */
+const USD_PER_EUR = 1.25;
+
 function modelOf(host: string, payload: Record<string, unknown>[], answer: { products: { id: string; external_id: string }[] }): Synced[] {
   return payload.map((p, i) => {
     const tiers = (p.pricing_tiers as { period: string; price: number }[] | null) ?? [];
+    const monthly = tiers.find((tier) => canonicalPeriod(tier.period) === 'monthly')?.price ?? (p.price === null ? null : Number(p.price));
+    const currency = String(p.currency).toUpperCase();
     return {
+      base: monthly === null ? null : currency === 'EUR' ? monthly : Math.round((monthly / USD_PER_EUR) * 1e6) / 1e6,
       id: answer.products[i]!.id,
       host,
       external_id: String(p.external_id),
@@ -81,7 +89,7 @@ const byCodeUnits = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 function sorted(products: Synced[], sort: 'price' | 'newest' | 'name', order: 'asc' | 'desc'): string[] {
   const compare = (a: Synced, b: Synced): number => {
     const primary =
-      sort === 'price' ? a.monthly! - b.monthly! : sort === 'name' ? byCodeUnits(a.name.toLowerCase(), b.name.toLowerCase()) : 0;
+      sort === 'price' ? a.base! - b.base! : sort === 'name' ? byCodeUnits(a.name.toLowerCase(), b.name.toLowerCase()) : 0;
     return primary !== 0 ? primary : byCodeUnits(a.id, b.id);
   };
   const inOrder = (list: Synced[]) => {
@@ -89,8 +97,8 @@ function sorted(products: Synced[], sort: 'price' | 'newest' | 'name', order: 'a
     return order === 'asc' ? ordered : ordered.reverse();
   };
   if (sort !== 'price') return inOrder(products).map((p) => p.id);
-  const priced = inOrder(products.filter((p) => p.monthly !== null));
-  const unpriced = inOrder(products.filter((p) => p.monthly === null));
+  const priced = inOrder(products.filter((p) => p.base !== null));
+  const unpriced = inOrder(products.filter((p) => p.base === null));
   return [...priced, ...unpriced].map((p) => p.id);
 }
 
@@ -126,6 +134,8 @@ describe.each(STORES)('public directory API (%s store)', (store) => {
     acme = await onboard(server, 'Acme Hosting');
     euro = await onboard(server, 'Euro Servers', { default_currency: 'EUR' });
     gone = await onboard(server, 'Gone Hosting');
+    // Prices are compared in EUR: dollars through this rate.
+    expect((await admin(server, 'POST', '/rates', { date: '2026-11-20', rates: { USD: USD_PER_EUR } })).status).toBe(200);
 
     const acmeFirst = catalogue('a', 30, 'usd', 0);
     const first = await sync(server, acme.key, acmeFirst);
@@ -238,7 +248,7 @@ describe.each(STORES)('public directory API (%s store)', (store) => {
     for (const query of ['category=colocation', 'location=Mars', 'q=zzzzz', 'q=%22%26%7C!', 'feature=quantum']) {
       const answer = await call(server, 'GET', `/api/v1/directory/products?${query}`);
       expect(answer.status, query).toBe(200);
-      expect(answer.body, query).toEqual({ products: [], next_cursor: null });
+      expect(answer.body, query).toEqual({ products: [], next_cursor: null, display_currency: 'EUR', unconverted_currencies: [] });
     }
   });
 
@@ -270,6 +280,7 @@ describe.each(STORES)('public directory API (%s store)', (store) => {
         'category', 'comparable_specs', 'confirmed_at', 'contract_duration', 'created_at', 'currency', 'datacenter_locations',
         'description', 'features', 'host', 'id', 'monthly_price', 'name', 'places', 'price', 'price_drop', 'pricing_tiers', 'setup_fee',
         'specs', 'stale', 'updated_at',
+        'monthly_equivalent', 'base_monthly_price', 'order_url', 'cost', 'converted',
       ].sort(),
     );
     expect(shown).toMatchObject({
@@ -313,7 +324,8 @@ describe.each(STORES)('public directory API (%s store)', (store) => {
   it('refuses bad parameters with problem+json naming the parameter', async () => {
     const page = await call(server, 'GET', '/api/v1/directory/products?sort=price&limit=2');
     const cases: [string, string][] = [
-      ['max_price=10', 'currency'],
+      ['display_currency=XYZ', 'display_currency'],
+      ['display_currency=SEK&max_price=10', 'display_currency'],
       ['sort=popular', 'sort'],
       ['order=up', 'order'],
       ['limit=0', 'limit'],

@@ -265,7 +265,7 @@ describe.each(STORES)('freshness, price history, feeds and exports (%s store)', 
     const none = await text(server, '/api/v1/directory/feed.atom?q=nosuchword');
     expect(await atomProblems(none.body)).toEqual([]);
     expect(none.body).not.toContain('<entry>');
-    expect((await call(server, 'GET', '/api/v1/directory/feed.atom?max_price=5')).status).toBe(422);
+    expect((await call(server, 'GET', '/api/v1/directory/feed.atom?max_price=5&display_currency=SEK')).status).toBe(422);
 
     const page = await text(server, '/search?q=turbo&category=vps_cloud');
     expect(page.body).toContain(

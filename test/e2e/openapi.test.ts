@@ -64,6 +64,8 @@ describe('OpenAPI document', () => {
         'GET /api/v1/directory/products/{id}/price-history',
         'GET /api/v1/problems/{slug}',
         'GET /api/v1/products',
+        'GET /api/v1/profile',
+        'PATCH /api/v1/profile',
         'GET /api/v1/sync/runs',
         'GET /api/v1/sync/runs/{sync_id}',
         'GET /healthz',

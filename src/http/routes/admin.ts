@@ -5,8 +5,11 @@ import { CURRENCY_CODE_PATTERN, isKnownCurrency } from '../../catalog/currency.j
 import { CATEGORY_SLUG_PATTERN, HOST_SLUG_PATTERN, isHostSlug, slugFromName } from '../../catalog/slugs.js';
 import { issueApiKey, listApiKeys, revokeApiKey } from '../../store/api-keys.js';
 import { addCategory, CategoryExistsError, listCategories } from '../../store/categories.js';
-import { findHostBySlug, hostDetails, insertHost, listHosts, setHostStatus, SlugTakenError, type Host } from '../../store/hosts.js';
+import { parseRatesFile, parseRatesJson, RatesFormatError } from '../../catalog/rates.js';
+import { findHostBySlug, hostDetails, insertHost, listHosts, setHostStatus, SlugTakenError, updateHostProfile, type Host } from '../../store/hosts.js';
 import { freshnessOf, isStale, type Freshness } from '../../store/freshness.js';
+import { importRates, listRates } from '../../store/rates.js';
+import { checkedProfileChange, ProfileChangeBody, refuseUnknownProfileFields } from '../profile-schema.js';
 import { listProducts } from '../../store/products.js';
 import { listSyncRuns } from '../../store/sync-runs.js';
 import { checkAdminToken } from '../auth.js';
@@ -35,6 +38,16 @@ const CreateCategoryBody = Type.Object(
 );
 const SlugParams = Type.Object({ slug: Type.String({ maxLength: 100 }) });
 const KeyParams = Type.Object({ key_id: Type.String({ maxLength: 100 }) });
+const RatesImportQuery = Type.Object({
+  source: Type.Optional(Type.String({ minLength: 1, maxLength: 200, pattern: STORABLE_TEXT })),
+});
+const RatesListQuery = Type.Object({
+  currency: Type.Optional(Type.String({ pattern: '^[A-Za-z]{3}$' })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
+});
+/** The ECB's rates file is a few kilobytes a day; its whole history since 1999 about 7 MB. */
+const RATES_BODY_LIMIT = 16 * 1024 * 1024;
+
 const PageQuery = Type.Object({
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
   cursor: Type.Optional(Type.String({ maxLength: 200 })),
@@ -94,6 +107,44 @@ export const adminRoutes: FastifyPluginAsync<AppContext> = async (app, context) 
     admin.get('/hosts', async () => {
       const freshness = freshnessOf(context.config.staleAfterDays, true);
       return { hosts: (await listHosts(db)).map((host) => listedHost(host, freshness)) };
+    });
+
+    admin.patch<{ Params: Static<typeof SlugParams>; Body: ProfileChangeBody }>(
+      '/hosts/:slug',
+      { schema: { params: SlugParams, body: ProfileChangeBody }, preValidation: refuseUnknownProfileFields },
+      async (request) => {
+        const host = await updateHostProfile(db, { slug: request.params.slug }, checkedProfileChange(request.body));
+        if (!host) throw new Problem('NOT_FOUND', `no host with slug "${request.params.slug}"`);
+        return { host: publicHost(host) };
+      },
+    );
+
+    // Rates arrive as the ECB's XML or as the JSON form (README, "Currencies"); both are read as text here.
+    admin.addContentTypeParser(['application/xml', 'text/xml'], { parseAs: 'string', bodyLimit: RATES_BODY_LIMIT }, (_request, body, done) => {
+      done(null, body);
+    });
+    admin.post<{ Querystring: Static<typeof RatesImportQuery>; Body: unknown }>(
+      '/rates',
+      { schema: { querystring: RatesImportQuery }, bodyLimit: RATES_BODY_LIMIT },
+      async (request) => {
+        const isXml = typeof request.body === 'string';
+        let days;
+        try {
+          days = isXml ? parseRatesFile(request.body as string) : parseRatesJson(request.body);
+        } catch (error) {
+          if (error instanceof RatesFormatError) {
+            throw new Problem('VALIDATION_FAILED', `${error.problems.length} problem(s) in the rates; nothing was changed`, { errors: error.problems });
+          }
+          throw error;
+        }
+        const source = request.query.source ?? (isXml ? 'ECB euro foreign exchange reference rates' : 'JSON import');
+        return { import: await importRates(db, days, source) };
+      },
+    );
+
+    admin.get<{ Querystring: Static<typeof RatesListQuery> }>('/rates', { schema: { querystring: RatesListQuery } }, async (request) => {
+      const currency = request.query.currency?.toUpperCase();
+      return { base: 'EUR', rates: await listRates(db, { ...(currency ? { currency } : {}), limit: request.query.limit ?? 100 }) };
     });
 
     admin.get<{ Params: Static<typeof SlugParams> }>('/hosts/:slug', { schema: { params: SlugParams } }, async (request) => {

@@ -5,6 +5,8 @@ import type { FastifyPluginAsync } from 'fastify';
 import { idPattern } from '../../catalog/ids.js';
 import { listCategories } from '../../store/categories.js';
 import { findListedProducts } from '../../store/directory.js';
+import { currentRates } from '../../store/rates.js';
+import { priceView, pricedProduct } from '../listed-prices.js';
 import { dayBefore, freshnessOf } from '../../store/freshness.js';
 import { PRICE_DROP_DAYS } from '../directory-query.js';
 import { COMPARE_MAX, comparePage, compareRows } from '../../web/compare.js';
@@ -73,9 +75,19 @@ export const compareRoutes: FastifyPluginAsync<AppContext> = async (app, context
           errors: problems.map((problem) => ({ parameter: 'ids', ...problem })),
         });
       }
-      const [products, categories] = await Promise.all([findListedProducts(context.directory, ids, freshnessOf(context.config.staleAfterDays, true), dayBefore(PRICE_DROP_DAYS)), listCategories(context.directory)]);
+      const [products, categories, rates] = await Promise.all([
+        findListedProducts(context.directory, ids, freshnessOf(context.config.staleAfterDays, true), dayBefore(PRICE_DROP_DAYS)),
+        listCategories(context.directory),
+        currentRates(context.directory),
+      ]);
       const found = new Set(products.map((product) => product.id));
-      return { products, rows: compareRows(products, categories), missing: ids.filter((id) => !found.has(id)) };
+      // Priced as every product of the directory API is: its true cost, and converted into the default display currency.
+      const view = priceView({}, context.config.displayCurrency, rates, false);
+      return {
+        products: products.map((product) => pricedProduct(product, view)),
+        rows: compareRows(products, categories),
+        missing: ids.filter((id) => !found.has(id)),
+      };
     },
   );
 

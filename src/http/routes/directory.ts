@@ -8,11 +8,13 @@ import { idPattern } from '../../catalog/ids.js';
 import { CONTENT_OUTPUT } from '../../catalog/product-fields.js';
 import { HOST_SLUG_PATTERN, isHostSlug } from '../../catalog/slugs.js';
 import { DISK_TYPES, NUMERIC_SPEC_KEYS, NUMERIC_SPECS, UNLIMITED } from '../../catalog/specs.js';
-import { countProducts, findListedHost, findListedProduct, listListedHosts, searchProducts } from '../../store/directory.js';
+import { countProducts, filterChoices, findListedHost, findListedProduct, listListedHosts, searchProducts } from '../../store/directory.js';
 import { dayBefore, freshnessOf } from '../../store/freshness.js';
 import { listedPriceHistory, PRICE_HISTORY_MAX_CHANGES } from '../../store/price-history.js';
+import { currentRates, unconvertedCurrencies } from '../../store/rates.js';
 import type { AppContext } from '../context.js';
-import { encodeSearchCursor, PRICE_DROP_DAYS, ProductSearchQuery, toProductSearch } from '../directory-query.js';
+import { encodeSearchCursor, given, PRICE_DROP_DAYS, ProductSearchQuery, toProductSearch } from '../directory-query.js';
+import { ConvertedSchema, CostSchema, priceView, pricedProduct, unconvertedAmong } from '../listed-prices.js';
 import { Problem } from '../problems.js';
 import { json } from '../schemas.js';
 
@@ -59,6 +61,15 @@ const ListedProductSchema = Type.Object(
     monthly_price: nullable(
       Type.Number({ description: 'the price of the tier naming the monthly period if there is one, else price; null when neither' }),
     ),
+    monthly_equivalent: nullable(
+      Type.Number({ description: 'per month, or the monthly equivalent of a plan sold only by longer periods (cost.monthly)' }),
+    ),
+    base_monthly_price: nullable(
+      Type.Number({ description: 'monthly_equivalent in EUR, by the latest rate of the currency: what a price sort and max_price use across currencies; null without a rate' }),
+    ),
+    order_url: nullable(Type.String({ description: "the provider's order page for this product (from its order-link template); null when it has none" })),
+    cost: CostSchema,
+    converted: ConvertedSchema,
     created_at: Type.String({ format: 'date-time' }),
     updated_at: Type.String({ format: 'date-time' }),
     host: Type.Object({ slug: Type.String(), name: Type.String() }, { additionalProperties: false }),
@@ -90,6 +101,9 @@ const ListedHostSchema = Type.Object(
     slug: Type.String({ pattern: HOST_SLUG_PATTERN }),
     name: Type.String(),
     default_currency: Type.String({ pattern: STORED_CURRENCY_PATTERN }),
+    website: nullable(Type.String({ description: "the host's website (https)" })),
+    description: nullable(Type.String()),
+    country: nullable(Type.String({ pattern: '^[A-Z]{2}$', description: 'ISO 3166-1 alpha-2' })),
     product_count: Type.Integer({ minimum: 0, description: 'active products' }),
     created_at: Type.String({ format: 'date-time' }),
     last_synced_at: nullable(Type.String({ format: 'date-time' })),
@@ -99,6 +113,10 @@ const ListedHostSchema = Type.Object(
 );
 
 const NextCursor = nullable(Type.String({ description: 'pass as cursor for the next page; null on the last page' }));
+const DisplayCurrency = Type.String({ pattern: STORED_CURRENCY_PATTERN, description: 'the currency of every `converted`' });
+const Unconverted = Type.Array(Type.String({ pattern: STORED_CURRENCY_PATTERN }), {
+  description: 'currencies of listed products in this scope that have no exchange rate: their products are not converted and sort after the converted ones',
+});
 
 const HostsQuery = Type.Object({
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50 })),
@@ -108,7 +126,13 @@ const HostsPage = Type.Object({ hosts: Type.Array(Type.Ref(ListedHostSchema)), n
 const HostParams = Type.Object({ slug: Type.String({ maxLength: 100 }) });
 const HostProductsQuery = Type.Omit(ProductSearchQuery, ['host']);
 const HostPage = Type.Object(
-  { host: Type.Ref(ListedHostSchema), products: Type.Array(Type.Ref(ListedProductSchema)), next_cursor: NextCursor },
+  {
+    host: Type.Ref(ListedHostSchema),
+    products: Type.Array(Type.Ref(ListedProductSchema)),
+    next_cursor: NextCursor,
+    display_currency: DisplayCurrency,
+    unconverted_currencies: Unconverted,
+  },
   { $id: 'HostWithProducts', additionalProperties: false },
 );
 /** The most matches counted exactly when a count is asked for; beyond, the answer says "more than". */
@@ -125,6 +149,8 @@ const ProductsPage = Type.Object(
   {
     products: Type.Array(Type.Ref(ListedProductSchema)),
     next_cursor: NextCursor,
+    display_currency: DisplayCurrency,
+    unconverted_currencies: Unconverted,
     matches: Type.Optional(
       Type.Object(
         {
@@ -138,7 +164,11 @@ const ProductsPage = Type.Object(
   { $id: 'ListedProductsPage', additionalProperties: false },
 );
 const ProductParams = Type.Object({ id: Type.String({ maxLength: 100 }) });
-const ProductAnswer = Type.Object({ product: Type.Ref(ProductDetailSchema) }, { $id: 'ListedProductAnswer', additionalProperties: false });
+const ProductQuery = Type.Pick(ProductSearchQuery, ['display_currency']);
+const ProductAnswer = Type.Object(
+  { product: Type.Ref(ProductDetailSchema), display_currency: DisplayCurrency },
+  { $id: 'ListedProductAnswer', additionalProperties: false },
+);
 const PricePointSchema = Type.Object(
   {
     from: Type.String({ format: 'date-time', description: 'since when these prices were in effect' }),
@@ -180,6 +210,29 @@ const TAGS = ['directory'];
 
 export const directoryRoutes: FastifyPluginAsync<AppContext> = async (app, context) => {
   const { staleAfterDays } = context.config;
+  /** The display currency and rates of a request, and its search. */
+  const priced = async (query: ProductSearchQuery) => {
+    const rates = await currentRates(context.directory);
+    const view = priceView({ display: query.display_currency, filter: given(query.currency)?.toUpperCase() }, context.config.displayCurrency, rates, true);
+    return { view, search: toProductSearch(query, { staleAfterDays }, view) };
+  };
+  /** One page of a search, priced in the display currency, with the currencies of its scope left unconverted. */
+  const listing = async (query: ProductSearchQuery, scope: { category?: string; hostSlug?: string }, count = false) => {
+    const { view, search } = await priced(query);
+    const [page, unconverted, choices, matches] = await Promise.all([
+      searchProducts(context.directory, search),
+      unconvertedCurrencies(context.directory),
+      filterChoices(context.directory, scope),
+      count ? countProducts(context.directory, search, COUNT_CAP) : undefined,
+    ]);
+    const answer = {
+      products: page.products.map((product) => pricedProduct(product, view)),
+      next_cursor: encodeSearchCursor(search.sort, search.order, page.next),
+      display_currency: view.currency,
+      unconverted_currencies: unconvertedAmong(unconverted, [...choices.currencies, ...page.products.map((product) => product.currency)]),
+    };
+    return matches ? { ...answer, matches } : answer;
+  };
 
   app.get<{ Querystring: Static<typeof HostsQuery> }>(
     '/api/v1/directory/hosts',
@@ -210,9 +263,7 @@ export const directoryRoutes: FastifyPluginAsync<AppContext> = async (app, conte
       const host = await findListedHost(context.directory, request.params.slug, freshnessOf(staleAfterDays, true));
       if (!host) throw new Problem('NOT_FOUND', `no listed host "${request.params.slug}"`);
       // A host asked for by name lists its products, stale or not: its answer says whether it is.
-      const search = toProductSearch({ ...request.query, host: host.slug, include_stale: '1' }, { staleAfterDays });
-      const page = await searchProducts(context.directory, search);
-      return { host, products: page.products, next_cursor: encodeSearchCursor(search.sort, search.order, page.next) };
+      return { host, ...(await listing({ ...request.query, host: host.slug, include_stale: '1' }, { hostSlug: host.slug })) };
     },
   );
 
@@ -228,23 +279,31 @@ export const directoryRoutes: FastifyPluginAsync<AppContext> = async (app, conte
       },
     },
     async (request) => {
-      const search = toProductSearch(request.query, { staleAfterDays });
-      const [page, matches] = await Promise.all([
-        searchProducts(context.directory, search),
-        request.query.count ? countProducts(context.directory, search, COUNT_CAP) : undefined,
-      ]);
-      const answer = { products: page.products, next_cursor: encodeSearchCursor(search.sort, search.order, page.next) };
-      return matches ? { ...answer, matches } : answer;
+      const category = given(request.query.category);
+      return listing(request.query, category === undefined ? {} : { category }, request.query.count === true);
     },
   );
 
-  app.get<{ Params: Static<typeof ProductParams> }>(
+  app.get<{ Params: Static<typeof ProductParams>; Querystring: Static<typeof ProductQuery> }>(
     '/api/v1/directory/products/:id',
-    { schema: { tags: TAGS, operationId: 'getDirectoryProduct', summary: 'One listed product', params: ProductParams, response: { 200: json('the product', ProductAnswer) } } },
+    {
+      schema: {
+        tags: TAGS,
+        operationId: 'getDirectoryProduct',
+        summary: 'One listed product',
+        params: ProductParams,
+        querystring: ProductQuery,
+        response: { 200: json('the product', ProductAnswer) },
+      },
+    },
     async (request) => {
-      const product = await findListedProduct(context.directory, request.params.id, freshnessOf(staleAfterDays, true), dayBefore(PRICE_DROP_DAYS));
+      const [product, rates] = await Promise.all([
+        findListedProduct(context.directory, request.params.id, freshnessOf(staleAfterDays, true), dayBefore(PRICE_DROP_DAYS)),
+        currentRates(context.directory),
+      ]);
       if (!product) throw new Problem('NOT_FOUND', `no listed product "${request.params.id}"`);
-      return { product };
+      const view = priceView({ display: request.query.display_currency }, context.config.displayCurrency, rates, true);
+      return { product: pricedProduct(product, view), display_currency: view.currency };
     },
   );
 

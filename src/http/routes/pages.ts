@@ -35,6 +35,9 @@ import { dayBefore, freshnessOf } from '../../store/freshness.js';
 import { listedPriceHistory } from '../../store/price-history.js';
 import type { AppContext } from '../context.js';
 import { encodeSearchCursor, PRICE_DROP_DAYS, SPEC_RANGE_PARAMETERS, toProductSearch, type ProductSearchQuery } from '../directory-query.js';
+import { BASE_CURRENCY } from '../../catalog/rates.js';
+import { currentRates, unconvertedCurrencies } from '../../store/rates.js';
+import { priceView, pricedProduct, unconvertedAmong, type PriceView } from '../listed-prices.js';
 import { Problem } from '../problems.js';
 import { isCalendarDay } from '../directory-query.js';
 import { publicBaseUrl } from '../public-url.js';
@@ -53,8 +56,8 @@ function text(query: RawQuery, name: string, maxLength = 200): string | undefine
 /** Parameters a page reads; anything else in its query (utm_…, a stray field) is no filter and is ignored. */
 const RANGE_PARAMETERS = new Set<string>(SPEC_RANGE_PARAMETERS);
 const PAGE_PARAMETERS = new Set([
-  'q', 'category', 'location', 'feature', 'country', 'disk_type', 'max_price', 'currency', 'view', 'sort', 'cursor', 'include_stale',
-  'price_dropped_since',
+  'q', 'category', 'location', 'feature', 'country', 'disk_type', 'max_price', 'currency', 'display_currency', 'period', 'view', 'sort', 'cursor',
+  'include_stale', 'price_dropped_since',
 ]);
 
 /**
@@ -75,6 +78,8 @@ function filtersOf(query: RawQuery, fixed: { category?: string } = {}): { filter
   const maxPrice = text(query, 'max_price', 200);
   const currency = text(query, 'currency', 200);
   const view = text(query, 'view', 200);
+  const display = text(query, 'display_currency', 200);
+  const period = text(query, 'period', 200);
   if (q) filters.q = q;
   if (category) filters.category = category;
   if (location) filters.location = location;
@@ -94,6 +99,14 @@ function filtersOf(query: RawQuery, fixed: { category?: string } = {}): { filter
   if (currency) {
     filters.currency = currency.toUpperCase();
     if (!isCurrencyCode(currency)) problems.push(`Currency “${currency}” is not an ISO 4217 code.`);
+  }
+  if (display) {
+    filters.display_currency = display.toUpperCase();
+    if (!isCurrencyCode(display)) problems.push(`Show prices in “${display}” is not an ISO 4217 code.`);
+  }
+  if (period) {
+    if (period === 'year') filters.period = 'year';
+    else if (period !== 'month') problems.push(`Prices per “${period}” is not one of month, year.`);
   }
   if (view) {
     if (view === 'table') filters.view = 'table';
@@ -127,7 +140,7 @@ function rangeLabel(parameter: string): string {
   return `${SPEC_LABELS[key]}${unit} ${parameter.startsWith('min_') ? 'at least' : 'at most'}`;
 }
 
-function searchOf(filters: PageFilters, cursor: string | undefined, staleAfterDays: number, host?: string): ProductSearch {
+function searchOf(filters: PageFilters, cursor: string | undefined, staleAfterDays: number, view: PriceView, host?: string): ProductSearch {
   const { sort, order } = pageSort(filters.sort) ?? PAGE_SORTS.price;
   const ranges = Object.fromEntries(Object.entries(filters.ranges ?? {}).map(([name, value]) => [name, Number(value)]));
   return toProductSearch(
@@ -141,9 +154,8 @@ function searchOf(filters: PageFilters, cursor: string | undefined, staleAfterDa
       disk_type: filters.disk_type as ProductSearchQuery['disk_type'],
       host,
       max_price: filters.max_price === undefined ? undefined : Number(filters.max_price),
-      // The form's currency belongs to its price limit: without a limit it filters nothing. A hand-written URL
-      // with a limit but no currency means dollars.
-      currency: filters.max_price === undefined ? undefined : (filters.currency ?? 'USD'),
+      // Only plans priced in this currency; the price limit is in the display currency.
+      currency: filters.currency,
       sort,
       order,
       cursor,
@@ -153,6 +165,7 @@ function searchOf(filters: PageFilters, cursor: string | undefined, staleAfterDa
       price_dropped_since: filters.price_dropped_since,
     },
     { limit: PAGE_SIZE, staleAfterDays },
+    view,
   );
 }
 
@@ -197,7 +210,9 @@ function filterParams(filters: PageFilters, withCategory: boolean): Record<strin
     disk_type: filters.disk_type,
     ...filters.ranges,
     max_price: filters.max_price,
-    currency: filters.max_price === undefined ? undefined : filters.currency,
+    currency: filters.currency,
+    display_currency: filters.display_currency,
+    period: filters.period,
     include_stale: filters.include_stale ? '1' : undefined,
     price_dropped_since: filters.price_dropped_since,
     view: filters.view,
@@ -208,10 +223,35 @@ function filterParams(filters: PageFilters, withCategory: boolean): Record<strin
 /** The most matches a page counts exactly; beyond, it says "more than". */
 const COUNT_CAP = 1000;
 
-/** The filters that choose what a page lists; the sort, the cursor and anything else do not make another page. */
+/**
+ * The filters that choose what a page lists; the sort, the cursor, how prices are shown (display currency, period)
+ * and anything else do not make another page.
+ */
 function canonicalParams(filters: PageFilters, withCategory: boolean): Record<string, string | undefined> {
-  const { sort: _sort, ...chosen } = filterParams(filters, withCategory);
+  const { sort: _sort, display_currency: _display, period: _period, ...chosen } = filterParams(filters, withCategory);
   return chosen;
+}
+
+/** The display currency of a page and its rates; one without a rate falls back to EUR, with a note. */
+async function pageView(context: AppContext, filters: PageFilters): Promise<PriceView> {
+  const rates = await currentRates(context.directory);
+  return priceView({ display: filters.display_currency, filter: filters.currency }, context.config.displayCurrency, rates, false);
+}
+
+/** The display currencies a visitor may pick: EUR and every currency with a rate. */
+function displayChoices(view: PriceView): string[] {
+  return [BASE_CURRENCY, ...[...view.rates.keys()].sort()];
+}
+
+/** How a list shows prices, with the currencies of `present` that could not be converted. */
+function priceDisplay(view: PriceView, filters: PageFilters, unconverted: string[], present: string[]): ResultPage['prices'] {
+  return {
+    currency: view.currency,
+    period: filters.period === 'year' ? 'year' : 'month',
+    unconverted: unconvertedAmong(unconverted, present),
+    note: view.note,
+    carry: queryString({ display_currency: filters.display_currency }),
+  };
 }
 
 async function resultPage(
@@ -221,11 +261,19 @@ async function resultPage(
   params: Record<string, string | undefined>,
   onFirstPage: boolean,
   links: { feedHref: string; csvHref: string },
+  prices: { view: PriceView; filters: PageFilters; scope: { category?: string; hostSlug?: string } },
 ): Promise<ResultPage> {
-  const [page, count] = await Promise.all([searchProducts(context.directory, search), countProducts(context.directory, search, COUNT_CAP)]);
+  const [page, count, unconverted, choices] = await Promise.all([
+    searchProducts(context.directory, search),
+    countProducts(context.directory, search, COUNT_CAP),
+    unconvertedCurrencies(context.directory),
+    filterChoices(context.directory, prices.scope),
+  ]);
   const cursor = encodeSearchCursor(search.sort, search.order, page.next);
+  const present = [...choices.currencies, ...page.products.map((product) => product.currency)];
   return {
-    products: page.products,
+    products: page.products.map((product) => pricedProduct(product, prices.view)),
+    prices: priceDisplay(prices.view, prices.filters, unconverted, present),
     nextHref: cursor ? `${path}${queryString({ ...params, cursor })}` : null,
     firstHref: onFirstPage ? null : `${path}${queryString(params)}`,
     ...links,
@@ -243,9 +291,10 @@ function clearHref(path: string, params: Record<string, string | undefined>): st
 }
 
 /** A page that lists nothing and says what was wrong with its filters. */
-function problemPage(path: string, params: Record<string, string | undefined>, problems: string[]): ResultPage {
+function problemPage(path: string, params: Record<string, string | undefined>, problems: string[], prices: ResultPage['prices']): ResultPage {
   return {
     products: [],
+    prices,
     nextHref: null,
     firstHref: null,
     count: null,
@@ -273,14 +322,17 @@ async function listing(
   cursor: string | undefined,
   path: string,
   params: Record<string, string | undefined>,
+  view: PriceView,
+  scope: { category?: string; hostSlug?: string },
 ): Promise<ResultPage> {
-  if (problems.length > 0) return problemPage(path, params, problems);
+  const prices = priceDisplay(view, filters, [], []);
+  if (problems.length > 0) return problemPage(path, params, problems, prices);
   try {
-    return await resultPage(context, searchOf(filters, cursor, context.config.staleAfterDays), path, params, !cursor, takeAwayLinks(filters));
+    return await resultPage(context, searchOf(filters, cursor, context.config.staleAfterDays, view), path, params, !cursor, takeAwayLinks(filters), { view, filters, scope });
   } catch (error) {
     const found = problemsOf(error);
     if (found === null) throw error;
-    return problemPage(path, params, found);
+    return problemPage(path, params, found, prices);
   }
 }
 
@@ -337,14 +389,18 @@ export const pageRoutes: FastifyPluginAsync<AppContext> = async (app, context) =
     if (!host) return sendNotFoundPage(reply, 'No provider with that name is listed.');
     return orBadRequest(reply, async () => {
       const cursor = text(request.query, 'cursor', 500);
-      const filters: PageFilters = { sort: 'price' };
+      const { display_currency, period } = filtersOf(request.query).filters;
+      const filters: PageFilters = { sort: 'price', ...(display_currency ? { display_currency } : {}), ...(period ? { period } : {}) };
+      const view = await pageView(context, filters);
+      const params = { display_currency: filters.display_currency, period: filters.period };
       const page = await resultPage(
         context,
-        searchOf(filters, cursor, staleAfterDays, host.slug),
+        searchOf(filters, cursor, staleAfterDays, view, host.slug),
         `/hosts/${encodeURIComponent(host.slug)}`,
-        {},
+        params,
         !cursor,
         takeAwayLinks(filters, host.slug),
+        { view, filters, scope: { hostSlug: host.slug } },
       );
       page.clearHref = null;
       const head = canonical(context, request, `/hosts/${encodeURIComponent(host.slug)}`).head;
@@ -361,12 +417,14 @@ export const pageRoutes: FastifyPluginAsync<AppContext> = async (app, context) =
       const cursor = text(request.query, 'cursor', 500);
       const path = `/categories/${encodeURIComponent(category.slug)}`;
       const params = filterParams(filters, false);
+      const view = await pageView(context, filters);
+      const scope = { category: category.slug };
       const [page, choices] = await Promise.all([
-        listing(context, filters, problems, cursor, path, params),
-        filterChoices(context.directory, { category: category.slug }),
+        listing(context, filters, problems, cursor, path, params, view, scope),
+        filterChoices(context.directory, scope),
       ]);
       const head = canonical(context, request, `/categories/${encodeURIComponent(category.slug)}`, canonicalParams(filters, false)).head;
-      return sendPage(reply, categoryPage(category, filters, choices, page, all), page.problems.length > 0 ? 422 : 200, head);
+      return sendPage(reply, categoryPage(category, filters, choices, page, all, displayChoices(view)), page.problems.length > 0 ? 422 : 200, head);
     });
   });
 
@@ -375,25 +433,31 @@ export const pageRoutes: FastifyPluginAsync<AppContext> = async (app, context) =
       const { filters, problems } = filtersOf(request.query);
       const cursor = text(request.query, 'cursor', 500);
       const params = filterParams(filters, true);
+      const view = await pageView(context, filters);
+      const scope = filters.category ? { category: filters.category } : {};
       const [all, page, choices] = await Promise.all([
         categories(),
-        listing(context, filters, problems, cursor, '/search', params),
-        filterChoices(context.directory, filters.category ? { category: filters.category } : {}),
+        listing(context, filters, problems, cursor, '/search', params, view, scope),
+        filterChoices(context.directory, scope),
       ]);
       const head = canonical(context, request, '/search', canonicalParams(filters, true)).head;
-      return sendPage(reply, searchPage(filters, choices, page, all), page.problems.length > 0 ? 422 : 200, head);
+      return sendPage(reply, searchPage(filters, choices, page, all, displayChoices(view)), page.problems.length > 0 ? 422 : 200, head);
     }),
   );
 
-  app.get<{ Params: { id: string } }>('/products/:id', async (request, reply) => {
+  app.get<{ Params: { id: string }; Querystring: RawQuery }>('/products/:id', async (request, reply) => {
     const [product, history] = await Promise.all([
       findListedProduct(context.directory, request.params.id, hostsFreshness(), dayBefore(PRICE_DROP_DAYS)),
       listedPriceHistory(context.directory, request.params.id),
     ]);
     if (!product) return sendNotFoundPage(reply, 'This product is not listed (any more). The provider may have withdrawn it.');
+    const { display_currency } = filtersOf(request.query).filters;
+    const filters: PageFilters = { sort: 'price', ...(display_currency ? { display_currency } : {}) };
+    const view = await pageView(context, filters);
     const all = await categories();
     const { url, head } = canonical(context, request, `/products/${encodeURIComponent(product.id)}`);
     const label = all.find((category) => category.slug === product.category)?.label ?? product.category;
-    return sendPage(reply, productPage(product, all, history), 200, html`${head}\n${jsonLdScript(productStructuredData(product, url, label))}`);
+    const page = productPage(pricedProduct(product, view), all, { ...priceDisplay(view, filters, [], []), carry: '' }, history);
+    return sendPage(reply, page, 200, html`${head}\n${jsonLdScript(productStructuredData(product, url, label))}`);
   });
 };

@@ -1,0 +1,138 @@
+// What a listed product costs, as the directory API and the pages both show it: the true cost in the product's own
+// currency (catalog/true-cost.ts) and the same figures converted into the visitor's display currency.
+import { Type, type Static } from '@sinclair/typebox';
+import { BASE_CURRENCY, type RateTable } from '../catalog/rates.js';
+import { trueCost, type TrueCost } from '../catalog/true-cost.js';
+import type { ListedProduct } from '../store/directory.js';
+import { Problem } from './problems.js';
+
+const nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
+
+export const CostSchema = Type.Object(
+  {
+    basis: nullable(
+      Type.Object(
+        {
+          price: Type.Number(),
+          period: nullable(Type.String({ description: 'canonical period; null for one the directory does not know' })),
+          label: Type.String({ description: 'the period as the provider sent it' }),
+        },
+        { additionalProperties: false, description: 'the price the plan is sold at, per period' },
+      ),
+    ),
+    monthly: nullable(Type.Number({ description: 'per month: the monthly price, or the monthly equivalent of a longer period' })),
+    monthly_is_equivalent: Type.Boolean({ description: 'true when the plan is not sold by the month and `monthly` is its basis divided by its months' }),
+    yearly: nullable(Type.Number({ description: 'per year: the yearly tier, or 12 × monthly' })),
+    yearly_is_equivalent: Type.Boolean({ description: 'true when there is no yearly tier and `yearly` is 12 × monthly' }),
+    setup_fee: nullable(Type.Number()),
+    first_term: nullable(
+      Type.Object(
+        { months: Type.Integer({ description: '12, or the minimum term when longer' }), cost: Type.Number({ description: 'setup fee included' }) },
+        { additionalProperties: false },
+      ),
+    ),
+  },
+  { additionalProperties: false, description: "the true cost, in the product's currency" },
+);
+
+export const ConvertedSchema = nullable(
+  Type.Object(
+    {
+      currency: Type.String({ description: 'the display currency' }),
+      monthly: nullable(Type.Number()),
+      yearly: nullable(Type.Number()),
+      setup_fee: nullable(Type.Number()),
+      first_term_cost: nullable(Type.Number()),
+      rate_date: nullable(Type.String({ format: 'date', description: 'the day of the oldest exchange rate used; null when none was (EUR to EUR)' })),
+    },
+    { additionalProperties: false, description: 'the cost in the display currency (approximate); null when the product currency has no rate' },
+  ),
+);
+
+export type Converted = Static<typeof ConvertedSchema>;
+
+export interface PricedProduct extends ListedProduct {
+  cost: TrueCost;
+  converted: Converted;
+}
+
+/** The currency prices are shown in, with the rates; `note` says why it is not the one asked for. */
+export interface PriceView {
+  currency: string;
+  rates: RateTable;
+  note: string | null;
+}
+
+function hasRate(currency: string, rates: RateTable): boolean {
+  return currency === BASE_CURRENCY || rates.has(currency);
+}
+
+/**
+ * The display currency: the one asked for (`display_currency`); else the currency filtered on; else the server's
+ * default. One without a rate is refused when asked for by name in the API (`strict`); elsewhere EUR stands in, and
+ * the note says so.
+ */
+export function priceView(
+  asked: { display?: string | undefined; filter?: string | undefined },
+  defaultCurrency: string,
+  rates: RateTable,
+  strict: boolean,
+): PriceView {
+  const display = asked.display?.trim().toUpperCase();
+  if (display) {
+    if (hasRate(display, rates)) return { currency: display, rates, note: null };
+    if (strict) {
+      throw new Problem('VALIDATION_FAILED', `no exchange rate for ${display}`, {
+        errors: [{ parameter: 'display_currency', code: 'no_rate', detail: `no exchange rate is known for ${display}; known: ${[BASE_CURRENCY, ...rates.keys()].join(', ')}` }],
+      });
+    }
+    return { currency: BASE_CURRENCY, rates, note: `There is no exchange rate for ${display}: prices are shown in ${BASE_CURRENCY}.` };
+  }
+  if (asked.filter && hasRate(asked.filter, rates)) return { currency: asked.filter, rates, note: null };
+  if (hasRate(defaultCurrency, rates)) return { currency: defaultCurrency, rates, note: null };
+  return { currency: BASE_CURRENCY, rates, note: null };
+}
+
+/** An amount from one currency into another through EUR, to the cent; null without both rates. */
+function convert(amount: number | null, from: string, to: string, rates: RateTable): number | null {
+  if (amount === null) return null;
+  if (from === to) return amount;
+  const fromRate = from === BASE_CURRENCY ? 1 : rates.get(from)?.rate;
+  const toRate = to === BASE_CURRENCY ? 1 : rates.get(to)?.rate;
+  if (fromRate === undefined || toRate === undefined) return null;
+  return Math.round((amount / fromRate) * toRate * 100) / 100;
+}
+
+function rateDate(currencies: string[], rates: RateTable): string | null {
+  const dates = currencies.filter((c) => c !== BASE_CURRENCY).map((c) => rates.get(c)?.date);
+  if (dates.some((date) => date === undefined)) return null;
+  const known = dates as string[];
+  return known.length === 0 ? null : known.sort()[0]!;
+}
+
+/** The product with its true cost and, when its currency has a rate, the cost in the display currency. */
+export function pricedProduct(product: ListedProduct, view: PriceView): PricedProduct {
+  const cost = trueCost(product);
+  const { currency, rates } = view;
+  let converted: Converted = null;
+  const date = rateDate([product.currency, currency], rates);
+  if (hasRate(product.currency, rates) && hasRate(currency, rates)) {
+    // The monthly figure is the stored EUR price converted: the one the list is sorted and filtered by.
+    const monthly = product.base_monthly_price === null ? convert(cost.monthly, product.currency, currency, rates) : convert(product.base_monthly_price, BASE_CURRENCY, currency, rates);
+    converted = {
+      currency,
+      monthly,
+      yearly: convert(cost.yearly, product.currency, currency, rates),
+      setup_fee: convert(cost.setup_fee, product.currency, currency, rates),
+      first_term_cost: convert(cost.first_term?.cost ?? null, product.currency, currency, rates),
+      rate_date: date,
+    };
+  }
+  return { ...product, cost, converted };
+}
+
+/** The currencies, among those given, whose products are listed without a EUR price (no rate). */
+export function unconvertedAmong(unconverted: readonly string[], present: Iterable<string>): string[] {
+  const seen = new Set(present);
+  return unconverted.filter((currency) => seen.has(currency)).sort();
+}
