@@ -22,6 +22,7 @@ import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import copyStreams from 'pg-copy-streams';
+import { derivedOf, DERIVED_VERSION } from '../dist/catalog/derived.js';
 import { newId } from '../dist/catalog/ids.js';
 import { migrate } from '../dist/store/migrate.js';
 import { openDatabase } from '../dist/store/open.js';
@@ -65,6 +66,8 @@ const CATEGORIES = ['vps_cloud', 'vps_cloud', 'vps_managed', 'web_shared', 'web_
   'dedicated_gpu', 'storage', 'backup', 'email', 'domain', 'ssl', 'cdn', 'game_minecraft', 'game_rust', 'game_valheim', 'game_cs2',
   'voice_teamspeak', 'colocation'];
 const CURRENCIES = ['USD', 'USD', 'USD', 'EUR', 'EUR', 'GBP'];
+/** Units of each currency one euro buys, loaded as a rates import would keep them. */
+const RATES = { EUR: 1, USD: 1.08, GBP: 0.85 };
 const WORDS = ['Cloud', 'Turbo', 'Ryzen', 'Xeon', 'Epyc', 'Nvme', 'Edge', 'Core', 'Prime', 'Metal', 'Storage', 'Node', 'Plus', 'Max',
   'Lite', 'Pro', 'Starter', 'Business', 'Gaming', 'Vault'];
 const PLACES = ['Frankfurt', 'Amsterdam', 'London', 'Paris', 'Helsinki', 'Warsaw', 'New York', 'Dallas', 'Singapore', 'Tokyo',
@@ -100,26 +103,40 @@ function productRow(i, hostIds, now) {
       ])
     : null;
   const created = new Date(now - (PRODUCTS - i) * 1000).toISOString();
+  const category = CATEGORIES[s % CATEGORIES.length];
+  const specs = { cpu_cores: String(cores), ram_gb: String(cores * 2), disk_gb: String(cores * 40) };
+  const features = [EXTRAS[r % EXTRAS.length], EXTRAS[(r >>> 4) % EXTRAS.length]];
+  const locations = [PLACES[s % PLACES.length], PLACES[(s >>> 4) % PLACES.length]];
+  // What the sync derives from the content and writes beside it: the build's own derivation, and the price per month
+  // in EUR at the rates loaded with the products (every generated plan is monthly, its price the monthly price).
+  const derived = derivedOf({ category, specs, features, datacenter_locations: locations });
+  const base = Math.round((price / RATES[currency]) * 1e6) / 1e6;
   return [
     hostIds[i % hostIds.length],
     `sku-${i}`,
     newId('prd'),
     s % 33 === 0 ? 'inactive' : 'active',
     name,
-    CATEGORIES[s % CATEGORIES.length],
+    category,
     price,
     currency,
     `${name}: ${cores} vCPU, ${cores * 2} GB RAM, ${cores * 40} GB ${WORDS[(s >>> 7) % WORDS.length]} storage in ${PLACES[s % PLACES.length]}.`,
-    JSON.stringify({ cpu_cores: String(cores), ram_gb: String(cores * 2), disk_gb: String(cores * 40) }),
+    JSON.stringify(specs),
     tiers,
     s % 4 === 0 ? 0 : null,
     s % 3 === 0 ? 'P1M' : 'none',
-    JSON.stringify([EXTRAS[r % EXTRAS.length], EXTRAS[(r >>> 4) % EXTRAS.length]]),
-    JSON.stringify([PLACES[s % PLACES.length], PLACES[(s >>> 4) % PLACES.length]]),
+    JSON.stringify(features),
+    JSON.stringify(locations),
     (r.toString(16) + s.toString(16)).padStart(16, '0'),
     created,
     created,
     s % 33 === 0 ? created : null,
+    JSON.stringify(derived.spec_values),
+    JSON.stringify(derived.facets),
+    derived.search_extra,
+    derived.derived_version,
+    price,
+    base,
   ]
     .map(copyField)
     .join('\t');
@@ -146,6 +163,11 @@ async function generate() {
       [HOSTS],
     );
     const hostIds = hosts.map((row) => Number(row.id));
+    await client.query(
+      `INSERT INTO exchange_rates (currency, rate_date, rate, source)
+       SELECT currency, current_date, rate::numeric, 'bench' FROM json_each_text($1::json) AS r (currency, rate) WHERE currency <> 'EUR'`,
+      [JSON.stringify(RATES)],
+    );
     // Loading into a table without its secondary indexes, then building them, is much faster than maintaining them
     // row by row; the primary key and unique constraint stay.
     const { rows: indexes } = await client.query(
@@ -170,7 +192,8 @@ async function generate() {
       client.query(
         copyStreams.from(`COPY products (host_id, external_id, id, status, name, category, price, currency, description, specs,
           pricing_tiers, setup_fee, contract_duration, features, datacenter_locations, fingerprint, created_at, updated_at,
-          deactivated_at) FROM STDIN`),
+          deactivated_at, spec_values, facets, search_extra, derived_version, monthly_equivalent, base_monthly_price)
+          FROM STDIN`),
       ),
     );
     log(`COPY done in ${Math.round((Date.now() - started) / 1000)} s; building ${indexes.length} indexes`);
@@ -200,9 +223,14 @@ async function isCurrent() {
   const latest = Math.max(...(await readdir(path.join(ROOT, 'src/store/migrations'))).map((name) => Number.parseInt(name, 10)).filter(Number.isFinite));
   return withClient(databaseUrl, async (client) => {
     const { rows } = await client
-      .query('SELECT (SELECT count(*)::int FROM products) AS n, (SELECT max(version)::int FROM schema_migrations) AS version')
-      .catch(() => ({ rows: [{ n: 0, version: 0 }] }));
-    return rows[0].n === PRODUCTS && rows[0].version === latest;
+      .query(
+        `SELECT (SELECT count(*)::int FROM products) AS n, (SELECT max(version)::int FROM schema_migrations) AS version,
+           EXISTS (SELECT 1 FROM products WHERE derived_version IS DISTINCT FROM $1) AS underived`,
+        [DERIVED_VERSION],
+      )
+      .catch(() => ({ rows: [{ n: 0, version: 0, underived: true }] }));
+    // Products derived by another version of the code would be derived again by the server as it starts, under load.
+    return rows[0].n === PRODUCTS && rows[0].version === latest && !rows[0].underived;
   });
 }
 
