@@ -99,11 +99,13 @@ export async function startHostdir(databaseUrl, env = {}, main = MAIN) {
   }
   // The benchmarks generate their hosts in the database, without a sync: each is taken as confirmed now (README,
   // "Verified freshness"), or the directory would leave every one of them out as never confirmed. A build without
-  // the column (a baseline) has nothing to mark.
-  await withClient(databaseUrl, (client) =>
-    client.query(`SELECT 1 FROM information_schema.columns WHERE table_name = 'hosts' AND column_name = 'confirmed_at'`).then(
-      (found) => (found.rowCount > 0 ? client.query('UPDATE hosts SET confirmed_at = now() WHERE confirmed_at IS NULL') : null),
-    ),
-  );
+  // the column (a baseline) has nothing to mark. The hosts' statistics are then taken again: left as they were (every
+  // host unconfirmed), the planner would expect no confirmed host and join the other way round, product by product.
+  await withClient(databaseUrl, async (client) => {
+    const found = await client.query(`SELECT 1 FROM information_schema.columns WHERE table_name = 'hosts' AND column_name = 'confirmed_at'`);
+    if (found.rowCount === 0) return;
+    const marked = await client.query('UPDATE hosts SET confirmed_at = now() WHERE confirmed_at IS NULL');
+    if (marked.rowCount > 0) await client.query('ANALYZE hosts');
+  });
   return { url, port, output: () => output, stop };
 }
