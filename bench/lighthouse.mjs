@@ -3,17 +3,14 @@
 // temporary folder, on a free port) filled with the demo providers. Prints a table of scores and exits 1 when any
 // score is below 100 (2 when it could not run). `--json` prints every score as JSON too; `--desktop` uses
 // Lighthouse's desktop settings instead of its default (a mid-range phone on a slow 4G network, simulated).
-import { execFile, spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import * as chromeLauncher from 'chrome-launcher';
 import lighthouse, { desktopConfig } from 'lighthouse';
-import { freePort, stopProcess } from './support.mjs';
+import { startServer } from './support.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
@@ -40,41 +37,6 @@ export const PAGE_TYPES = [
 
 const json = process.argv.includes('--json');
 const desktop = process.argv.includes('--desktop');
-
-async function startServer() {
-  const port = await freePort();
-  const dataDir = await mkdtemp(path.join(tmpdir(), 'hostdir-lighthouse-'));
-  const adminToken = `lighthouse-${randomBytes(12).toString('hex')}`;
-  const url = `http://127.0.0.1:${port}`;
-  const child = spawn(process.execPath, [path.join(ROOT, 'dist/main.js')], {
-    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: String(port), DATA_DIR: dataDir, ADMIN_TOKEN: adminToken, LOG_LEVEL: 'warn' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const kill = () => child.kill('SIGKILL');
-  process.once('exit', kill);
-  let output = '';
-  child.stdout.on('data', (chunk) => (output += chunk));
-  child.stderr.on('data', (chunk) => (output += chunk));
-  const stop = async () => {
-    process.off('exit', kill);
-    await stopProcess(child);
-    await rm(dataDir, { recursive: true, force: true });
-  };
-  const deadline = Date.now() + 120_000;
-  for (;;) {
-    if (child.exitCode !== null || Date.now() > deadline) {
-      await stop();
-      throw new Error(`hostdir ${child.exitCode === null ? 'did not start' : `exited with ${child.exitCode}`}:\n${output}`);
-    }
-    try {
-      if ((await fetch(`${url}/readyz`)).ok) break;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  return { url, adminToken, stop };
-}
 
 /** The demo providers, through the command line as a user adds them; then a host and a product to visit. */
 async function seedDemo(server) {

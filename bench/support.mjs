@@ -54,20 +54,21 @@ export async function stopProcess(child, graceMs = 30_000) {
 }
 
 /**
- * The real server (node dist/main.js, or `main`: another build's) on a PostgreSQL database, with `env` added
- * (LOG_LEVEL warn unless given), once it answers /readyz (its migrations done). It is killed should this process exit first.
+ * The real server (node dist/main.js, or `main`: another build's) with `env` added (LOG_LEVEL warn unless given; the
+ * embedded store in a temporary folder unless DATABASE_URL is given), once it answers /readyz. It is killed should
+ * this process exit first.
  */
-export async function startHostdir(databaseUrl, env = {}, main = MAIN) {
+export async function startServer(env = {}, main = MAIN) {
   const port = await freePort();
   const dataDir = await mkdtemp(path.join(tmpdir(), 'hostdir-bench-'));
+  const adminToken = `bench-${randomBytes(12).toString('hex')}`;
   const child = spawn(process.execPath, [main], {
     env: {
       PATH: process.env.PATH ?? '',
       HOST: '127.0.0.1',
       PORT: String(port),
       DATA_DIR: dataDir,
-      DATABASE_URL: databaseUrl,
-      ADMIN_TOKEN: `bench-${randomBytes(12).toString('hex')}`,
+      ADMIN_TOKEN: adminToken,
       LOG_LEVEL: 'warn',
       ...env,
     },
@@ -97,6 +98,12 @@ export async function startHostdir(databaseUrl, env = {}, main = MAIN) {
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+  return { url, port, adminToken, output: () => output, stop };
+}
+
+/** startServer on a PostgreSQL database, its generated hosts confirmed. */
+export async function startHostdir(databaseUrl, env = {}, main = MAIN) {
+  const server = await startServer({ DATABASE_URL: databaseUrl, ...env }, main);
   // The benchmarks generate their hosts in the database, without a sync: each is taken as confirmed now (README,
   // "Verified freshness"), or the directory would leave every one of them out as never confirmed. A build without
   // the column (a baseline) has nothing to mark. The hosts' statistics are then taken again: left as they were (every
@@ -107,5 +114,5 @@ export async function startHostdir(databaseUrl, env = {}, main = MAIN) {
     const marked = await client.query('UPDATE hosts SET confirmed_at = now() WHERE confirmed_at IS NULL');
     if (marked.rowCount > 0) await client.query('ANALYZE hosts');
   });
-  return { url, port, output: () => output, stop };
+  return server;
 }
