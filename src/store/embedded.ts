@@ -32,9 +32,9 @@ const SHARED_BUFFERS = '16MB';
 /**
  * PGlite's WebAssembly (PostgreSQL, 9 MB of it) is compiled by V8's baseline compiler only (Liftoff), not also by its
  * optimizing one (TurboFan) as its functions turn hot: the optimized code and the memory its compilations took stayed
- * in the process, about 35 MB before any sync and some 70 MB once a 50 000-product sync had run (README, "Memory of a
- * large sync"). A 10 000-product sync took no longer on the benchmark's machine; a 50 000-product one took about 10%
- * more CPU time. Node started with a flag of its own about Liftoff (`--no-liftoff-only`) keeps it.
+ * in the process, about 35 MB before any sync and about 65 MB at the peak of a 50 000-product sync (README, "Sizing").
+ * A 10 000-product sync took no longer on the benchmark's machine; a 50 000-product one took about 10-15% more CPU
+ * time. Node started with a flag of its own about Liftoff (`--no-liftoff-only`) keeps it.
  */
 const WASM_BASELINE_ONLY = '--liftoff-only';
 
