@@ -124,9 +124,22 @@ export const CATEGORY_COUNT_CAP = 1000;
  */
 const recent = new WeakMap<Queryable, Map<string, { at: number; value: Promise<unknown> }>>();
 
+/**
+ * The most figures kept per database. Keys come from requests (the words of a search, a search's filters): without a
+ * bound, a client sending ever new words would grow the process without end. The oldest go first.
+ */
+const KEPT_FIGURES_MAX = 10_000;
+
+/** The figures kept for `db`, with room for one more. */
+function keptFigures<V>(store: WeakMap<Queryable, Map<string, V>>, db: Queryable): Map<string, V> {
+  let entries = store.get(db);
+  if (!entries) store.set(db, (entries = new Map()));
+  while (entries.size >= KEPT_FIGURES_MAX) entries.delete(entries.keys().next().value!);
+  return entries;
+}
+
 function recently<T>(db: Queryable, key: string, ttlMs: number, compute: () => Promise<T>): Promise<T> {
-  let entries = recent.get(db);
-  if (!entries) recent.set(db, (entries = new Map()));
+  const entries = keptFigures(recent, db);
   const kept = entries.get(key);
   const now = performance.now();
   if (kept && now - kept.at < ttlMs) return kept.value as Promise<T>;
@@ -385,21 +398,39 @@ function namedWords(db: Queryable): Promise<NamedWords> {
   });
 }
 
+/** Searches found to match more than a count's cap, by their conditions, with when that was counted. */
+const broadSearches = new WeakMap<Queryable, Map<string, number>>();
+
 /**
  * How many products match a search, counted up to `cap`: the exact number, or `more` when there are more than
- * `cap` (counting every match of a broad search at a million products would cost more than it tells).
+ * `cap` (counting every match of a broad search at a million products would cost more than it tells). That a search
+ * matches more than `cap` is kept LISTING_FIGURES_TTL_MS, like the other figures beside the listing: a broad listing
+ * is the most visited and the dearest to count, and "more than 1 000" holds for seconds. A smaller count is always
+ * counted afresh.
  */
 export async function countProducts(db: Queryable, search: ProductSearch, cap: number): Promise<{ count: number; more: boolean }> {
   const filters = await conditionsOf(db, search);
   if (filters === null) return { count: 0, more: false };
   const { where } = filters;
+  // The search's filters, not its SQL: the freshness limit in the parameters moves with the clock.
+  const { sort: _sort, order: _order, limit: _limit, after: _after, freshness, ...filtered } = search;
+  const key = JSON.stringify([cap, freshness.includeStale, filtered]);
+  const broad = keptFigures(broadSearches, db);
+  const countedAt = broad.get(key);
+  if (countedAt !== undefined && performance.now() - countedAt < LISTING_FIGURES_TTL_MS) return { count: cap, more: true };
+  const startedAt = performance.now();
   const { rows } = await db.query<{ n: number }>(
     `SELECT count(*)::int AS n FROM (
        SELECT 1 FROM products p JOIN hosts h ON h.id = p.host_id WHERE ${where.join(' AND ')} LIMIT ${filters.param(cap + 1)}) AS matches`,
     filters.params,
   );
   const n = Number(rows[0]?.n ?? 0);
-  return n > cap ? { count: cap, more: true } : { count: n, more: false };
+  if (n <= cap) {
+    broad.delete(key);
+    return { count: n, more: false };
+  }
+  broad.set(key, startedAt);
+  return { count: cap, more: true };
 }
 
 /** Unpriced products, sorted by price, are in id order with the cursor key UNPRICED_KEY. */
@@ -427,12 +458,19 @@ async function pageOf(
         : `p.id ${comparison} ${conditions.param(after.id)}::text`,
     );
   }
+  // The page is chosen by its keys alone, narrow rows to sort; only its own rows are then read whole, with the
+  // price each had before (a lookup per row, never one per match).
   const { rows } = await db.query(
-    `SELECT ${productColumns(conditions.since)}, ${key.key ?? `(${key.expression})::text`} AS sort_key
-     FROM products p JOIN hosts h ON h.id = p.host_id
-     WHERE ${where.join(' AND ')}
-     ORDER BY ${textLeads ? key.unindexed : key.expression} ${direction}, p.id ${direction}
-     LIMIT ${conditions.param(search.limit + 1)}`,
+    `SELECT ${productColumns(conditions.since)}, page.sort_value::text AS sort_key
+     FROM (
+       SELECT p.host_id, p.id, ${key.key ?? key.expression} AS sort_value
+       FROM products p JOIN hosts h ON h.id = p.host_id
+       WHERE ${where.join(' AND ')}
+       ORDER BY ${textLeads ? key.unindexed : key.expression} ${direction}, p.id ${direction}
+       LIMIT ${conditions.param(search.limit + 1)}) AS page
+     JOIN products p ON p.host_id = page.host_id AND p.id = page.id
+     JOIN hosts h ON h.id = p.host_id
+     ORDER BY page.sort_value ${direction}, page.id ${direction}`,
     conditions.params,
   );
   return { rows: rows.slice(0, search.limit), more: rows.length > search.limit };
