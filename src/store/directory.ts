@@ -3,6 +3,7 @@ import { facet } from '../catalog/derived.js';
 import { COUNTRY_LABELS, placeOf } from '../catalog/gazetteer.js';
 import type { Content } from '../catalog/product-fields.js';
 import { NUMERIC_SPEC_KEYS, type ComparableSpecs, type DiskType, type NumericSpec } from '../catalog/specs.js';
+import { listCategories, type Category } from './categories.js';
 import type { Queryable } from './db.js';
 import { isStale, type Freshness } from './freshness.js';
 import { droppedSince, monthlyPriceSince } from './price-history.js';
@@ -572,6 +573,23 @@ export async function listListedHosts(
 export async function findListedHost(db: Queryable, slug: string, freshness: Freshness): Promise<ListedHost | null> {
   const { rows } = await db.query(`SELECT ${HOST_COLUMNS} FROM hosts h WHERE h.slug = $1 AND h.status = 'active'`, [slug]);
   return rows[0] ? toListedHost(rows[0], freshness) : null;
+}
+
+/**
+ * The category registry as the pages show it (kept LISTING_FIGURES_TTL_MS): categories are only ever added, so a
+ * slug missing from it is looked up afresh (`category`) before a page says there is no such category.
+ */
+export function categoryRegistry(db: Queryable): Promise<Category[]> {
+  return recently(db, 'category-registry', LISTING_FIGURES_TTL_MS, () => listCategories(db));
+}
+
+/** A category of the registry with every category, or null for a slug that is none (read afresh to be sure). */
+export async function findCategory(db: Queryable, slug: string): Promise<{ category: Category; all: Category[] } | null> {
+  for (const all of [await categoryRegistry(db), await listCategories(db)]) {
+    const category = all.find((candidate) => candidate.slug === slug);
+    if (category) return { category, all };
+  }
+  return null;
 }
 
 /** Every category with its listed products counted up to CATEGORY_COUNT_CAP (kept LISTING_FIGURES_TTL_MS). */

@@ -1,12 +1,14 @@
 // The directory's HTML pages. Unknown slugs and ids answer an HTML 404 here; /api/* keeps problem+json.
 import { isCurrencyCode } from '../../catalog/currency.js';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { listCategories, type Category } from '../../store/categories.js';
+import type { Category } from '../../store/categories.js';
 import { COUNTRY_LABELS } from '../../catalog/gazetteer.js';
 import { DISK_TYPES, NUMERIC_SPECS, SPEC_LABELS, type NumericSpec } from '../../catalog/specs.js';
 import {
+  categoryRegistry,
   countProducts,
   filterChoices,
+  findCategory,
   findListedHost,
   findListedProduct,
   listListedCategories,
@@ -389,7 +391,7 @@ export function sendNotFoundPage(reply: FastifyReply, what: string): FastifyRepl
 }
 
 export const pageRoutes: FastifyPluginAsync<AppContext> = async (app, context) => {
-  const categories = (): Promise<Category[]> => listCategories(context.directory);
+  const categories = (): Promise<Category[]> => categoryRegistry(context.directory);
   const { staleAfterDays } = context.config;
   const hostsFreshness = () => freshnessOf(staleAfterDays, true);
 
@@ -442,9 +444,9 @@ export const pageRoutes: FastifyPluginAsync<AppContext> = async (app, context) =
       filterChoices(context.directory, scope),
     ]);
     results.catch(() => {});
-    const all = await categories();
-    const category = all.find((candidate) => candidate.slug === slug);
-    if (!category) return sendNotFoundPage(reply, 'There is no such category.');
+    const found = await findCategory(context.directory, slug);
+    if (!found) return sendNotFoundPage(reply, 'There is no such category.');
+    const { category, all } = found;
     return orBadRequest(reply, async () => {
       const [{ page, view }, choices] = await results;
       const head = canonical(context, request, path, canonicalParams(filters, false)).head;
