@@ -155,7 +155,7 @@ const ProductsPage = Type.Object(
       Type.Object(
         {
           count: Type.Integer({ minimum: 0 }),
-          more: Type.Boolean({ description: `true: there are more than count (${COUNT_CAP}) matches` }),
+          more: Type.Boolean({ description: `true: there are more than count (${COUNT_CAP}) matches (found so within the last 5 seconds)` }),
         },
         { additionalProperties: false, description: 'with count=true: how many products match the filters' },
       ),
