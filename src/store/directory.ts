@@ -459,19 +459,12 @@ async function pageOf(
         : `p.id ${comparison} ${conditions.param(after.id)}::text`,
     );
   }
-  // The page is chosen by its keys alone, narrow rows to sort; only its own rows are then read whole, with the
-  // price each had before (a lookup per row, never one per match).
   const { rows } = await db.query(
-    `SELECT ${productColumns(conditions.since)}, page.sort_value::text AS sort_key
-     FROM (
-       SELECT p.host_id, p.id, ${key.key ?? key.expression} AS sort_value
-       FROM products p JOIN hosts h ON h.id = p.host_id
-       WHERE ${where.join(' AND ')}
-       ORDER BY ${textLeads ? key.unindexed : key.expression} ${direction}, p.id ${direction}
-       LIMIT ${conditions.param(search.limit + 1)}) AS page
-     JOIN products p ON p.host_id = page.host_id AND p.id = page.id
-     JOIN hosts h ON h.id = p.host_id
-     ORDER BY page.sort_value ${direction}, page.id ${direction}`,
+    `SELECT ${productColumns(conditions.since)}, ${key.key ?? `(${key.expression})::text`} AS sort_key
+     FROM products p JOIN hosts h ON h.id = p.host_id
+     WHERE ${where.join(' AND ')}
+     ORDER BY ${textLeads ? key.unindexed : key.expression} ${direction}, p.id ${direction}
+     LIMIT ${conditions.param(search.limit + 1)}`,
     conditions.params,
   );
   return { rows: rows.slice(0, search.limit), more: rows.length > search.limit };
