@@ -96,7 +96,8 @@ export function priceView(
 /** An amount from one currency into another through EUR, to the cent; null without both rates. */
 function convert(amount: number | null, from: string, to: string, rates: RateTable): number | null {
   if (amount === null) return null;
-  if (from === to) return amount;
+  // A stored EUR price has six decimals, a monthly equivalent (a yearly price / 12) as many: shown to the cent.
+  if (from === to) return Math.round(amount * 100) / 100;
   const fromRate = from === BASE_CURRENCY ? 1 : rates.get(from)?.rate;
   const toRate = to === BASE_CURRENCY ? 1 : rates.get(to)?.rate;
   if (fromRate === undefined || toRate === undefined) return null;

@@ -3,6 +3,7 @@ import { facet } from '../catalog/derived.js';
 import { COUNTRY_LABELS, placeOf } from '../catalog/gazetteer.js';
 import type { Content } from '../catalog/product-fields.js';
 import { NUMERIC_SPEC_KEYS, type ComparableSpecs, type DiskType, type NumericSpec } from '../catalog/specs.js';
+import { listCategories, type Category } from './categories.js';
 import type { Queryable } from './db.js';
 import { isStale, type Freshness } from './freshness.js';
 import { droppedSince, monthlyPriceSince } from './price-history.js';
@@ -124,9 +125,22 @@ export const CATEGORY_COUNT_CAP = 1000;
  */
 const recent = new WeakMap<Queryable, Map<string, { at: number; value: Promise<unknown> }>>();
 
+/**
+ * The most figures kept per database. Keys come from requests (the words of a search, a search's filters): without a
+ * bound, a client sending ever new words would grow the process without end. The oldest go first.
+ */
+const KEPT_FIGURES_MAX = 10_000;
+
+/** The figures kept for `db`, with room for one more. */
+function keptFigures<V>(store: WeakMap<Queryable, Map<string, V>>, db: Queryable): Map<string, V> {
+  let entries = store.get(db);
+  if (!entries) store.set(db, (entries = new Map()));
+  while (entries.size >= KEPT_FIGURES_MAX) entries.delete(entries.keys().next().value!);
+  return entries;
+}
+
 function recently<T>(db: Queryable, key: string, ttlMs: number, compute: () => Promise<T>): Promise<T> {
-  let entries = recent.get(db);
-  if (!entries) recent.set(db, (entries = new Map()));
+  const entries = keptFigures(recent, db);
   const kept = entries.get(key);
   const now = performance.now();
   if (kept && now - kept.at < ttlMs) return kept.value as Promise<T>;
@@ -385,21 +399,39 @@ function namedWords(db: Queryable): Promise<NamedWords> {
   });
 }
 
+/** Searches found to match more than a count's cap, by their conditions, with when that was counted. */
+const broadSearches = new WeakMap<Queryable, Map<string, number>>();
+
 /**
  * How many products match a search, counted up to `cap`: the exact number, or `more` when there are more than
- * `cap` (counting every match of a broad search at a million products would cost more than it tells).
+ * `cap` (counting every match of a broad search at a million products would cost more than it tells). That a search
+ * matches more than `cap` is kept LISTING_FIGURES_TTL_MS, like the other figures beside the listing: a broad listing
+ * is the most visited and the dearest to count, and "more than 1 000" holds for seconds. A smaller count is always
+ * counted afresh.
  */
 export async function countProducts(db: Queryable, search: ProductSearch, cap: number): Promise<{ count: number; more: boolean }> {
   const filters = await conditionsOf(db, search);
   if (filters === null) return { count: 0, more: false };
   const { where } = filters;
+  // The search's filters, not its SQL: the freshness limit in the parameters moves with the clock.
+  const { sort: _sort, order: _order, limit: _limit, after: _after, freshness, ...filtered } = search;
+  const key = JSON.stringify([cap, freshness.includeStale, filtered]);
+  const broad = keptFigures(broadSearches, db);
+  const countedAt = broad.get(key);
+  if (countedAt !== undefined && performance.now() - countedAt < LISTING_FIGURES_TTL_MS) return { count: cap, more: true };
+  const startedAt = performance.now();
   const { rows } = await db.query<{ n: number }>(
     `SELECT count(*)::int AS n FROM (
        SELECT 1 FROM products p JOIN hosts h ON h.id = p.host_id WHERE ${where.join(' AND ')} LIMIT ${filters.param(cap + 1)}) AS matches`,
     filters.params,
   );
   const n = Number(rows[0]?.n ?? 0);
-  return n > cap ? { count: cap, more: true } : { count: n, more: false };
+  if (n <= cap) {
+    broad.delete(key);
+    return { count: n, more: false };
+  }
+  broad.set(key, startedAt);
+  return { count: cap, more: true };
 }
 
 /** Unpriced products, sorted by price, are in id order with the cursor key UNPRICED_KEY. */
@@ -534,6 +566,23 @@ export async function listListedHosts(
 export async function findListedHost(db: Queryable, slug: string, freshness: Freshness): Promise<ListedHost | null> {
   const { rows } = await db.query(`SELECT ${HOST_COLUMNS} FROM hosts h WHERE h.slug = $1 AND h.status = 'active'`, [slug]);
   return rows[0] ? toListedHost(rows[0], freshness) : null;
+}
+
+/**
+ * The category registry as the pages show it (kept LISTING_FIGURES_TTL_MS): categories are only ever added, so a
+ * slug missing from it is looked up afresh (`category`) before a page says there is no such category.
+ */
+export function categoryRegistry(db: Queryable): Promise<Category[]> {
+  return recently(db, 'category-registry', LISTING_FIGURES_TTL_MS, () => listCategories(db));
+}
+
+/** A category of the registry with every category, or null for a slug that is none (read afresh to be sure). */
+export async function findCategory(db: Queryable, slug: string): Promise<{ category: Category; all: Category[] } | null> {
+  for (const all of [await categoryRegistry(db), await listCategories(db)]) {
+    const category = all.find((candidate) => candidate.slug === slug);
+    if (category) return { category, all };
+  }
+  return null;
 }
 
 /** Every category with its listed products counted up to CATEGORY_COUNT_CAP (kept LISTING_FIGURES_TTL_MS). */

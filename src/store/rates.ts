@@ -117,21 +117,34 @@ export async function importRates(db: Database, days: readonly RateDay[], source
   });
 }
 
+/** Listed products with a monthly price but no EUR price (no rate for their currency), as the partial index has them. */
+const UNCONVERTED = `status = 'active' AND base_monthly_price IS NULL AND monthly_equivalent IS NOT NULL`;
+
 /**
  * Currencies of listed products that have a monthly price but no EUR price (no rate for their currency): a walk over
  * the partial index that skips from one currency to the next.
  */
-export async function unconvertedCurrencies(db: Queryable): Promise<string[]> {
-  const unconverted = `status = 'active' AND base_monthly_price IS NULL AND monthly_equivalent IS NOT NULL`;
-  const { rows } = await db.query<{ currency: string }>(
-    `WITH RECURSIVE c AS (
-       (SELECT currency FROM products WHERE ${unconverted} ORDER BY currency LIMIT 1)
-       UNION ALL
-       SELECT (SELECT p.currency FROM products p WHERE ${unconverted} AND p.currency > c.currency ORDER BY p.currency LIMIT 1)
-       FROM c WHERE c.currency IS NOT NULL)
-     SELECT currency FROM c WHERE currency IS NOT NULL`,
+const UNCONVERTED_CURRENCIES = `WITH RECURSIVE c AS (
+    (SELECT currency FROM products WHERE ${UNCONVERTED} ORDER BY currency LIMIT 1)
+    UNION ALL
+    SELECT (SELECT p.currency FROM products p WHERE ${UNCONVERTED} AND p.currency > c.currency ORDER BY p.currency LIMIT 1)
+    FROM c WHERE c.currency IS NOT NULL)
+  SELECT currency FROM c WHERE currency IS NOT NULL`;
+
+/** What a list of products needs to show its prices: the current rates, and the currencies left unconverted. */
+export interface PriceContext {
+  rates: RateTable;
+  unconverted: string[];
+}
+
+/** The current rates and the unconverted currencies, read by one statement: a list's one extra round trip. */
+export async function priceContext(db: Queryable): Promise<PriceContext> {
+  const { rows } = await db.query(
+    `SELECT true AS is_rate, currency, rate_number, rate_date FROM (${CURRENT_RATES}) AS r
+     UNION ALL
+     SELECT false, currency, NULL, NULL FROM (${UNCONVERTED_CURRENCIES}) AS u`,
   );
-  return rows.map((row) => row.currency);
+  return { rates: rateTableOf(rows.filter((row) => row.is_rate === true)), unconverted: rows.filter((row) => row.is_rate !== true).map((row) => String(row.currency)) };
 }
 
 // ------------------------------------------------------------------------------ what the sync writes with a product

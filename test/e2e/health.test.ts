@@ -49,9 +49,16 @@ describe.each(STORES)('health and categories (%s store)', (store) => {
     const problem = expectProblem(before, 'VALIDATION_FAILED', '/api/v1/sync/products');
     expect(problem.errors).toEqual([{ pointer: '/products/0/category', code: 'enum', detail: expect.any(String) }]);
     expect(problem.errors[0].detail).not.toContain('game_factorio');
+    // The pages keep the registry a few seconds: read now, it holds no such category.
+    expect((await fetch(`${server.url}/categories/game_factorio`)).status).toBe(404);
+    expect((await fetch(`${server.url}/categories/vps_cloud`)).status).toBe(200);
 
     const added = await admin(server, 'POST', '/categories', { slug: 'game_factorio', label: 'Factorio servers' });
     expect(added.status, added.text).toBe(201);
+    // … yet the new category's page is there at once.
+    const page = await fetch(`${server.url}/categories/game_factorio`);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('Factorio servers');
     expect(added.body.category).toEqual({ slug: 'game_factorio', label: 'Factorio servers' });
 
     const listed = await call(server, 'GET', '/api/v1/categories');

@@ -11,7 +11,7 @@ import { DISK_TYPES, NUMERIC_SPEC_KEYS, NUMERIC_SPECS, UNLIMITED } from '../../c
 import { countProducts, filterChoices, findListedHost, findListedProduct, listListedHosts, searchProducts } from '../../store/directory.js';
 import { dayBefore, freshnessOf } from '../../store/freshness.js';
 import { listedPriceHistory, PRICE_HISTORY_MAX_CHANGES } from '../../store/price-history.js';
-import { currentRates, unconvertedCurrencies } from '../../store/rates.js';
+import { currentRates, priceContext, type PriceContext } from '../../store/rates.js';
 import type { AppContext } from '../context.js';
 import { encodeSearchCursor, given, PRICE_DROP_DAYS, ProductSearchQuery, toProductSearch } from '../directory-query.js';
 import { ConvertedSchema, CostSchema, priceView, pricedProduct, unconvertedAmong } from '../listed-prices.js';
@@ -155,7 +155,7 @@ const ProductsPage = Type.Object(
       Type.Object(
         {
           count: Type.Integer({ minimum: 0 }),
-          more: Type.Boolean({ description: `true: there are more than count (${COUNT_CAP}) matches` }),
+          more: Type.Boolean({ description: `true: there are more than count (${COUNT_CAP}) matches (found so within the last 5 seconds)` }),
         },
         { additionalProperties: false, description: 'with count=true: how many products match the filters' },
       ),
@@ -210,26 +210,42 @@ const TAGS = ['directory'];
 
 export const directoryRoutes: FastifyPluginAsync<AppContext> = async (app, context) => {
   const { staleAfterDays } = context.config;
-  /** The display currency and rates of a request, and its search. */
-  const priced = async (query: ProductSearchQuery) => {
-    const rates = await currentRates(context.directory);
-    const view = priceView({ display: query.display_currency, filter: given(query.currency)?.toUpperCase() }, context.config.displayCurrency, rates, true);
-    return { view, search: toProductSearch(query, { staleAfterDays }, view) };
+  /** The display currency of a request: one without a rate is refused (422). */
+  const viewOf = (query: ProductSearchQuery, prices: PriceContext) =>
+    priceView({ display: query.display_currency, filter: given(query.currency)?.toUpperCase() }, context.config.displayCurrency, prices.rates, true);
+  /**
+   * A request's search. A price limit is in the display currency: the rates convert it into EUR before the search.
+   * Without one the search needs no rates; a refused display currency is still named before the search's own errors.
+   */
+  const searchOf = async (query: ProductSearchQuery, pricing: Promise<PriceContext>) => {
+    if (query.max_price !== undefined) return toProductSearch(query, { staleAfterDays }, viewOf(query, await pricing));
+    try {
+      return toProductSearch(query, { staleAfterDays });
+    } catch (error) {
+      viewOf(query, await pricing);
+      throw error;
+    }
   };
-  /** One page of a search, priced in the display currency, with the currencies of its scope left unconverted. */
+  /**
+   * One page of a search, priced in the display currency, with the currencies of its scope left unconverted. The rates
+   * and unconverted currencies (one statement) are read beside the search.
+   */
   const listing = async (query: ProductSearchQuery, scope: { category?: string; hostSlug?: string }, count = false) => {
-    const { view, search } = await priced(query);
-    const [page, unconverted, choices, matches] = await Promise.all([
+    const pricing = priceContext(context.directory);
+    pricing.catch(() => {});
+    const search = await searchOf(query, pricing);
+    const [page, prices, choices, matches] = await Promise.all([
       searchProducts(context.directory, search),
-      unconvertedCurrencies(context.directory),
+      pricing,
       filterChoices(context.directory, scope),
       count ? countProducts(context.directory, search, COUNT_CAP) : undefined,
     ]);
+    const view = viewOf(query, prices);
     const answer = {
       products: page.products.map((product) => pricedProduct(product, view)),
       next_cursor: encodeSearchCursor(search.sort, search.order, page.next),
       display_currency: view.currency,
-      unconverted_currencies: unconvertedAmong(unconverted, [...choices.currencies, ...page.products.map((product) => product.currency)]),
+      unconverted_currencies: unconvertedAmong(prices.unconverted, [...choices.currencies, ...page.products.map((product) => product.currency)]),
     };
     return matches ? { ...answer, matches } : answer;
   };

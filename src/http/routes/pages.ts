@@ -1,12 +1,14 @@
 // The directory's HTML pages. Unknown slugs and ids answer an HTML 404 here; /api/* keeps problem+json.
 import { isCurrencyCode } from '../../catalog/currency.js';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { listCategories, type Category } from '../../store/categories.js';
+import type { Category } from '../../store/categories.js';
 import { COUNTRY_LABELS } from '../../catalog/gazetteer.js';
 import { DISK_TYPES, NUMERIC_SPECS, SPEC_LABELS, type NumericSpec } from '../../catalog/specs.js';
 import {
+  categoryRegistry,
   countProducts,
   filterChoices,
+  findCategory,
   findListedHost,
   findListedProduct,
   listListedCategories,
@@ -36,7 +38,7 @@ import { listedPriceHistory } from '../../store/price-history.js';
 import type { AppContext } from '../context.js';
 import { encodeSearchCursor, PRICE_DROP_DAYS, SPEC_RANGE_PARAMETERS, toProductSearch, type ProductSearchQuery } from '../directory-query.js';
 import { BASE_CURRENCY } from '../../catalog/rates.js';
-import { currentRates, unconvertedCurrencies } from '../../store/rates.js';
+import { priceContext, type PriceContext } from '../../store/rates.js';
 import { priceView, pricedProduct, unconvertedAmong, type PriceView } from '../listed-prices.js';
 import { Problem } from '../problems.js';
 import { isCalendarDay } from '../directory-query.js';
@@ -140,7 +142,7 @@ function rangeLabel(parameter: string): string {
   return `${SPEC_LABELS[key]}${unit} ${parameter.startsWith('min_') ? 'at least' : 'at most'}`;
 }
 
-function searchOf(filters: PageFilters, cursor: string | undefined, staleAfterDays: number, view: PriceView, host?: string): ProductSearch {
+function searchOf(filters: PageFilters, cursor: string | undefined, staleAfterDays: number, view: PriceView | undefined, host?: string): ProductSearch {
   const { sort, order } = pageSort(filters.sort) ?? PAGE_SORTS.price;
   const ranges = Object.fromEntries(Object.entries(filters.ranges ?? {}).map(([name, value]) => [name, Number(value)]));
   return toProductSearch(
@@ -233,9 +235,19 @@ function canonicalParams(filters: PageFilters, withCategory: boolean): Record<st
 }
 
 /** The display currency of a page and its rates; one without a rate falls back to EUR, with a note. */
-async function pageView(context: AppContext, filters: PageFilters): Promise<PriceView> {
-  const rates = await currentRates(context.directory);
-  return priceView({ display: filters.display_currency, filter: filters.currency }, context.config.displayCurrency, rates, false);
+function pageView(context: AppContext, filters: PageFilters, prices: PriceContext): PriceView {
+  return priceView({ display: filters.display_currency, filter: filters.currency }, context.config.displayCurrency, prices.rates, false);
+}
+
+/**
+ * The rates and the unconverted currencies of a request, read once (one statement) and beside the page's other reads.
+ * Read, not cached: a rates import shows on the next page.
+ */
+function pagePrices(context: AppContext): Promise<PriceContext> {
+  const prices = priceContext(context.directory);
+  // Awaited by every path; a page that fails first must not leave its rejection unhandled.
+  prices.catch(() => {});
+  return prices;
 }
 
 /** The display currencies a visitor may pick: EUR and every currency with a rate. */
@@ -254,6 +266,12 @@ function priceDisplay(view: PriceView, filters: PageFilters, unconverted: string
   };
 }
 
+/** A page of results and the price view it is shown in. */
+interface PricedPage {
+  page: ResultPage;
+  view: PriceView;
+}
+
 async function resultPage(
   context: AppContext,
   search: ProductSearch,
@@ -261,19 +279,20 @@ async function resultPage(
   params: Record<string, string | undefined>,
   onFirstPage: boolean,
   links: { feedHref: string; csvHref: string },
-  prices: { view: PriceView; filters: PageFilters; scope: { category?: string; hostSlug?: string } },
-): Promise<ResultPage> {
-  const [page, count, unconverted, choices] = await Promise.all([
+  prices: { pricing: Promise<PriceContext>; filters: PageFilters; scope: { category?: string; hostSlug?: string } },
+): Promise<PricedPage> {
+  const [page, count, known, choices] = await Promise.all([
     searchProducts(context.directory, search),
     countProducts(context.directory, search, COUNT_CAP),
-    unconvertedCurrencies(context.directory),
+    prices.pricing,
     filterChoices(context.directory, prices.scope),
   ]);
+  const view = pageView(context, prices.filters, known);
   const cursor = encodeSearchCursor(search.sort, search.order, page.next);
   const present = [...choices.currencies, ...page.products.map((product) => product.currency)];
-  return {
-    products: page.products.map((product) => pricedProduct(product, prices.view)),
-    prices: priceDisplay(prices.view, prices.filters, unconverted, present),
+  return { view, page: {
+    products: page.products.map((product) => pricedProduct(product, view)),
+    prices: priceDisplay(view, prices.filters, known.unconverted, present),
     nextHref: cursor ? `${path}${queryString({ ...params, cursor })}` : null,
     firstHref: onFirstPage ? null : `${path}${queryString(params)}`,
     ...links,
@@ -281,7 +300,7 @@ async function resultPage(
     clearHref: clearHref(path, params),
     sortHref: (sort) => `${path}${queryString({ ...params, sort: sort === 'price' ? undefined : sort })}`,
     problems: [],
-  };
+  } };
 }
 
 /** The page without its filters (the words of a search stay: they are what was searched), or null without any. */
@@ -314,25 +333,32 @@ function problemsOf(error: unknown): string[] | null {
   return errors.map((e) => (e.parameter && RANGE_PARAMETERS.has(e.parameter) ? `${rangeLabel(e.parameter)}: ${e.detail}` : String(e.detail)));
 }
 
-/** The results of a page's filters, or what was wrong with them. */
+/**
+ * The results of a page's filters, or what was wrong with them. The rates are read beside the search, unless a price
+ * limit (in the display currency) must first be converted into EUR with them.
+ */
 async function listing(
   context: AppContext,
   filters: PageFilters,
   problems: string[],
-  cursor: string | undefined,
-  path: string,
-  params: Record<string, string | undefined>,
-  view: PriceView,
+  page: { cursor: string | undefined; path: string; params: Record<string, string | undefined>; host?: string },
+  pricing: Promise<PriceContext>,
   scope: { category?: string; hostSlug?: string },
-): Promise<ResultPage> {
-  const prices = priceDisplay(view, filters, [], []);
-  if (problems.length > 0) return problemPage(path, params, problems, prices);
+): Promise<PricedPage> {
+  const { cursor, path, params, host } = page;
+  const refused = async (found: string[]): Promise<PricedPage> => {
+    const view = pageView(context, filters, await pricing);
+    return { view, page: problemPage(path, params, found, priceDisplay(view, filters, [], [])) };
+  };
+  if (problems.length > 0) return refused(problems);
   try {
-    return await resultPage(context, searchOf(filters, cursor, context.config.staleAfterDays, view), path, params, !cursor, takeAwayLinks(filters), { view, filters, scope });
+    const known = filters.max_price === undefined ? undefined : pageView(context, filters, await pricing);
+    const search = searchOf(filters, cursor, context.config.staleAfterDays, known, host);
+    return await resultPage(context, search, path, params, !cursor, takeAwayLinks(filters, host), { pricing, filters, scope });
   } catch (error) {
     const found = problemsOf(error);
     if (found === null) throw error;
-    return problemPage(path, params, found, prices);
+    return refused(found);
   }
 }
 
@@ -365,7 +391,7 @@ export function sendNotFoundPage(reply: FastifyReply, what: string): FastifyRepl
 }
 
 export const pageRoutes: FastifyPluginAsync<AppContext> = async (app, context) => {
-  const categories = (): Promise<Category[]> => listCategories(context.directory);
+  const categories = (): Promise<Category[]> => categoryRegistry(context.directory);
   const { staleAfterDays } = context.config;
   const hostsFreshness = () => freshnessOf(staleAfterDays, true);
 
@@ -391,39 +417,39 @@ export const pageRoutes: FastifyPluginAsync<AppContext> = async (app, context) =
       const cursor = text(request.query, 'cursor', 500);
       const { display_currency, period } = filtersOf(request.query).filters;
       const filters: PageFilters = { sort: 'price', ...(display_currency ? { display_currency } : {}), ...(period ? { period } : {}) };
-      const view = await pageView(context, filters);
       const params = { display_currency: filters.display_currency, period: filters.period };
-      const page = await resultPage(
-        context,
-        searchOf(filters, cursor, staleAfterDays, view, host.slug),
-        `/hosts/${encodeURIComponent(host.slug)}`,
-        params,
-        !cursor,
-        takeAwayLinks(filters, host.slug),
-        { view, filters, scope: { hostSlug: host.slug } },
-      );
+      const path = `/hosts/${encodeURIComponent(host.slug)}`;
+      const scope = { hostSlug: host.slug };
+      const [{ page }, all] = await Promise.all([
+        listing(context, filters, [], { cursor, path, params, host: host.slug }, pagePrices(context), scope),
+        categories(),
+      ]);
       page.clearHref = null;
-      const head = canonical(context, request, `/hosts/${encodeURIComponent(host.slug)}`).head;
-      return sendPage(reply, hostPage(host, page, await categories()), 200, head);
+      const head = canonical(context, request, path).head;
+      return sendPage(reply, hostPage(host, page, all), 200, head);
     });
   });
 
   app.get<{ Params: { slug: string }; Querystring: RawQuery }>('/categories/:slug', async (request, reply) => {
-    const all = await categories();
-    const category = all.find((candidate) => candidate.slug === request.params.slug);
-    if (!category) return sendNotFoundPage(reply, 'There is no such category.');
+    const { slug } = request.params;
+    const { filters, problems } = filtersOf(request.query, { category: slug });
+    const cursor = text(request.query, 'cursor', 500);
+    const path = `/categories/${encodeURIComponent(slug)}`;
+    const params = filterParams(filters, false);
+    const scope = { category: slug };
+    // Read beside the category registry, not after it: a slug that is no category lists nothing, and is answered
+    // 404 all the same.
+    const results = Promise.all([
+      listing(context, filters, problems, { cursor, path, params }, pagePrices(context), scope),
+      filterChoices(context.directory, scope),
+    ]);
+    results.catch(() => {});
+    const found = await findCategory(context.directory, slug);
+    if (!found) return sendNotFoundPage(reply, 'There is no such category.');
+    const { category, all } = found;
     return orBadRequest(reply, async () => {
-      const { filters, problems } = filtersOf(request.query, { category: category.slug });
-      const cursor = text(request.query, 'cursor', 500);
-      const path = `/categories/${encodeURIComponent(category.slug)}`;
-      const params = filterParams(filters, false);
-      const view = await pageView(context, filters);
-      const scope = { category: category.slug };
-      const [page, choices] = await Promise.all([
-        listing(context, filters, problems, cursor, path, params, view, scope),
-        filterChoices(context.directory, scope),
-      ]);
-      const head = canonical(context, request, `/categories/${encodeURIComponent(category.slug)}`, canonicalParams(filters, false)).head;
+      const [{ page, view }, choices] = await results;
+      const head = canonical(context, request, path, canonicalParams(filters, false)).head;
       return sendPage(reply, categoryPage(category, filters, choices, page, all, displayChoices(view)), page.problems.length > 0 ? 422 : 200, head);
     });
   });
@@ -433,11 +459,10 @@ export const pageRoutes: FastifyPluginAsync<AppContext> = async (app, context) =
       const { filters, problems } = filtersOf(request.query);
       const cursor = text(request.query, 'cursor', 500);
       const params = filterParams(filters, true);
-      const view = await pageView(context, filters);
       const scope = filters.category ? { category: filters.category } : {};
-      const [all, page, choices] = await Promise.all([
+      const [all, { page, view }, choices] = await Promise.all([
         categories(),
-        listing(context, filters, problems, cursor, '/search', params, view, scope),
+        listing(context, filters, problems, { cursor, path: '/search', params }, pagePrices(context), scope),
         filterChoices(context.directory, scope),
       ]);
       const head = canonical(context, request, '/search', canonicalParams(filters, true)).head;
@@ -446,15 +471,16 @@ export const pageRoutes: FastifyPluginAsync<AppContext> = async (app, context) =
   );
 
   app.get<{ Params: { id: string }; Querystring: RawQuery }>('/products/:id', async (request, reply) => {
-    const [product, history] = await Promise.all([
+    const [product, history, prices, all] = await Promise.all([
       findListedProduct(context.directory, request.params.id, hostsFreshness(), dayBefore(PRICE_DROP_DAYS)),
       listedPriceHistory(context.directory, request.params.id),
+      priceContext(context.directory),
+      categories(),
     ]);
     if (!product) return sendNotFoundPage(reply, 'This product is not listed (any more). The provider may have withdrawn it.');
     const { display_currency } = filtersOf(request.query).filters;
     const filters: PageFilters = { sort: 'price', ...(display_currency ? { display_currency } : {}) };
-    const view = await pageView(context, filters);
-    const all = await categories();
+    const view = pageView(context, filters, prices);
     const { url, head } = canonical(context, request, `/products/${encodeURIComponent(product.id)}`);
     const label = all.find((category) => category.slug === product.category)?.label ?? product.category;
     const page = productPage(pricedProduct(product, view), all, { ...priceDisplay(view, filters, [], []), carry: '' }, history);
