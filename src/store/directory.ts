@@ -4,6 +4,7 @@ import { COUNTRY_LABELS, placeOf } from '../catalog/gazetteer.js';
 import type { Content } from '../catalog/product-fields.js';
 import { NUMERIC_SPEC_KEYS, type ComparableSpecs, type DiskType, type NumericSpec } from '../catalog/specs.js';
 import { listCategories, type Category } from './categories.js';
+import { PRICE_CONTEXT_JSON, priceContextOf, type PriceContext } from './rates.js';
 import type { Queryable } from './db.js';
 import { isStale, type Freshness } from './freshness.js';
 import { droppedSince, monthlyPriceSince } from './price-history.js';
@@ -304,17 +305,23 @@ export async function conditionsOf(db: Queryable, search: Omit<ProductSearch, 's
 export async function searchProducts(
   db: Queryable,
   search: ProductSearch,
-): Promise<{ products: ListedProduct[]; next: Keyset | null }> {
+  options: { withPrices?: boolean } = {},
+): Promise<{ products: ListedProduct[]; next: Keyset | null; prices?: PriceContext }> {
   const filters = await conditionsOf(db, search);
   // A query of only punctuation matches nothing rather than everything.
   if (filters === null) return { products: [], next: null };
+  // The rates and unconverted currencies ride along with the first rows read (a page with none reads no prices).
+  const prices: PricesRead = { wanted: options.withPrices === true };
+  const pageOf = (conditions: Conditions, key: SortKey, page: Pick<ProductSearch, 'order' | 'limit'>, textLeads: boolean, after: Keyset | null) =>
+    readPage(db, conditions, key, page, textLeads, after, prices);
+  const pageResult = (rows: Record<string, unknown>[], more: boolean, freshness: Freshness) => ({ ...resultOf(rows, more, freshness), ...prices.read });
   // PostgreSQL guesses that a word it has no statistics for matches 0.5 % of the rows, and then walks the sort
   // index looking for it: for a rare word that reads the whole listing. Unless every word is known to be common,
   // the sort is put on an expression no index covers (same values, same order), so that the text index leads
   // and only the matches are sorted. Common words keep the walk, which finds a page of them in a few rows.
   const textLeads = search.text !== undefined && !(await wordsAreCommon(db, searchWords(search.text)));
   if (!segmented(search.sort)) {
-    const page = await pageOf(db, filters, SORT_KEY[search.sort], search, textLeads, search.after);
+    const page = await pageOf(filters, SORT_KEY[search.sort], search, textLeads, search.after);
     return pageResult(page.rows, page.more, search.freshness);
   }
 
@@ -333,7 +340,7 @@ export async function searchProducts(
   if (!inUnpriced) {
     const pricedOnly = filters.copy();
     pricedOnly.where.push(`${key.expression} IS NOT NULL`);
-    priced = await pageOf(db, pricedOnly, key, search, textLeads, search.after);
+    priced = await pageOf(pricedOnly, key, search, textLeads, search.after);
     // A price drop needs a price: sorted by the prices as sent, the unpriced segment has none (sorted by the EUR
     // prices, it also holds the priced products whose currency has no rate).
     const noneUnpriced = search.sort === 'price' && search.priceDrops.only && key === NATIVE_PRICE_KEY;
@@ -342,7 +349,7 @@ export async function searchProducts(
   const unpricedOnly = filters.copy();
   unpricedOnly.where.push(`${key.expression} IS NULL`);
   const rest = { ...search, limit: search.limit - priced.rows.length };
-  const unpriced = await pageOf(db, unpricedOnly, UNPRICED_SORT_KEY, rest, textLeads, inUnpriced ? search.after : null);
+  const unpriced = await pageOf(unpricedOnly, UNPRICED_SORT_KEY, rest, textLeads, inUnpriced ? search.after : null);
   return pageResult([...priced.rows, ...unpriced.rows], unpriced.more, search.freshness);
 }
 
@@ -437,17 +444,26 @@ export async function countProducts(db: Queryable, search: ProductSearch, cap: n
 /** Unpriced products, sorted by price, are in id order with the cursor key UNPRICED_KEY. */
 const UNPRICED_SORT_KEY = { expression: 'p.id', unindexed: `(p.id || '')`, cast: '::text', key: `''` };
 
+type SortKey = { expression: string; unindexed: string; cast: string; key?: string };
+
+/** Whether a search reads the price context with its rows, and the one it read. */
+interface PricesRead {
+  wanted: boolean;
+  read?: { prices: PriceContext };
+}
+
 /**
  * Up to `limit` rows (and whether there are more) of one segment of the listing, in (sort key, id) order. A limit
- * of 0 only tells whether the segment has a row.
+ * of 0 only tells whether the segment has a row. Until a price context is read, one is asked for when `prices` wants it.
  */
-async function pageOf(
+async function readPage(
   db: Queryable,
   conditions: Conditions,
-  key: { expression: string; unindexed: string; cast: string; key?: string },
+  key: SortKey,
   search: Pick<ProductSearch, 'order' | 'limit'>,
   textLeads: boolean,
   after: Keyset | null,
+  prices: PricesRead,
 ): Promise<{ rows: Record<string, unknown>[]; more: boolean }> {
   const direction = search.order === 'asc' ? 'ASC' : 'DESC';
   const where = [...conditions.where];
@@ -459,18 +475,22 @@ async function pageOf(
         : `p.id ${comparison} ${conditions.param(after.id)}::text`,
     );
   }
+  const withPrices = prices.wanted && prices.read === undefined;
   const { rows } = await db.query(
     `SELECT ${productColumns(conditions.since)}, ${key.key ?? `(${key.expression})::text`} AS sort_key
+       ${withPrices ? `, ${PRICE_CONTEXT_JSON} AS price_context` : ''}
      FROM products p JOIN hosts h ON h.id = p.host_id
      WHERE ${where.join(' AND ')}
      ORDER BY ${textLeads ? key.unindexed : key.expression} ${direction}, p.id ${direction}
      LIMIT ${conditions.param(search.limit + 1)}`,
     conditions.params,
   );
+  const context = rows[0]?.price_context;
+  if (withPrices && typeof context === 'string') prices.read = { prices: priceContextOf(context) };
   return { rows: rows.slice(0, search.limit), more: rows.length > search.limit };
 }
 
-function pageResult(rows: Record<string, unknown>[], more: boolean, freshness: Freshness): { products: ListedProduct[]; next: Keyset | null } {
+function resultOf(rows: Record<string, unknown>[], more: boolean, freshness: Freshness): { products: ListedProduct[]; next: Keyset | null } {
   const last = rows.at(-1);
   return {
     products: rows.map((row) => toListedProduct(row, freshness)),

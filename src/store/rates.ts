@@ -137,14 +137,26 @@ export interface PriceContext {
   unconverted: string[];
 }
 
-/** The current rates and the unconverted currencies, read by one statement: a list's one extra round trip. */
+/**
+ * The price context as one SQL expression of JSON text: a statement that lists products carries it as a column (an
+ * InitPlan, computed once per statement), so that a page of results and the rates it is priced at are read in one
+ * round trip, from one snapshot.
+ */
+export const PRICE_CONTEXT_JSON = `(SELECT json_build_object(
+    'rates', coalesce((SELECT json_agg(json_build_object('currency', r.currency, 'rate', r.rate_number, 'date', r.rate_date))
+                       FROM (${CURRENT_RATES}) AS r), '[]'),
+    'unconverted', coalesce((SELECT json_agg(u.currency ORDER BY u.currency) FROM (${UNCONVERTED_CURRENCIES}) AS u), '[]'))::text)`;
+
+/** The price context of PRICE_CONTEXT_JSON's text. */
+export function priceContextOf(text: string): PriceContext {
+  const { rates, unconverted } = JSON.parse(text) as { rates: { currency: string; rate: number; date: string }[]; unconverted: string[] };
+  return { rates: rateTableOf(rates.map((rate) => ({ currency: rate.currency, rate_number: rate.rate, rate_date: rate.date }))), unconverted };
+}
+
+/** The current rates and the unconverted currencies, read by one statement of their own. */
 export async function priceContext(db: Queryable): Promise<PriceContext> {
-  const { rows } = await db.query(
-    `SELECT true AS is_rate, currency, rate_number, rate_date FROM (${CURRENT_RATES}) AS r
-     UNION ALL
-     SELECT false, currency, NULL, NULL FROM (${UNCONVERTED_CURRENCIES}) AS u`,
-  );
-  return { rates: rateTableOf(rows.filter((row) => row.is_rate === true)), unconverted: rows.filter((row) => row.is_rate !== true).map((row) => String(row.currency)) };
+  const { rows } = await db.query<{ price_context: string }>(`SELECT ${PRICE_CONTEXT_JSON} AS price_context`);
+  return priceContextOf(rows[0]!.price_context);
 }
 
 // ------------------------------------------------------------------------------ what the sync writes with a product

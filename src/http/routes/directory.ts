@@ -8,7 +8,15 @@ import { idPattern } from '../../catalog/ids.js';
 import { CONTENT_OUTPUT } from '../../catalog/product-fields.js';
 import { HOST_SLUG_PATTERN, isHostSlug } from '../../catalog/slugs.js';
 import { DISK_TYPES, NUMERIC_SPEC_KEYS, NUMERIC_SPECS, UNLIMITED } from '../../catalog/specs.js';
-import { countProducts, filterChoices, findListedHost, findListedProduct, listListedHosts, searchProducts } from '../../store/directory.js';
+import {
+  countProducts,
+  filterChoices,
+  findListedHost,
+  findListedProduct,
+  listListedHosts,
+  searchProducts,
+  type ProductSearch,
+} from '../../store/directory.js';
 import { dayBefore, freshnessOf } from '../../store/freshness.js';
 import { listedPriceHistory, PRICE_HISTORY_MAX_CHANGES } from '../../store/price-history.js';
 import { currentRates, priceContext, type PriceContext } from '../../store/rates.js';
@@ -214,32 +222,35 @@ export const directoryRoutes: FastifyPluginAsync<AppContext> = async (app, conte
   const viewOf = (query: ProductSearchQuery, prices: PriceContext) =>
     priceView({ display: query.display_currency, filter: given(query.currency)?.toUpperCase() }, context.config.displayCurrency, prices.rates, true);
   /**
-   * A request's search. A price limit is in the display currency: the rates convert it into EUR before the search.
-   * Without one the search needs no rates; a refused display currency is still named before the search's own errors.
+   * A request's search, and the price context when it had to be read first. A price limit is in the display currency:
+   * the rates convert it into EUR before the search. Without one the search needs no rates (they are read with its
+   * rows); a refused display currency is still named before the search's own errors.
    */
-  const searchOf = async (query: ProductSearchQuery, pricing: Promise<PriceContext>) => {
-    if (query.max_price !== undefined) return toProductSearch(query, { staleAfterDays }, viewOf(query, await pricing));
+  const searchOf = async (query: ProductSearchQuery): Promise<{ search: ProductSearch; prices?: PriceContext }> => {
+    if (query.max_price !== undefined) {
+      const prices = await priceContext(context.directory);
+      return { search: toProductSearch(query, { staleAfterDays }, viewOf(query, prices)), prices };
+    }
     try {
-      return toProductSearch(query, { staleAfterDays });
+      return { search: toProductSearch(query, { staleAfterDays }) };
     } catch (error) {
-      viewOf(query, await pricing);
+      viewOf(query, await priceContext(context.directory));
       throw error;
     }
   };
   /**
-   * One page of a search, priced in the display currency, with the currencies of its scope left unconverted. The rates
-   * and unconverted currencies (one statement) are read beside the search.
+   * One page of a search, priced in the display currency, with the currencies of its scope left unconverted. The
+   * rates and unconverted currencies come with the page's rows, in the same statement (read on their own only for a
+   * page without rows).
    */
   const listing = async (query: ProductSearchQuery, scope: { category?: string; hostSlug?: string }, count = false) => {
-    const pricing = priceContext(context.directory);
-    pricing.catch(() => {});
-    const search = await searchOf(query, pricing);
-    const [page, prices, choices, matches] = await Promise.all([
-      searchProducts(context.directory, search),
-      pricing,
+    const { search, prices: first } = await searchOf(query);
+    const [page, choices, matches] = await Promise.all([
+      searchProducts(context.directory, search, { withPrices: first === undefined }),
       filterChoices(context.directory, scope),
       count ? countProducts(context.directory, search, COUNT_CAP) : undefined,
     ]);
+    const prices = first ?? page.prices ?? (await priceContext(context.directory));
     const view = viewOf(query, prices);
     const answer = {
       products: page.products.map((product) => pricedProduct(product, view)),

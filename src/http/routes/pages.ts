@@ -240,14 +240,13 @@ function pageView(context: AppContext, filters: PageFilters, prices: PriceContex
 }
 
 /**
- * The rates and the unconverted currencies of a request, read once (one statement) and beside the page's other reads.
- * Read, not cached: a rates import shows on the next page.
+ * The rates and the unconverted currencies of a request. Read, not cached: a rates import shows on the next page.
+ * They come with the page's rows (searchProducts' withPrices); this reads them on their own, once, where there are
+ * none or the rates are needed first.
  */
-function pagePrices(context: AppContext): Promise<PriceContext> {
-  const prices = priceContext(context.directory);
-  // Awaited by every path; a page that fails first must not leave its rejection unhandled.
-  prices.catch(() => {});
-  return prices;
+function pagePrices(context: AppContext): () => Promise<PriceContext> {
+  let read: Promise<PriceContext> | undefined;
+  return () => (read ??= priceContext(context.directory));
 }
 
 /** The display currencies a visitor may pick: EUR and every currency with a rate. */
@@ -279,14 +278,14 @@ async function resultPage(
   params: Record<string, string | undefined>,
   onFirstPage: boolean,
   links: { feedHref: string; csvHref: string },
-  prices: { pricing: Promise<PriceContext>; filters: PageFilters; scope: { category?: string; hostSlug?: string } },
+  prices: { first?: PriceContext; pricing: () => Promise<PriceContext>; filters: PageFilters; scope: { category?: string; hostSlug?: string } },
 ): Promise<PricedPage> {
-  const [page, count, known, choices] = await Promise.all([
-    searchProducts(context.directory, search),
+  const [page, count, choices] = await Promise.all([
+    searchProducts(context.directory, search, { withPrices: prices.first === undefined }),
     countProducts(context.directory, search, COUNT_CAP),
-    prices.pricing,
     filterChoices(context.directory, prices.scope),
   ]);
+  const known = prices.first ?? page.prices ?? (await prices.pricing());
   const view = pageView(context, prices.filters, known);
   const cursor = encodeSearchCursor(search.sort, search.order, page.next);
   const present = [...choices.currencies, ...page.products.map((product) => product.currency)];
@@ -334,27 +333,27 @@ function problemsOf(error: unknown): string[] | null {
 }
 
 /**
- * The results of a page's filters, or what was wrong with them. The rates are read beside the search, unless a price
- * limit (in the display currency) must first be converted into EUR with them.
+ * The results of a page's filters, or what was wrong with them. The rates are read with the search's rows, unless a
+ * price limit (in the display currency) must first be converted into EUR with them.
  */
 async function listing(
   context: AppContext,
   filters: PageFilters,
   problems: string[],
   page: { cursor: string | undefined; path: string; params: Record<string, string | undefined>; host?: string },
-  pricing: Promise<PriceContext>,
+  pricing: () => Promise<PriceContext>,
   scope: { category?: string; hostSlug?: string },
 ): Promise<PricedPage> {
   const { cursor, path, params, host } = page;
   const refused = async (found: string[]): Promise<PricedPage> => {
-    const view = pageView(context, filters, await pricing);
+    const view = pageView(context, filters, await pricing());
     return { view, page: problemPage(path, params, found, priceDisplay(view, filters, [], [])) };
   };
   if (problems.length > 0) return refused(problems);
   try {
-    const known = filters.max_price === undefined ? undefined : pageView(context, filters, await pricing);
-    const search = searchOf(filters, cursor, context.config.staleAfterDays, known, host);
-    return await resultPage(context, search, path, params, !cursor, takeAwayLinks(filters, host), { pricing, filters, scope });
+    const first = filters.max_price === undefined ? undefined : await pricing();
+    const search = searchOf(filters, cursor, context.config.staleAfterDays, first && pageView(context, filters, first), host);
+    return await resultPage(context, search, path, params, !cursor, takeAwayLinks(filters, host), { ...(first ? { first } : {}), pricing, filters, scope });
   } catch (error) {
     const found = problemsOf(error);
     if (found === null) throw error;
