@@ -1,7 +1,7 @@
 // Figures beside the listing that are approximate by design (the home page's category counts, the filter choices)
 // are computed at most every 5 seconds per process; the products listed are always read afresh.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { onboard, product, sync, type Onboarded } from '../support/api.js';
+import { call, onboard, product, sync, type Onboarded } from '../support/api.js';
 import { startServer, type TestServer } from '../support/server.js';
 import { until } from '../support/until.js';
 
@@ -34,5 +34,26 @@ describe('listing figures (PostgreSQL store)', () => {
     await until(async () => (await page('/categories/storage')).includes('<option value="Reykjavik">'), 10_000, 'the new location among the filters');
     // 5 seconds, and the moment one computation takes.
     expect(performance.now() - after).toBeLessThan(7_000);
+  });
+
+  it('keeps "more than 1 000 matches" up to 5 seconds, counts fewer afresh, and lists the products as they are', async () => {
+    const big = await onboard(server, 'Backup Bulk');
+    const catalogue = (n: number) => Array.from({ length: n }, (_, k) => product(`b-${k}`, { category: 'backup' }));
+    expect((await sync(server, big.key, catalogue(1001))).status).toBe(200);
+    const counted = async () => (await call(server, 'GET', '/api/v1/directory/products?category=backup&count=true&limit=1')).body.matches;
+    expect(await counted()).toEqual({ count: 1000, more: true });
+
+    expect((await sync(server, big.key, catalogue(3))).status).toBe(200);
+    const after = performance.now();
+    // The listing itself is read afresh: the host's page holds the 3 products left.
+    const listed = await call(server, 'GET', `/api/v1/directory/hosts/${big.slug}?limit=100`);
+    expect(listed.body.products).toHaveLength(3);
+    await until(async () => (await counted()).count === 3, 10_000, 'the count of 3');
+    expect(await counted()).toEqual({ count: 3, more: false });
+    expect(performance.now() - after).toBeLessThan(7_000);
+
+    // A count within the cap is never kept: one more product shows in it at once.
+    expect((await sync(server, big.key, catalogue(4))).status).toBe(200);
+    expect(await counted()).toEqual({ count: 4, more: false });
   });
 });
