@@ -430,24 +430,20 @@ export const pageRoutes: FastifyPluginAsync<AppContext> = async (app, context) =
   });
 
   app.get<{ Params: { slug: string }; Querystring: RawQuery }>('/categories/:slug', async (request, reply) => {
-    const { slug } = request.params;
-    const { filters, problems } = filtersOf(request.query, { category: slug });
-    const cursor = text(request.query, 'cursor', 500);
-    const path = `/categories/${encodeURIComponent(slug)}`;
-    const params = filterParams(filters, false);
-    const scope = { category: slug };
-    // Read beside the category registry, not after it: a slug that is no category lists nothing, and is answered
-    // 404 all the same.
-    const results = Promise.all([
-      listing(context, filters, problems, { cursor, path, params }, pagePrices(context), scope),
-      filterChoices(context.directory, scope),
-    ]);
-    results.catch(() => {});
-    const found = await findCategory(context.directory, slug);
+    // The registry is kept (no round trip for a category it holds): a slug that is none reads nothing else.
+    const found = await findCategory(context.directory, request.params.slug);
     if (!found) return sendNotFoundPage(reply, 'There is no such category.');
     const { category, all } = found;
     return orBadRequest(reply, async () => {
-      const [{ page, view }, choices] = await results;
+      const { filters, problems } = filtersOf(request.query, { category: category.slug });
+      const cursor = text(request.query, 'cursor', 500);
+      const path = `/categories/${encodeURIComponent(category.slug)}`;
+      const params = filterParams(filters, false);
+      const scope = { category: category.slug };
+      const [{ page, view }, choices] = await Promise.all([
+        listing(context, filters, problems, { cursor, path, params }, pagePrices(context), scope),
+        filterChoices(context.directory, scope),
+      ]);
       const head = canonical(context, request, path, canonicalParams(filters, false)).head;
       return sendPage(reply, categoryPage(category, filters, choices, page, all, displayChoices(view)), page.problems.length > 0 ? 422 : 200, head);
     });
