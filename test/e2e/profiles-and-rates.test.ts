@@ -245,6 +245,12 @@ describe.each(STORES)('profiles, order links and currencies (%s store)', (store)
       const refused = await call(server, 'GET', '/api/v1/directory/products?display_currency=SEK');
       expect(refused.status).toBe(422);
       expect(refused.body.errors).toEqual([expect.objectContaining({ parameter: 'display_currency', code: 'no_rate' })]);
+      // A search that finds nothing reads the rates all the same (they otherwise come with the rows).
+      const none = '/api/v1/directory/products?host=acme-hosting&q=zzzzunfound';
+      expect((await call(server, 'GET', `${none}&display_currency=SEK`)).status).toBe(422);
+      const empty = await call(server, 'GET', `${none}&display_currency=USD`);
+      expect(empty.status).toBe(200);
+      expect(empty.body).toMatchObject({ products: [], display_currency: 'USD' });
       const html = await page(server, '/categories/vps_cloud?display_currency=SEK');
       expect(html).toContain('There is no exchange rate for SEK: prices are shown in EUR.');
     });
