@@ -352,6 +352,21 @@ async function cpuMs(pid) {
   return ns / 1e6;
 }
 
+/**
+ * CPU time of every PostgreSQL process of the machine so far, in milliseconds (Linux; 0 for the embedded store, which
+ * runs inside the server): what the database spends on a scenario, read before and after it.
+ */
+async function postgresCpuMs() {
+  let ns = 0;
+  for (const pid of await readdir('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    const comm = await readFile(`/proc/${pid}/comm`, 'utf8').catch(() => '');
+    if (comm.trim() !== 'postgres') continue;
+    ns += await cpuMs(pid).then((ms) => ms * 1e6, () => 0);
+  }
+  return ns / 1e6;
+}
+
 async function benchStore(store) {
   log(`\n== ${store}`);
   const dataDir = await mkdtemp(path.join(os.tmpdir(), `hostdir-bench-${store}-`));
@@ -406,6 +421,9 @@ async function benchStore(store) {
     const steadyProducts = steadyHosts.reduce((sum, _, h) => sum + SIZES.steadySizes[h % SIZES.steadySizes.length], 0);
     const steadySyncs = () => steadyBodies.map((b, h) => () => syncAs(server, steadyHosts[h], b));
     const steadyCpu = [];
+    /** [server, database] CPU ms of each round of the throughput scenario, and the database's of its floor */
+    const throughputCpu = [];
+    const floorDbCpu = [];
 
     /** name → [prepare(k) (untimed) → context, run(context, k) (timed)] */
     const measurements = {
@@ -422,7 +440,11 @@ async function benchStore(store) {
       floor_throughput_ms: [() => null, () => concurrently(small.map((b) => () => expect200(post(`${floor.url}/parse-tx`, b), 'floor')), SIZES.clients)],
       floor_db_syncs_ms: [
         (k) => smallProducts.map((products, h) => dbSyncText(products, 1_000_000 + k * SIZES.hosts + h, `${k}x${h}x${randomBytes(4).toString('hex')}`)),
-        (texts) => floorDb.syncs(texts),
+        async (texts, k) => {
+          const before = await postgresCpuMs();
+          await floorDb.syncs(texts);
+          if (k >= SIZES.warmups) floorDbCpu.push((await postgresCpuMs()) - before);
+        },
       ],
       create_ms: [(k) => createHosts[k], (key) => syncAs(server, key, payload)],
       create_without_history_ms: [(k) => plainCreate[k], (key) => syncAs(plain, key, payload)],
@@ -450,7 +472,15 @@ async function benchStore(store) {
           if (k >= SIZES.warmups) peaks.push(Math.max(Number.isNaN(hwm) ? 0 : hwm, sampled));
         },
       ],
-      throughput_ms: [(k) => throughputHosts[k], (hostKeys) => concurrently(small.map((b, h) => () => syncAs(server, hostKeys[h], b)), SIZES.clients)],
+      throughput_ms: [
+        (k) => throughputHosts[k],
+        async (hostKeys, k) => {
+          const before = await Promise.all([cpuMs(pid), postgresCpuMs()]);
+          await concurrently(small.map((b, h) => () => syncAs(server, hostKeys[h], b)), SIZES.clients);
+          const after = await Promise.all([cpuMs(pid), postgresCpuMs()]);
+          if (k >= SIZES.warmups) throughputCpu.push([after[0] - before[0], after[1] - before[1]]);
+        },
+      ],
       steady_ms: [
         async (k) => {
           if (k === 0) await concurrently(steadySyncs(), STEADY_CLIENTS);
@@ -509,6 +539,10 @@ async function benchStore(store) {
     figures.peak_rss_mb_50k = peaks.length ? median(peaks) : NaN;
     figures.body_mb_50k = bigPayload.length / 1024 / 1024;
     figures.throughput_syncs_per_s = (SIZES.hosts / medianOf('throughput_ms')) * 1000;
+    // Where a sync's time goes when many run at once: CPU of the server process and of the database, per sync.
+    figures.floor_db_cpu_ms_per_sync = floorDbCpu.length ? median(floorDbCpu) / SIZES.hosts : NaN;
+    figures.throughput_server_cpu_ms_per_sync = throughputCpu.length ? median(throughputCpu.map(([server]) => server)) / SIZES.hosts : NaN;
+    figures.throughput_db_cpu_ms_per_sync = throughputCpu.length ? median(throughputCpu.map(([, db]) => db)) / SIZES.hosts : NaN;
     figures.steady_syncs_per_s = (steadyHosts.length / medianOf('steady_ms')) * 1000;
     figures.steady_cpu_ms_per_1k_products = steadyCpu.length ? (median(steadyCpu) / steadyProducts) * 1000 : NaN;
 
