@@ -336,6 +336,36 @@ export function buildProgram(ctx: CliContext = processContext()): Command {
 
   const sleep = ctx.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
 
+  /** Where `push` (and `import --dry-run`) sends a catalogue: the API key, the server, how often a send is tried. */
+  const pushTarget = (key: string | undefined, cmd: Command) => {
+    const apiKey = key ?? nonEmptyEnv(ctx.env.HOSTDIR_API_KEY);
+    if (!apiKey) throw new ConfigError('no API key: pass --key rk_… or set HOSTDIR_API_KEY');
+    const baseUrl = resolveBaseUrl(cmd.optsWithGlobals<{ url?: string }>().url ?? nonEmptyEnv(ctx.env.HOSTDIR_URL) ?? DEFAULT_URL);
+    const attempts = nonEmptyEnv(ctx.env.HOSTDIR_PUSH_MAX_ATTEMPTS);
+    const maxAttempts = attempts === undefined ? undefined : Number(attempts);
+    if (maxAttempts !== undefined && !(Number.isInteger(maxAttempts) && maxAttempts >= 1 && maxAttempts <= 100)) {
+      throw new ConfigError('HOSTDIR_PUSH_MAX_ATTEMPTS must be a whole number from 1 to 100');
+    }
+    return { apiKey, baseUrl, maxAttempts };
+  };
+
+  /** Sends a catalogue as `hostdir push` does, and exits with push's code. */
+  const sendCatalogue = async (
+    source: string,
+    catalogue: string,
+    target: ReturnType<typeof pushTarget>,
+    how: { dryRun: boolean; json: boolean; wait: boolean },
+  ): Promise<void> => {
+    let code: number;
+    try {
+      code = await push({ file: source, catalogue, ...target, ...how }, { stdout: ctx.stdout, stderr: ctx.stderr, stderrIsTTY: ctx.stderrIsTTY ?? false, sleep });
+    } catch (error) {
+      if (error instanceof PushUsageError) throw new ConfigError(error.message);
+      throw error;
+    }
+    if (code !== EXIT.ok) throw new ExitCode(code);
+  };
+
   /** The options shared by `push --from` and `import`: where the billing system is, the map, the currency. */
   const withBillingOptions = (cmd: Command) =>
     cmd
@@ -401,14 +431,7 @@ export function buildProgram(ctx: CliContext = processContext()): Command {
         if (options.from === undefined && (options.map !== undefined || options.currency !== undefined)) {
           throw new ConfigError('--map and --currency apply to a catalogue read with --from');
         }
-        const apiKey = options.key ?? nonEmptyEnv(ctx.env.HOSTDIR_API_KEY);
-        if (!apiKey) throw new ConfigError('no API key: pass --key rk_… or set HOSTDIR_API_KEY');
-        const baseUrl = resolveBaseUrl(cmd.optsWithGlobals<{ url?: string }>().url ?? nonEmptyEnv(ctx.env.HOSTDIR_URL) ?? DEFAULT_URL);
-        const attempts = nonEmptyEnv(ctx.env.HOSTDIR_PUSH_MAX_ATTEMPTS);
-        const maxAttempts = attempts === undefined ? undefined : Number(attempts);
-        if (maxAttempts !== undefined && !(Number.isInteger(maxAttempts) && maxAttempts >= 1 && maxAttempts <= 100)) {
-          throw new ConfigError('HOSTDIR_PUSH_MAX_ATTEMPTS must be a whole number from 1 to 100');
-        }
+        const target = pushTarget(options.key, cmd);
         let catalogue: string;
         let source: string;
         if (options.from !== undefined) {
@@ -421,17 +444,7 @@ export function buildProgram(ctx: CliContext = processContext()): Command {
           catalogue = text;
           source = file!;
         }
-        let code: number;
-        try {
-          code = await push(
-            { file: source, catalogue, apiKey, baseUrl, dryRun: options.dryRun === true, json: options.json === true, wait: options.wait, maxAttempts },
-            { stdout: ctx.stdout, stderr: ctx.stderr, stderrIsTTY: ctx.stderrIsTTY ?? false, sleep },
-          );
-        } catch (error) {
-          if (error instanceof PushUsageError) throw new ConfigError(error.message);
-          throw error;
-        }
-        if (code !== EXIT.ok) throw new ExitCode(code);
+        await sendCatalogue(source, catalogue, target, { dryRun: options.dryRun === true, json: options.json === true, wait: options.wait });
       },
     );
 
@@ -441,17 +454,36 @@ export function buildProgram(ctx: CliContext = processContext()): Command {
       .description("read a provider's catalogue from its billing system and write it as JSON, sending nothing (look before you push)")
       .addArgument(new Argument('<system>', 'the billing system').choices(BILLING_SYSTEMS)),
   )
-    .option('--out <catalogue.json>', 'write the catalogue to this file (default: standard output)')
-    .action(async (system: BillingSystem, options: BillingOptions & { out?: string }) => {
-      const outcome = await importFrom(system, options);
-      const text = `${JSON.stringify({ products: outcome.products }, null, 2)}\n`;
-      if (options.out === undefined) {
-        ctx.stdout(text);
-        return;
-      }
-      (ctx.writeFile ?? ((path: string, data: string) => writeFileSync(path, data)))(options.out, text);
-      ctx.stderr(`Wrote ${outcome.products.length} product${outcome.products.length === 1 ? '' : 's'} to ${options.out}.\n`);
-    });
+    .option('--out <catalogue.json>', 'write the catalogue to this file (default: standard output, unless --dry-run)')
+    .option('--dry-run', "also send it as a dry run (with the API key, as push does) and show the plan; change nothing")
+    .option('--key <rk_…>', 'the API key for --dry-run (default: $HOSTDIR_API_KEY)')
+    .option('--json', "with --dry-run, print the API's JSON answer")
+    .option('--no-wait', `with --dry-run, when rate limited, exit with code ${EXIT.rateLimited} instead of waiting for the window`)
+    .action(
+      async (
+        system: BillingSystem,
+        options: BillingOptions & { out?: string; dryRun?: boolean; key?: string; json?: boolean; wait: boolean },
+        cmd: Command,
+      ) => {
+        if (options.dryRun !== true && (options.key !== undefined || options.json !== undefined || !options.wait)) {
+          throw new ConfigError('--key, --json and --no-wait apply to import --dry-run');
+        }
+        // Known before the billing system is read: a dry run without a key would read it for nothing.
+        const target = options.dryRun === true ? pushTarget(options.key, cmd) : null;
+        const outcome = await importFrom(system, options);
+        const text = `${JSON.stringify({ products: outcome.products }, null, 2)}\n`;
+        if (options.out !== undefined) {
+          (ctx.writeFile ?? ((path: string, data: string) => writeFileSync(path, data)))(options.out, text);
+          ctx.stderr(`Wrote ${outcome.products.length} product${outcome.products.length === 1 ? '' : 's'} to ${options.out}.\n`);
+        } else if (target === null) {
+          ctx.stdout(text);
+        }
+        if (target === null) return;
+        // Standard output is the plan's: the catalogue went to --out, if anywhere.
+        const source = options.out ?? `the catalogue read from ${billingName(system)}`;
+        await sendCatalogue(source, JSON.stringify({ products: outcome.products }), target, { dryRun: true, json: options.json === true, wait: options.wait });
+      },
+    );
 
   return program;
 }

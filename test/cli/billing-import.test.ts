@@ -297,6 +297,22 @@ describe('hostdir import whmcs', () => {
   });
 });
 
+describe('hostdir import --dry-run (before anything is sent)', () => {
+  const whmcsEnv = { WHMCS_IDENTIFIER, WHMCS_SECRET };
+
+  it('needs an API key before it reads the billing system, and takes --key, --json and --no-wait only with --dry-run', async () => {
+    const system = await fake(whmcs({ identifier: WHMCS_IDENTIFIER, secret: WHMCS_SECRET, getProducts: () => WHMCS_CATALOGUE }));
+    const files = { 'categories.json': WHMCS_MAP };
+    const noKey = await hostdir(whmcsEnv, files).run('import', 'whmcs', '--whmcs-url', system.url, '--map', 'categories.json', '--dry-run');
+    expect(noKey).toMatchObject({ code: 2, stderr: 'error: no API key: pass --key rk_… or set HOSTDIR_API_KEY\n' });
+    for (const extra of [['--json'], ['--key', 'rk_x'], ['--no-wait']]) {
+      const alone = await hostdir(whmcsEnv, files).run('import', 'whmcs', '--whmcs-url', system.url, '--map', 'categories.json', ...extra);
+      expect(alone).toMatchObject({ code: 2, stderr: 'error: --key, --json and --no-wait apply to import --dry-run\n' });
+    }
+    expect(system.requests).toEqual([]);
+  });
+});
+
 describe('hostdir push --from (before anything is sent)', () => {
   it('wants a file or --from, not both, and the API key before asking the billing system', async () => {
     const system = await fake(whmcs({ identifier: WHMCS_IDENTIFIER, secret: WHMCS_SECRET, getProducts: () => WHMCS_CATALOGUE }));

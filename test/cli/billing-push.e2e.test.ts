@@ -166,6 +166,33 @@ describe('hostdir push --from a billing system, end to end', () => {
     expect(JSON.parse(fromBlesta.stdout).summary).toMatchObject({ received: 4, unchanged: 4, created: 0, updated: 0 });
   });
 
+  it('import --dry-run writes the catalogue, shows the plan the server made of it, and changes nothing', async () => {
+    const host = await onboard(server, 'Blesta Dry Run', { default_currency: 'EUR' });
+    const system = await startFakeBillingSystem(blesta({ user: BLESTA_USER, key: BLESTA_KEY, packages: () => BLESTA_PACKAGES, pageSize: 2 }));
+    systems.push(system);
+    const mapFile = await file('blesta-dry-run-categories.json', { groups: { '4': 'vps_cloud', '6': 'web_shared', Security: 'ssl', '8': 'game_other' } });
+    const out = path.join(dir, 'blesta-dry-run-catalogue.json');
+    const env = { BLESTA_API_USER: BLESTA_USER, BLESTA_API_KEY: BLESTA_KEY, BLESTA_URL: system.url, HOSTDIR_API_KEY: host.key, HOSTDIR_URL: server.url };
+    const importing = ['import', 'blesta', '--map', mapFile, '--currency', 'EUR'];
+
+    const shown = await hostdir([...importing, '--out', out, '--dry-run'], env);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stderr).toContain(`Wrote 4 products to ${out}.`);
+    expect(JSON.parse(await readFile(out, 'utf8')).products.map((p: { external_id: string }) => p.external_id)).toEqual(['3', '5', '8', '9']);
+    expect(shown.stdout).toMatch(new RegExp(`^Dry run \\(nothing changed\\): ${host.slug}, syn_`));
+    expect(shown.stdout).toMatch(/created\s+4/);
+    expect(await listing(host)).toEqual({});
+
+    // Without --out, standard output is the plan's alone; the server recorded dry runs, and no product.
+    const asJson = await hostdir([...importing, '--dry-run', '--json'], env);
+    expect(asJson.code, asJson.stderr).toBe(0);
+    expect(JSON.parse(asJson.stdout)).toMatchObject({ dry_run: true, host: host.slug, summary: { received: 4, created: 4 } });
+    expect(await listing(host)).toEqual({});
+    const runs = await call(server, 'GET', '/api/v1/sync/runs', { token: host.key });
+    expect(runs.status).toBe(200);
+    expect((runs.body.runs as { dry_run: boolean }[]).map((run) => run.dry_run)).toEqual([true, true]);
+  });
+
   it('HostBill: push --from, then again all unchanged', async () => {
     const host = await onboard(server, 'HostBill Hosting', { default_currency: 'USD' });
     const system = await startFakeBillingSystem(
@@ -211,7 +238,7 @@ describe('hostdir push --from a billing system, end to end', () => {
 
   // Last: every command above has printed by now.
   it("puts no credential in any command's output or in the server's log", () => {
-    expect(printed.length).toBe(2 * 11); // stdout and stderr of each of the 11 commands above
+    expect(printed.length).toBe(2 * 13); // stdout and stderr of each of the 13 commands above
     for (const text of [...printed, server.output()]) for (const secret of SECRETS) expect(text).not.toContain(secret);
   });
 });
