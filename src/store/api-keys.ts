@@ -72,7 +72,8 @@ export const KEY_OWNERS = `(SELECT k.digest, k.id AS key_id, k.status AS key_sta
      FROM api_keys k JOIN hosts h ON h.id = k.host_id)`;
 
 export async function findKeyOwner(db: Queryable, digest: Buffer): Promise<KeyOwner | null> {
-  const { rows } = await db.query<Record<string, unknown>>(`SELECT * FROM ${KEY_OWNERS} AS owner WHERE owner.digest = $1`, [digest]);
+  // Every request of a provider asks it: planned once per connection.
+  const { rows } = await db.query<Record<string, unknown>>(`SELECT * FROM ${KEY_OWNERS} AS owner WHERE owner.digest = $1`, [digest], { prepared: true });
   return rows[0] ? toKeyOwner(rows[0]) : null;
 }
 

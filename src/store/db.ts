@@ -8,7 +8,16 @@ export interface QueryResult<R> {
 }
 
 export interface Queryable {
-  query<R = Row>(sql: string, params?: readonly unknown[]): Promise<QueryResult<R>>;
+  query<R = Row>(sql: string, params?: readonly unknown[], options?: QueryOptions): Promise<QueryResult<R>>;
+}
+
+export interface QueryOptions {
+  /**
+   * Keep the statement prepared on the connection where the adapter can (PostgreSQL, straight to the server): parsed
+   * once, and planned once its generic plan is as good. Only for statements whose best plan does not depend on the
+   * values (a host's rows by its id, say): a search whose plan should follow its filters is planned each time.
+   */
+  prepared?: boolean;
 }
 
 /** One statement of a batch: SQL with $1… placeholders, and their values. */
@@ -27,7 +36,8 @@ export interface Transaction extends Queryable {
   /**
    * Runs statements one after another in one round trip, and resolves with their results in order. Each
    * statement sees what the ones before it did and, under READ COMMITTED, takes its own snapshot when it starts:
-   * a statement after a row lock sees what the lock's previous holder committed. If one fails, none after it runs.
+   * a statement after a row lock sees what the lock's previous holder committed. If one fails, the transaction is
+   * aborted: none after it takes effect, and the batch rejects with that statement's error.
    */
   queries(statements: readonly Statement[], options?: BatchOptions): Promise<QueryResult<Row>[]>;
 }

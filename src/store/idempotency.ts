@@ -50,6 +50,7 @@ export async function claimIdempotencyKey(
     `DELETE FROM idempotency_keys
      WHERE (host_id, key) IN (SELECT host_id, key FROM idempotency_keys WHERE expires_at <= clock_timestamp() LIMIT $1)`,
     [PURGE_BATCH],
+    { prepared: true },
   );
   // A host's finished answers are bounded in count and bytes: the oldest are forgotten first (a retry with a
   // forgotten key is a new request). Running claims are never touched.
@@ -61,6 +62,7 @@ export async function claimIdempotencyKey(
          WINDOW newest AS (ORDER BY created_at DESC, key)) AS kept
        WHERE n >= $2 OR bytes > $3)`,
     [hostId, policy.maxKeysPerHost, policy.maxBytesPerHost],
+    { prepared: true },
   );
   const token = randomBytes(16).toString('hex');
   // A key that is free, expired, or held by a dead process's lapsed lease becomes this request's.
@@ -80,6 +82,7 @@ export async function claimIdempotencyKey(
                   WHERE s.id = idempotency_keys.instance AND s.seen_at > clock_timestamp() - make_interval(secs => $7)))
        RETURNING claim`,
       [hostId, key, token, policy.leaseSeconds, policy.ttlSeconds, policy.instance, INSTANCE_DEAD_AFTER_SECONDS],
+      { prepared: true },
     );
     if (taken[0]?.claim === token) return { kind: 'claimed', claim: { key, token } };
 

@@ -1,4 +1,5 @@
 // The pg adapter: a connection pool on a PostgreSQL server, shared safely by any number of processes.
+import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import pg from 'pg';
@@ -10,6 +11,7 @@ import {
   type BatchOptions,
   type Database,
   type PoolStats,
+  type QueryOptions,
   type QueryResult,
   type Row,
   type Session,
@@ -68,6 +70,96 @@ export function simpleQueryText(statements: readonly Statement[]): string {
     .join(';\n');
 }
 
+/**
+ * What the adapter knows of one of its connections. `direct`: it reaches PostgreSQL itself, not a transaction pooler
+ * (PgBouncer), learnt once when it connects, before its first use: the backend that answers is the one whose id the
+ * connection was given (a pooler gives ids of its own). Only then may a statement stay prepared (named) on it, since
+ * through a pooler the next transaction may run on a server connection that never saw it, and a batch be pipelined
+ * as named statements.
+ */
+interface ConnectionFacts {
+  direct: boolean;
+  /** the names of the statements prepared on the connection, at most PREPARED_PER_CONNECTION_MAX */
+  prepared: Set<string>;
+}
+
+/**
+ * Statements kept prepared per connection. hostdir's prepared statements are a few dozen templates; the bound keeps a
+ * statement built from data (should one ever be asked for prepared) from growing the server's memory: past it,
+ * statements are sent unnamed, as before.
+ */
+const PREPARED_PER_CONNECTION_MAX = 200;
+
+/** A prepared statement's name: the digest of its text, so that the same SQL has the same name on every connection. */
+const statementNames = new Map<string, string>();
+
+function statementName(sql: string): string {
+  let name = statementNames.get(sql);
+  if (name === undefined) {
+    name = `hd_${createHash('sha256').update(sql).digest('base64url').slice(0, 22)}`;
+    // The templates are few: a map that somehow grew past the bound is started afresh rather than grown.
+    if (statementNames.size >= PREPARED_PER_CONNECTION_MAX * 5) statementNames.clear();
+    statementNames.set(sql, name);
+  }
+  return name;
+}
+
+/** The name to send `sql` under on a connection with these facts, or undefined to send it unnamed. */
+function preparedName(facts: ConnectionFacts, sql: string): string | undefined {
+  const name = statementName(sql);
+  if (facts.prepared.has(name)) return name;
+  if (facts.prepared.size >= PREPARED_PER_CONNECTION_MAX) return undefined;
+  facts.prepared.add(name);
+  return name;
+}
+
+/** A connection of the pool, checked out: a session, and the batches of a transaction on it. */
+interface PooledSession extends Session, Transaction {
+  client: pg.PoolClient;
+  inTransaction(statements: readonly Statement[]): Promise<QueryResult<Row>[]>;
+}
+
+/** Transaction control and table locks: nothing is planned for them, so nothing is kept prepared. */
+const UNPLANNED = /^\s*(BEGIN|COMMIT|ROLLBACK|LOCK)\b/i;
+
+/** pg's Client as far as pipelining a batch needs it (pg's documented `pipeline` mode, switched on for one batch). */
+interface PipelinedClient {
+  pipeline: boolean;
+  processID?: number;
+  connection: { stream: { cork(): void; uncork(): void } };
+}
+
+/**
+ * A transaction's statements as prepared statements, pipelined: written in one go (one system call), each answered
+ * in turn. Each statement after a failed one fails too (the transaction is aborted), so the first error is the one
+ * that counts. COPY cannot be pipelined, so pipeline mode is on only while the batch is in flight.
+ */
+async function pipelined(client: pg.PoolClient, facts: ConnectionFacts, statements: readonly Statement[]): Promise<QueryResult<Row>[]> {
+  const wire = client as unknown as PipelinedClient;
+  let settled: PromiseSettledResult<pg.QueryResult>[];
+  wire.pipeline = true;
+  try {
+    let pending: Promise<pg.QueryResult>[];
+    wire.connection.stream.cork();
+    try {
+      pending = statements.map(({ sql, params }) =>
+        client.query({ name: UNPLANNED.test(sql) ? undefined : preparedName(facts, sql), text: sql, values: params as unknown[] | undefined }),
+      );
+    } finally {
+      wire.connection.stream.uncork();
+    }
+    settled = await Promise.allSettled(pending);
+  } finally {
+    wire.pipeline = false;
+  }
+  const failed = settled.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
+  if (failed) throw wrap(failed.reason);
+  return settled.map((outcome) => {
+    const result = (outcome as PromiseFulfilledResult<pg.QueryResult>).value;
+    return { rows: result.rows as Row[], rowCount: result.rowCount ?? 0 };
+  });
+}
+
 function wrap(error: unknown): unknown {
   if (isUnavailable(error) && !(error instanceof DatabaseUnavailableError)) {
     return new DatabaseUnavailableError(error instanceof Error ? error.message : String(error), { cause: error });
@@ -80,6 +172,7 @@ export class PostgresDatabase implements Database {
   readonly pool: pg.Pool;
   /** connections checked out by session(), so that abort() can drop them */
   readonly #inUse = new Set<pg.PoolClient>();
+  readonly #facts = new WeakMap<pg.PoolClient, ConnectionFacts>();
 
   constructor(options: PostgresOptions) {
     this.pool = new pg.Pool({
@@ -97,12 +190,24 @@ export class PostgresDatabase implements Database {
       query_timeout: options.statementTimeoutMs + 5_000,
       idle_in_transaction_session_timeout: Math.max(options.statementTimeoutMs * 2, 60_000),
       application_name: options.applicationName ?? 'hostdir',
+      // Asked of each new connection before it is first handed out; one that cannot answer is not handed out.
+      verify: (client, done) => {
+        client.query('SELECT pg_backend_pid() AS pid').then(
+          (result) => {
+            const direct = Number(result.rows[0]?.pid) === (client as unknown as PipelinedClient).processID;
+            this.#facts.set(client, { direct, prepared: new Set() });
+            done();
+          },
+          (error: Error) => done(error),
+        );
+      },
     });
     // An idle client losing its connection must not crash the process; the next checkout reconnects.
     this.pool.on('error', () => {});
   }
 
-  async query<R>(sql: string, params?: readonly unknown[]): Promise<QueryResult<R>> {
+  async query<R>(sql: string, params?: readonly unknown[], options?: QueryOptions): Promise<QueryResult<R>> {
+    if (options?.prepared) return this.session((session) => session.query<R>(sql, params, options));
     try {
       const result = await this.pool.query(sql, params as unknown[] | undefined);
       return { rows: result.rows as R[], rowCount: result.rowCount ?? 0 };
@@ -112,7 +217,7 @@ export class PostgresDatabase implements Database {
   }
 
   async transaction<T>(fn: (tx: Transaction) => Promise<T>): Promise<T> {
-    return this.session(async (session) => {
+    return this.#session(async (session) => {
       // BEGIN travels with the transaction's first batch of statements, and COMMIT with its last when the caller
       // says so: two round trips saved.
       let begun = false;
@@ -137,7 +242,7 @@ export class PostgresDatabase implements Database {
           const closing = options?.commit ? [{ sql: 'COMMIT' }] : [];
           // Counted as begun before it is sent: should a statement fail, the transaction it opened is rolled back.
           begun = true;
-          const results = await session.queries([...opening, ...statements, ...closing]).catch((error: unknown) => {
+          const results = await session.inTransaction([...opening, ...statements, ...closing]).catch((error: unknown) => {
             throw closing.length > 0 && isUnavailable(error) ? new CommitOutcomeUnknownError(error) : error;
           });
           committed = closing.length > 0;
@@ -162,7 +267,11 @@ export class PostgresDatabase implements Database {
     });
   }
 
-  async session<T>(fn: (session: Session & Transaction) => Promise<T>): Promise<T> {
+  session<T>(fn: (session: Session & Transaction) => Promise<T>): Promise<T> {
+    return this.#session(fn);
+  }
+
+  async #session<T>(fn: (session: PooledSession) => Promise<T>): Promise<T> {
     let client: pg.PoolClient;
     try {
       client = await this.pool.connect();
@@ -175,11 +284,17 @@ export class PostgresDatabase implements Database {
     };
     client.on('error', onError);
     this.#inUse.add(client);
-    const session: Session & Transaction & { client: pg.PoolClient } = {
+    const facts = this.#facts.get(client);
+    /** the connection's facts if it reaches PostgreSQL itself, else null */
+    const direct = facts?.direct ? facts : null;
+    const session: PooledSession = {
       client,
-      async query<R>(sql: string, params?: readonly unknown[]): Promise<QueryResult<R>> {
+      async query<R>(sql: string, params?: readonly unknown[], options?: QueryOptions): Promise<QueryResult<R>> {
         try {
-          const result = await client.query(sql, params as unknown[] | undefined);
+          const prepared = options?.prepared ? direct : null;
+          const result = prepared
+            ? await client.query({ name: preparedName(prepared, sql), text: sql, values: params as unknown[] | undefined })
+            : await client.query(sql, params as unknown[] | undefined);
           return { rows: result.rows as R[], rowCount: result.rowCount ?? 0 };
         } catch (error) {
           throw wrap(error);
@@ -213,6 +328,13 @@ export class PostgresDatabase implements Database {
           rows: result.rows as Row[],
           rowCount: result.rowCount ?? 0,
         }));
+      },
+      /**
+       * A batch of a transaction (it opens with BEGIN or runs inside one): pipelined prepared statements on a direct
+       * connection; else one simple query, whose statements are planned each time.
+       */
+      async inTransaction(statements: readonly Statement[]): Promise<QueryResult<Row>[]> {
+        return direct && statements.length > 0 ? pipelined(client, direct, statements) : session.queries(statements);
       },
     };
     try {

@@ -13,9 +13,10 @@ export interface TcpProxy {
   heal(): void;
   /**
    * Cuts the one connection whose next client message contains `text` (other connections go on): `before` drops
-   * that message, `after-reply` forwards it and cuts when the server begins to answer it, so that the server acts
-   * on it but the client never learns how; `stall` drops that message and stalls every connection (as stall()).
-   * Resolves once the trap is sprung.
+   * that message, `after-reply` forwards it and cuts when the server's answer to that command arrives (the first
+   * reply naming `text`, as PostgreSQL's command tags do; what the server answered before it, to the statements
+   * sent with it, is forwarded), so that the server acts on it but the client never learns how; `stall` drops that
+   * message and stalls every connection (as stall()). Resolves once the trap is sprung.
    */
   cutAt(text: string, when: 'before' | 'after-reply' | 'stall'): Promise<void>;
   close(): Promise<void>;
@@ -39,11 +40,11 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     const upstream = connect(target.port, target.host);
     const pair: [Socket, Socket] = [client, upstream];
     pairs.add(pair);
-    let cutOnReply: (() => void) | null = null;
+    let cutOnReply: { text: string; sprung: () => void } | null = null;
     client.on('data', (chunk: Buffer) => {
       if (mode !== 'open') return;
       if (trap !== null && chunk.includes(trap.text)) {
-        const { when, sprung } = trap;
+        const { text, when, sprung } = trap;
         trap = null;
         if (when === 'before' || when === 'stall') {
           if (when === 'before') cutPair(pair);
@@ -51,14 +52,14 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
           sprung();
           return;
         }
-        cutOnReply = sprung;
+        cutOnReply = { text, sprung };
       }
       upstream.write(chunk);
     });
     upstream.on('data', (chunk: Buffer) => {
       if (mode !== 'open') return;
-      if (cutOnReply !== null) {
-        const sprung = cutOnReply;
+      if (cutOnReply !== null && chunk.includes(cutOnReply.text)) {
+        const { sprung } = cutOnReply;
         cutOnReply = null;
         cutPair(pair);
         sprung();

@@ -1,0 +1,66 @@
+// Prepared statements on PostgreSQL: kept on a connection straight to the server (a sync's statements are then parsed
+// and planned once per connection), never through PgBouncer in transaction mode, where the next transaction may run
+// on a server connection that never saw them. What the server holds is asked of the server itself.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PostgresDatabase } from '../../src/store/postgres.js';
+import { startPgBouncer, type PgBouncer } from '../support/pgbouncer.js';
+import { createTestDatabase } from '../support/server.js';
+
+const ADD = 'SELECT $1::int + 1 AS n';
+const PREPARED = 'SELECT count(*)::int AS n FROM pg_prepared_statements WHERE statement = $1';
+
+describe('prepared statements on PostgreSQL', () => {
+  let database: Awaited<ReturnType<typeof createTestDatabase>>;
+  let bouncer: PgBouncer;
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    bouncer = await startPgBouncer({ poolSize: 2 });
+  });
+
+  afterAll(async () => {
+    await bouncer?.stop();
+    await database?.drop();
+  });
+
+  it('keeps a transaction batch and a statement asked for prepared on a direct connection, and not any other', async () => {
+    // One connection: every transaction below runs on it.
+    const db = new PostgresDatabase({ url: database.url, poolSize: 1, statementTimeoutMs: 10_000 });
+    try {
+      const [added] = await db.transaction((tx) => tx.queries([{ sql: ADD, params: [41] }], { commit: true }));
+      expect(added!.rows).toEqual([{ n: 42 }]);
+      expect((await db.query('SELECT $1::int * 2 AS n', [21], { prepared: true })).rows).toEqual([{ n: 42 }]);
+      expect((await db.query('SELECT $1::int - 1 AS n', [43])).rows).toEqual([{ n: 42 }]);
+      const held = async (sql: string) => (await db.transaction((tx) => tx.queries([{ sql: PREPARED, params: [sql] }], { commit: true })))[0]!.rows;
+      expect(await held(ADD)).toEqual([{ n: 1 }]);
+      expect(await held('SELECT $1::int * 2 AS n')).toEqual([{ n: 1 }]);
+      expect(await held('SELECT $1::int - 1 AS n')).toEqual([{ n: 0 }]);
+      // Transaction control is not kept: nothing is planned for it.
+      expect(await held('BEGIN')).toEqual([{ n: 0 }]);
+      // Run again, the prepared statement answers as the first time.
+      const [again] = await db.transaction((tx) => tx.queries([{ sql: ADD, params: [1] }], { commit: true }));
+      expect(again!.rows).toEqual([{ n: 2 }]);
+    } finally {
+      await db.close();
+    }
+  });
+
+  it('prepares nothing through PgBouncer, and every transaction works whichever server connection it gets', async () => {
+    // More client connections than PgBouncer has server connections, so that transactions move between them.
+    const db = new PostgresDatabase({ url: bouncer.urlFor(database.url), poolSize: 4, statementTimeoutMs: 10_000 });
+    try {
+      const answers = await Promise.all(
+        Array.from({ length: 24 }, (_, k) =>
+          db.transaction(async (tx) => {
+            const [added, held] = await tx.queries([{ sql: ADD, params: [k] }, { sql: PREPARED, params: [ADD] }], { commit: true });
+            return [added!.rows[0]!.n, held!.rows[0]!.n];
+          }),
+        ),
+      );
+      expect(answers).toEqual(Array.from({ length: 24 }, (_, k) => [k + 1, 0]));
+      expect((await db.query('SELECT $1::int * 2 AS n', [21], { prepared: true })).rows).toEqual([{ n: 42 }]);
+    } finally {
+      await db.close();
+    }
+  });
+});
