@@ -4,6 +4,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import pg from 'pg';
 import { from as copyFromStdin } from 'pg-copy-streams';
+import { Batch, type PreparedStatements } from './pg-batch.js';
 import {
   CommitOutcomeUnknownError,
   DatabaseUnavailableError,
@@ -71,22 +72,19 @@ export function simpleQueryText(statements: readonly Statement[]): string {
 }
 
 /**
- * What the adapter knows of one of its connections. `direct`: it reaches PostgreSQL itself, not a transaction pooler
- * (PgBouncer), learnt once when it connects, before its first use: the backend that answers is the one whose id the
- * connection was given (a pooler gives ids of its own). Only then may a statement stay prepared (named) on it, since
- * through a pooler the next transaction may run on a server connection that never saw it, and a batch be pipelined
- * as named statements.
+ * What the adapter knows of one of its connections: its prepared statements, when it reaches PostgreSQL itself rather
+ * than a transaction pooler (PgBouncer), learnt once when it connects, before its first use: the backend that answers
+ * is the one whose id the connection was given (a pooler gives ids of its own). Through a pooler the next transaction
+ * may run on a server connection that never saw a statement, so nothing is kept prepared there (null).
  */
 interface ConnectionFacts {
-  direct: boolean;
-  /** the names of the statements prepared on the connection, at most PREPARED_PER_CONNECTION_MAX */
-  prepared: Set<string>;
+  prepared: PreparedStatements | null;
 }
 
 /**
  * Statements kept prepared per connection. hostdir's prepared statements are a few dozen templates; the bound keeps a
  * statement built from data (should one ever be asked for prepared) from growing the server's memory: past it,
- * statements are sent unnamed, as before.
+ * statements are sent unnamed, parsed and planned each time.
  */
 const PREPARED_PER_CONNECTION_MAX = 200;
 
@@ -104,60 +102,23 @@ function statementName(sql: string): string {
   return name;
 }
 
-/** The name to send `sql` under on a connection with these facts, or undefined to send it unnamed. */
-function preparedName(facts: ConnectionFacts, sql: string): string | undefined {
-  const name = statementName(sql);
-  if (facts.prepared.has(name)) return name;
-  if (facts.prepared.size >= PREPARED_PER_CONNECTION_MAX) return undefined;
-  facts.prepared.add(name);
-  return name;
+/** Transaction control and table locks: nothing is planned for them, so nothing is kept prepared. */
+const UNPLANNED = /^\s*(BEGIN|COMMIT|ROLLBACK|LOCK)\b/i;
+
+/** The name `sql` is kept prepared under on a connection holding `prepared`, or undefined to send it unnamed. */
+function nameOn(prepared: PreparedStatements): (sql: string) => string | undefined {
+  return (sql) => {
+    if (UNPLANNED.test(sql)) return undefined;
+    const name = statementName(sql);
+    if (prepared.held.has(name) || prepared.unsure.has(name)) return name;
+    return prepared.held.size + prepared.unsure.size < PREPARED_PER_CONNECTION_MAX ? name : undefined;
+  };
 }
 
 /** A connection of the pool, checked out: a session, and the batches of a transaction on it. */
 interface PooledSession extends Session, Transaction {
   client: pg.PoolClient;
   inTransaction(statements: readonly Statement[]): Promise<QueryResult<Row>[]>;
-}
-
-/** Transaction control and table locks: nothing is planned for them, so nothing is kept prepared. */
-const UNPLANNED = /^\s*(BEGIN|COMMIT|ROLLBACK|LOCK)\b/i;
-
-/** pg's Client as far as pipelining a batch needs it (pg's documented `pipeline` mode, switched on for one batch). */
-interface PipelinedClient {
-  pipeline: boolean;
-  processID?: number;
-  connection: { stream: { cork(): void; uncork(): void } };
-}
-
-/**
- * A transaction's statements as prepared statements, pipelined: written in one go (one system call), each answered
- * in turn. Each statement after a failed one fails too (the transaction is aborted), so the first error is the one
- * that counts. COPY cannot be pipelined, so pipeline mode is on only while the batch is in flight.
- */
-async function pipelined(client: pg.PoolClient, facts: ConnectionFacts, statements: readonly Statement[]): Promise<QueryResult<Row>[]> {
-  const wire = client as unknown as PipelinedClient;
-  let settled: PromiseSettledResult<pg.QueryResult>[];
-  wire.pipeline = true;
-  try {
-    let pending: Promise<pg.QueryResult>[];
-    wire.connection.stream.cork();
-    try {
-      pending = statements.map(({ sql, params }) =>
-        client.query({ name: UNPLANNED.test(sql) ? undefined : preparedName(facts, sql), text: sql, values: params as unknown[] | undefined }),
-      );
-    } finally {
-      wire.connection.stream.uncork();
-    }
-    settled = await Promise.allSettled(pending);
-  } finally {
-    wire.pipeline = false;
-  }
-  const failed = settled.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
-  if (failed) throw wrap(failed.reason);
-  return settled.map((outcome) => {
-    const result = (outcome as PromiseFulfilledResult<pg.QueryResult>).value;
-    return { rows: result.rows as Row[], rowCount: result.rowCount ?? 0 };
-  });
 }
 
 function wrap(error: unknown): unknown {
@@ -194,8 +155,8 @@ export class PostgresDatabase implements Database {
       verify: (client, done) => {
         client.query('SELECT pg_backend_pid() AS pid').then(
           (result) => {
-            const direct = Number(result.rows[0]?.pid) === (client as unknown as PipelinedClient).processID;
-            this.#facts.set(client, { direct, prepared: new Set() });
+            const direct = Number(result.rows[0]?.pid) === (client as unknown as { processID?: number }).processID;
+            this.#facts.set(client, { prepared: direct ? { held: new Set(), unsure: new Set() } : null });
             done();
           },
           (error: Error) => done(error),
@@ -284,17 +245,16 @@ export class PostgresDatabase implements Database {
     };
     client.on('error', onError);
     this.#inUse.add(client);
-    const facts = this.#facts.get(client);
-    /** the connection's facts if it reaches PostgreSQL itself, else null */
-    const direct = facts?.direct ? facts : null;
+    const prepared = this.#facts.get(client)?.prepared ?? null;
     const session: PooledSession = {
       client,
       async query<R>(sql: string, params?: readonly unknown[], options?: QueryOptions): Promise<QueryResult<R>> {
         try {
-          const prepared = options?.prepared ? direct : null;
-          const result = prepared
-            ? await client.query({ name: preparedName(prepared, sql), text: sql, values: params as unknown[] | undefined })
-            : await client.query(sql, params as unknown[] | undefined);
+          if (options?.prepared && prepared) {
+            const [result] = await new Batch([{ sql, params }], prepared, nameOn(prepared)).run(client);
+            return result as QueryResult<R>;
+          }
+          const result = await client.query(sql, params as unknown[] | undefined);
           return { rows: result.rows as R[], rowCount: result.rowCount ?? 0 };
         } catch (error) {
           throw wrap(error);
@@ -330,11 +290,16 @@ export class PostgresDatabase implements Database {
         }));
       },
       /**
-       * A batch of a transaction (it opens with BEGIN or runs inside one): pipelined prepared statements on a direct
-       * connection; else one simple query, whose statements are planned each time.
+       * A batch of a transaction (it opens with BEGIN or runs inside one), in one round trip: its statements kept
+       * prepared on a direct connection; else one simple query, whose statements are parsed and planned each time.
        */
       async inTransaction(statements: readonly Statement[]): Promise<QueryResult<Row>[]> {
-        return direct && statements.length > 0 ? pipelined(client, direct, statements) : session.queries(statements);
+        if (!prepared || statements.length === 0) return session.queries(statements);
+        try {
+          return await new Batch(statements, prepared, nameOn(prepared)).run(client);
+        } catch (error) {
+          throw wrap(error);
+        }
       },
     };
     try {
