@@ -56,6 +56,8 @@ export class Batch {
   /** set by run(); pg wraps it to clear its read timeout */
   callback: ((error: Error | null, results?: QueryResult<Row>[]) => void) | undefined;
   readonly #statements: readonly Statement[];
+  /** each statement's parameters as sent: made before anything is, so that a value that cannot be sent sends nothing */
+  readonly #values: (string | Buffer | null)[][];
   readonly #prepared: PreparedStatements | null;
   readonly #nameOf: (sql: string) => string | undefined;
   readonly #results: RowBuilder[];
@@ -70,6 +72,7 @@ export class Batch {
    */
   constructor(statements: readonly Statement[], prepared: PreparedStatements | null, nameOf: (sql: string) => string | undefined) {
     this.#statements = statements;
+    this.#values = statements.map(({ params = [] }) => params.map(wireValue));
     this.#prepared = prepared;
     this.#nameOf = nameOf;
     this.#results = statements.map(() => new RowBuilder(undefined, pg.types));
@@ -86,8 +89,8 @@ export class Batch {
   submit(connection: Wire): void {
     connection.stream.cork();
     try {
-      this.#statements.forEach(({ sql, params = [] }, k) => {
-        const values = params.map(wireValue);
+      this.#statements.forEach(({ sql }, k) => {
+        const values = this.#values[k]!;
         const name = (this.#prepared && this.#nameOf(sql)) || '';
         if (name === '' || !this.#prepared!.held.has(name)) {
           if (name !== '' && this.#prepared!.unsure.has(name)) connection.close({ type: 'S', name });

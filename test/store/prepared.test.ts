@@ -65,6 +65,9 @@ describe('prepared statements on PostgreSQL', () => {
       });
       expect((await run([{ sql: AFTER, params: [2] }, { sql: BEFORE, params: [2] }])).map((r) => r.rows)).toEqual([[{ n: 202 }], [{ n: 102 }]]);
       expect((await run([{ sql: 'SELECT 1 / $1::int AS n', params: [1] }]))[0]!.rows).toEqual([{ n: 1 }]);
+      // A value no statement can be sent with is refused before anything is sent; the connection serves on.
+      await expect(run([{ sql: CAST, params: [{ n: 1 }] }])).rejects.toThrow(TypeError);
+      expect((await run([{ sql: CAST, params: ['8'] }]))[0]!.rows).toEqual([{ n: 8 }]);
     } finally {
       await db.close();
     }
