@@ -67,6 +67,17 @@ describe('hostdir push --from a billing system, end to end', () => {
     return at;
   }
 
+  /** A provider on Blesta (a local server answering as Blesta documents): its host, category map, --out file and env. */
+  async function blestaProvider(name: string, files: string) {
+    const host = await onboard(server, name, { default_currency: 'EUR' });
+    const system = await startFakeBillingSystem(blesta({ user: BLESTA_USER, key: BLESTA_KEY, packages: () => BLESTA_PACKAGES, pageSize: 2 }));
+    systems.push(system);
+    const mapFile = await file(`${files}-categories.json`, { groups: { '4': 'vps_cloud', '6': 'web_shared', Security: 'ssl', '8': 'game_other' } });
+    const out = path.join(dir, `${files}-catalogue.json`);
+    const env = { BLESTA_API_USER: BLESTA_USER, BLESTA_API_KEY: BLESTA_KEY, BLESTA_URL: system.url, HOSTDIR_API_KEY: host.key, HOSTDIR_URL: server.url };
+    return { host, mapFile, out, env };
+  }
+
   async function listing(host: Onboarded) {
     const answer = await call(server, 'GET', '/api/v1/products?status=all&limit=1000', { token: host.key });
     expect(answer.status).toBe(200);
@@ -132,12 +143,7 @@ describe('hostdir push --from a billing system, end to end', () => {
   });
 
   it('Blesta: import writes the catalogue, push sends that file, and push --from then finds it all unchanged', async () => {
-    const host = await onboard(server, 'Blesta Hosting', { default_currency: 'EUR' });
-    const system = await startFakeBillingSystem(blesta({ user: BLESTA_USER, key: BLESTA_KEY, packages: () => BLESTA_PACKAGES, pageSize: 2 }));
-    systems.push(system);
-    const mapFile = await file('blesta-categories.json', { groups: { '4': 'vps_cloud', '6': 'web_shared', Security: 'ssl', '8': 'game_other' } });
-    const out = path.join(dir, 'blesta-catalogue.json');
-    const env = { BLESTA_API_USER: BLESTA_USER, BLESTA_API_KEY: BLESTA_KEY, BLESTA_URL: system.url, HOSTDIR_API_KEY: host.key, HOSTDIR_URL: server.url };
+    const { host, mapFile, out, env } = await blestaProvider('Blesta Hosting', 'blesta');
 
     const imported = await hostdir(['import', 'blesta', '--map', mapFile, '--currency', 'EUR', '--out', out], env);
     expect(imported.code, imported.stderr).toBe(0);
@@ -167,12 +173,7 @@ describe('hostdir push --from a billing system, end to end', () => {
   });
 
   it('import --dry-run writes the catalogue, shows the plan the server made of it, and changes nothing', async () => {
-    const host = await onboard(server, 'Blesta Dry Run', { default_currency: 'EUR' });
-    const system = await startFakeBillingSystem(blesta({ user: BLESTA_USER, key: BLESTA_KEY, packages: () => BLESTA_PACKAGES, pageSize: 2 }));
-    systems.push(system);
-    const mapFile = await file('blesta-dry-run-categories.json', { groups: { '4': 'vps_cloud', '6': 'web_shared', Security: 'ssl', '8': 'game_other' } });
-    const out = path.join(dir, 'blesta-dry-run-catalogue.json');
-    const env = { BLESTA_API_USER: BLESTA_USER, BLESTA_API_KEY: BLESTA_KEY, BLESTA_URL: system.url, HOSTDIR_API_KEY: host.key, HOSTDIR_URL: server.url };
+    const { host, mapFile, out, env } = await blestaProvider('Blesta Dry Run', 'blesta-dry-run');
     const importing = ['import', 'blesta', '--map', mapFile, '--currency', 'EUR'];
 
     const shown = await hostdir([...importing, '--out', out, '--dry-run'], env);
