@@ -99,6 +99,8 @@ export interface StartOptions {
   dataDir?: string;
   /** what node runs (default: dist/main.js), e.g. [CLI, 'serve', '--workers', '2'] */
   args?: string[];
+  /** the port to try first (default: one found free) */
+  port?: number;
 }
 
 /** Generous: PGlite's first start takes seconds, and many more on a loaded machine. */
@@ -121,8 +123,26 @@ async function waitForHealth(url: string, child: ChildProcess, output: () => str
   throw new Error(`server did not become healthy within ${HEALTH_DEADLINE_MS / 1000} s:\n${output()}`);
 }
 
+/**
+ * Whether the server answering at `url` is the one started with `adminToken`. A port found free can be taken by
+ * another test's server before ours binds it: ours then dies on EADDRINUSE, but the other one may answer /healthz
+ * first. Only a server with another admin token refuses ours; the empty body is refused before any database work.
+ */
+async function answersAsOurs(url: string, adminToken: string): Promise<boolean> {
+  const response = await fetch(`${url}/admin/v1/hosts`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
+    body: '{}',
+  });
+  await response.arrayBuffer();
+  return response.status !== 401;
+}
+
+/** Attempts at a port of its own before a start gives up (each one a port another test took first). */
+const PORT_ATTEMPTS = 5;
+
 export async function startServer(store: StoreKind, options: StartOptions = {}): Promise<TestServer> {
-  const port = await freePort();
+  let port = options.port ?? (await freePort());
   const dataDir = options.dataDir ?? (await mkdtemp(path.join(tmpdir(), 'hostdir-test-')));
   // A fresh embedded store starts from the run's migrated one (embedded-template.ts): what a store is after its
   // first start, without the seconds its initdb takes.
@@ -130,7 +150,7 @@ export async function startServer(store: StoreKind, options: StartOptions = {}):
   const database = store === 'postgres' && !options.databaseUrl ? await createTestDatabase() : null;
   const databaseUrl = store === 'postgres' ? (options.databaseUrl ?? database!.url) : null;
   const adminToken = `test-admin-${randomBytes(12).toString('hex')}`;
-  const url = `http://127.0.0.1:${port}`;
+  let url = `http://127.0.0.1:${port}`;
   let log = '';
   let child!: ChildProcess;
 
@@ -150,7 +170,6 @@ export async function startServer(store: StoreKind, options: StartOptions = {}):
     child.stdout!.on('data', (chunk: Buffer) => (log += chunk.toString()));
     child.stderr!.on('data', (chunk: Buffer) => (log += chunk.toString()));
     await waitForHealth(url, child, () => log);
-    await loadDocument(url);
   };
 
   const kill = async (signal: NodeJS.Signals = 'SIGTERM'): Promise<number | null> => {
@@ -163,8 +182,22 @@ export async function startServer(store: StoreKind, options: StartOptions = {}):
     return code;
   };
 
+  /** Starts the process on the port in hand; on a first start, moves to another port while another server holds it. */
+  const launchOwn = async (first: boolean) => {
+    for (let attempt = 1; ; attempt++) {
+      await launch();
+      if (await answersAsOurs(url, adminToken)) break;
+      await kill('SIGKILL');
+      if (!first || attempt === PORT_ATTEMPTS) throw new Error(`another server answers on port ${port}:\n${log}`);
+      port = await freePort();
+      url = `http://127.0.0.1:${port}`;
+      log = '';
+    }
+    await loadDocument(url);
+  };
+
   try {
-    await launch();
+    await launchOwn(true);
   } catch (error) {
     await database?.drop();
     if (!options.dataDir) await rm(dataDir, { recursive: true, force: true });
@@ -182,7 +215,7 @@ export async function startServer(store: StoreKind, options: StartOptions = {}):
     process: () => child,
     restart: async () => {
       await kill();
-      await launch();
+      await launchOwn(false);
     },
     kill,
     stop: async () => {
