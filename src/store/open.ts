@@ -2,7 +2,6 @@
 import path from 'node:path';
 import type { Config } from '../config.js';
 import type { Database } from './db.js';
-import { EmbeddedDatabase } from './embedded.js';
 import { PostgresDatabase } from './postgres.js';
 import { DirectoryReads, type DirectoryReadsOptions } from './replicas.js';
 
@@ -14,6 +13,8 @@ export async function openDatabase(config: Config): Promise<Database> {
       statementTimeoutMs: config.statementTimeoutMs,
     });
   }
+  // Loaded only for the embedded store: PGlite's code is no part of a server on PostgreSQL.
+  const { EmbeddedDatabase } = await import('./embedded.js');
   return EmbeddedDatabase.open(path.join(config.dataDir, 'pglite'));
 }
 
