@@ -8,7 +8,7 @@ import { PROBLEM_BASE } from './problems.js';
 import { COMPARE_SCHEMAS } from './routes/compare.js';
 import { DIRECTORY_SCHEMAS } from './routes/directory.js';
 import { FEED_SCHEMAS } from './routes/feeds.js';
-import { ALWAYS, HEADERS, NAMED_SCHEMAS, problem } from './schemas.js';
+import { ALWAYS, answerSchema, HEADERS, NAMED_SCHEMAS, problem } from './schemas.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -49,7 +49,9 @@ const PUBLIC_READ_HEADERS = {
  * serializer resolve from the same shared schemas.
  */
 export async function registerOpenApi(app: FastifyInstance, version: string): Promise<void> {
-  for (const schema of [...NAMED_SCHEMAS, ...DIRECTORY_SCHEMAS, ...COMPARE_SCHEMAS, ...FEED_SCHEMAS]) app.addSchema(schema);
+  for (const schema of NAMED_SCHEMAS) app.addSchema(schema);
+  // The directory's schemas describe answers only.
+  for (const schema of [...DIRECTORY_SCHEMAS, ...COMPARE_SCHEMAS, ...FEED_SCHEMAS]) app.addSchema(answerSchema(schema));
   await app.register(swagger, {
     refResolver: {
       buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`),

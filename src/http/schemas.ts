@@ -89,8 +89,32 @@ export function problem(codes: readonly ProblemCode[], headers: readonly HeaderN
 }
 
 /** A JSON answer; a named schema (one with an $id, see NAMED_SCHEMAS) is referred to by its name. */
+/**
+ * An answer's schema as the serializer and the OpenAPI document get it: every "this or null" (an anyOf of a schema
+ * of one JSON type and null) becomes a list of types, `{"type": ["number", "null"]}`, the same JSON Schema. The
+ * serializer checks a type list with typeof; an anyOf it checks by validating the value against each branch, which
+ * for every nullable field of every product of a page cost more than writing the field.
+ */
+export function answerSchema<T extends TSchema>(schema: T): T {
+  return typeListNulls(JSON.parse(JSON.stringify(schema))) as T;
+}
+
+function typeListNulls(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(typeListNulls);
+  if (node === null || typeof node !== 'object') return node;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(node)) out[key] = typeListNulls(value);
+  const { anyOf, ...rest } = out as { anyOf?: Record<string, unknown>[] };
+  if (!Array.isArray(anyOf) || anyOf.length !== 2) return out;
+  const isNull = (branch: Record<string, unknown>) => branch.type === 'null' && Object.keys(branch).length === 1;
+  const other = isNull(anyOf[1]!) ? anyOf[0]! : isNull(anyOf[0]!) ? anyOf[1]! : null;
+  // Only a schema of one type with nothing that null could not meet (a constant, a list of values).
+  if (other === null || typeof other.type !== 'string' || 'const' in other || 'enum' in other) return out;
+  return { ...other, ...rest, type: [other.type, 'null'] };
+}
+
 export function json(description: string, schema: TSchema, headers: readonly HeaderName[] = []): ResponseSpec {
-  const content = schema.$id ? Type.Ref(schema) : schema;
+  const content = schema.$id ? Type.Ref(schema) : answerSchema(schema);
   return { description, headers: headersOf(headers), content: { 'application/json': { schema: content } } };
 }
 
