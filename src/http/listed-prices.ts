@@ -4,6 +4,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { BASE_CURRENCY, type RateTable } from '../catalog/rates.js';
 import { trueCost, type TrueCost } from '../catalog/true-cost.js';
 import type { ListedProduct } from '../store/directory.js';
+import type { PriceContext } from '../store/rates.js';
 import { Problem } from './problems.js';
 
 const nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
@@ -132,8 +133,17 @@ export function pricedProduct(product: ListedProduct, view: PriceView): PricedPr
   return { ...product, cost, converted };
 }
 
-/** The currencies, among those given, whose products are listed without a EUR price (no rate). */
-export function unconvertedAmong(unconverted: readonly string[], present: Iterable<string>): string[] {
+/**
+ * The currencies, among those present in a list's scope, whose products are listed without a EUR price (no rate):
+ * those the price context names, and those of the list's own products that have a monthly price but no EUR one
+ * (exact for what the list shows, however recently a sync brought them).
+ */
+export function unconvertedAmong(prices: PriceContext, products: readonly ListedProduct[], present: Iterable<string>): string[] {
   const seen = new Set(present);
-  return unconverted.filter((currency) => seen.has(currency)).sort();
+  for (const product of products) seen.add(product.currency);
+  const unconverted = new Set(prices.unconverted);
+  for (const product of products) {
+    if (product.base_monthly_price === null && product.monthly_equivalent !== null) unconverted.add(product.currency);
+  }
+  return [...unconverted].filter((currency) => seen.has(currency)).sort();
 }

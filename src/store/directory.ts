@@ -4,7 +4,7 @@ import { COUNTRY_LABELS, placeOf } from '../catalog/gazetteer.js';
 import type { Content } from '../catalog/product-fields.js';
 import { NUMERIC_SPEC_KEYS, type ComparableSpecs, type DiskType, type NumericSpec } from '../catalog/specs.js';
 import { listCategories, type Category } from './categories.js';
-import { PRICE_CONTEXT_JSON, priceContextOf, type PriceContext } from './rates.js';
+import { keptPriceContext, RATES_VERSION, renewPriceContext, type PriceContext } from './rates.js';
 import type { Queryable } from './db.js';
 import { isStale, type Freshness } from './freshness.js';
 import { droppedSince, monthlyPriceSince } from './price-history.js';
@@ -305,16 +305,19 @@ export async function conditionsOf(db: Queryable, search: Omit<ProductSearch, 's
 export async function searchProducts(
   db: Queryable,
   search: ProductSearch,
-  options: { withPrices?: boolean } = {},
-): Promise<{ products: ListedProduct[]; next: Keyset | null; prices?: PriceContext }> {
+  options: { ratesVersion?: boolean } = {},
+): Promise<{ products: ListedProduct[]; next: Keyset | null; ratesVersion?: string }> {
   const filters = await conditionsOf(db, search);
   // A query of only punctuation matches nothing rather than everything.
   if (filters === null) return { products: [], next: null };
-  // The rates and unconverted currencies ride along with the first rows read (a page with none reads no prices).
-  const prices: PricesRead = { wanted: options.withPrices === true };
+  // The rates' version rides along with the first rows read (a page with none reads no version).
+  const version: VersionRead = { wanted: options.ratesVersion === true };
+  // A host's listing is read by the host and sorted (unless in id order, its primary key's): its page is chosen among
+  // narrow rows, and only the page's rows are read whole. Elsewhere a sort index is walked, or a text search's few
+  // matches sorted, where reading the page's rows a second time would cost more than it saves.
   const pageOf = (conditions: Conditions, key: SortKey, page: Pick<ProductSearch, 'order' | 'limit'>, textLeads: boolean, after: Keyset | null) =>
-    readPage(db, conditions, key, page, textLeads, after, prices);
-  const pageResult = (rows: Record<string, unknown>[], more: boolean, freshness: Freshness) => ({ ...resultOf(rows, more, freshness), ...prices.read });
+    readPage(db, conditions, key, page, { textLeads, narrow: search.hostSlug !== undefined && key.expression !== 'p.id' }, after, version);
+  const pageResult = (rows: Record<string, unknown>[], more: boolean, freshness: Freshness) => ({ ...resultOf(rows, more, freshness), ...version.read });
   // PostgreSQL guesses that a word it has no statistics for matches 0.5 % of the rows, and then walks the sort
   // index looking for it: for a rare word that reads the whole listing. Unless every word is known to be common,
   // the sort is put on an expression no index covers (same values, same order), so that the text index leads
@@ -353,6 +356,47 @@ export async function searchProducts(
   return pageResult([...priced.rows, ...unpriced.rows], unpriced.more, search.freshness);
 }
 
+/** A page of a search, what was counted beside it, and the price context the page is shown at. */
+export interface PricedSearch<T> {
+  search: ProductSearch;
+  page: Awaited<ReturnType<typeof searchProducts>>;
+  beside: T;
+  prices: PriceContext;
+}
+
+/**
+ * A page of a search with the price context to show it at. `build` makes the search from a price context: it
+ * converts a price limit with its rates, and refuses a display currency without one. The context kept from earlier
+ * requests serves first (rates.ts); the search's statement reads the rates' version beside its rows, and
+ * when that is not the kept context's (a rates import since, from any process) the context is read again and a
+ * search built on the rates is run again. A refusal is only ever made on rates read afresh. `beside` (a count) runs
+ * with the search, and again with it.
+ */
+export async function pricedSearch<T>(
+  db: Queryable,
+  build: (prices: PriceContext) => ProductSearch,
+  beside: (search: ProductSearch) => Promise<T>,
+): Promise<PricedSearch<T>> {
+  let prices = await keptPriceContext(db);
+  let search: ProductSearch;
+  try {
+    search = build(prices);
+  } catch {
+    // Refused (or not buildable) at the kept rates: built again at the rates as they are, and refused only then.
+    prices = await renewPriceContext(db, prices, undefined);
+    search = build(prices);
+  }
+  const run = (s: ProductSearch) => Promise.all([searchProducts(db, s, { ratesVersion: true }), beside(s)]);
+  let [page, counted] = await run(search);
+  if (page.ratesVersion === undefined || page.ratesVersion !== prices.version) {
+    prices = await renewPriceContext(db, prices, page.ratesVersion);
+    const rebuilt = build(prices);
+    if (rebuilt.maxBasePrice !== search.maxBasePrice) [page, counted] = await run(rebuilt);
+    search = rebuilt;
+  }
+  return { search, page, beside: counted, prices };
+}
+
 /** The monthly price as sent, for a price sort within one currency. */
 const NATIVE_PRICE_KEY = { expression: 'p.monthly_price', unindexed: '(p.monthly_price + 0)', cast: '::numeric' };
 
@@ -376,7 +420,7 @@ function facetsOf(search: Pick<ProductSearch, 'location' | 'feature' | 'country'
 async function matchWords(db: Queryable, filters: Conditions, words: string[]): Promise<void> {
   const names = await namedWords(db);
   for (const word of words) {
-    const matches = (text: string) => text.split(' ').some((part) => part.startsWith(word));
+    const matches = (parts: readonly string[]) => parts.some((part) => part.startsWith(word));
     const hosts = names.hosts.filter((host) => matches(host.words)).map((host) => host.id);
     const categories = names.categories.filter((category) => matches(category.words)).map((category) => category.slug);
     const alternatives = [`p.search_text @@ to_tsquery('simple', ${filters.param(`${word}:*`)})`];
@@ -387,11 +431,9 @@ async function matchWords(db: Queryable, filters: Conditions, words: string[]): 
 }
 
 interface NamedWords {
-  hosts: { id: string; words: string }[];
-  categories: { slug: string; words: string }[];
+  hosts: { id: string; words: string[] }[];
+  categories: { slug: string; words: string[] }[];
 }
-
-const foldedWords = (text: string) => searchWords(text).join(' ');
 
 function namedWords(db: Queryable): Promise<NamedWords> {
   return recently(db, 'named-words', LISTING_FIGURES_TTL_MS, async () => {
@@ -400,8 +442,8 @@ function namedWords(db: Queryable): Promise<NamedWords> {
       db.query<{ slug: string; label: string }>('SELECT slug, label FROM categories'),
     ]);
     return {
-      hosts: hosts.rows.map((row) => ({ id: row.id, words: foldedWords(row.name) })),
-      categories: categories.rows.map((row) => ({ slug: row.slug, words: foldedWords(`${row.label} ${row.slug.replaceAll('_', ' ')}`) })),
+      hosts: hosts.rows.map((row) => ({ id: row.id, words: searchWords(row.name) })),
+      categories: categories.rows.map((row) => ({ slug: row.slug, words: searchWords(`${row.label} ${row.slug.replaceAll('_', ' ')}`) })),
     };
   });
 }
@@ -446,24 +488,26 @@ const UNPRICED_SORT_KEY = { expression: 'p.id', unindexed: `(p.id || '')`, cast:
 
 type SortKey = { expression: string; unindexed: string; cast: string; key?: string };
 
-/** Whether a search reads the price context with its rows, and the one it read. */
-interface PricesRead {
+/** Whether a search reads the rates' version with its rows, and the one it read. */
+interface VersionRead {
   wanted: boolean;
-  read?: { prices: PriceContext };
+  read?: { ratesVersion: string };
 }
 
 /**
  * Up to `limit` rows (and whether there are more) of one segment of the listing, in (sort key, id) order. A limit
- * of 0 only tells whether the segment has a row. Until a price context is read, one is asked for when `prices` wants it.
+ * of 0 only tells whether the segment has a row. Until the rates' version is read, it is asked for when `version` wants it.
+ * `textLeads`: sorted on an expression no index covers (see searchProducts); `narrow`: the page is chosen among the
+ * matches' ids and sort keys, and then its rows are read whole, so that sorting many matches moves narrow rows.
  */
 async function readPage(
   db: Queryable,
   conditions: Conditions,
   key: SortKey,
   search: Pick<ProductSearch, 'order' | 'limit'>,
-  textLeads: boolean,
+  how: { textLeads: boolean; narrow: boolean },
   after: Keyset | null,
-  prices: PricesRead,
+  version: VersionRead,
 ): Promise<{ rows: Record<string, unknown>[]; more: boolean }> {
   const direction = search.order === 'asc' ? 'ASC' : 'DESC';
   const where = [...conditions.where];
@@ -475,18 +519,23 @@ async function readPage(
         : `p.id ${comparison} ${conditions.param(after.id)}::text`,
     );
   }
-  const withPrices = prices.wanted && prices.read === undefined;
+  const withVersion = version.wanted && version.read === undefined;
+  const columns = `${productColumns(conditions.since)}, ${key.key ?? `(${key.expression})::text`} AS sort_key
+       ${withVersion ? `, ${RATES_VERSION} AS rates_version` : ''}`;
+  const order = `ORDER BY ${how.textLeads ? key.unindexed : key.expression} ${direction}, p.id ${direction}`;
+  const limit = `LIMIT ${conditions.param(search.limit + 1)}`;
+  const matches = `FROM products p JOIN hosts h ON h.id = p.host_id WHERE ${where.join(' AND ')}`;
   const { rows } = await db.query(
-    `SELECT ${productColumns(conditions.since)}, ${key.key ?? `(${key.expression})::text`} AS sort_key
-       ${withPrices ? `, ${PRICE_CONTEXT_JSON} AS price_context` : ''}
-     FROM products p JOIN hosts h ON h.id = p.host_id
-     WHERE ${where.join(' AND ')}
-     ORDER BY ${textLeads ? key.unindexed : key.expression} ${direction}, p.id ${direction}
-     LIMIT ${conditions.param(search.limit + 1)}`,
+    how.narrow
+      ? `SELECT ${columns}
+         FROM (SELECT p.host_id, p.id ${matches} ${order} ${limit}) AS page
+           JOIN products p ON p.host_id = page.host_id AND p.id = page.id JOIN hosts h ON h.id = p.host_id
+         ${order}`
+      : `SELECT ${columns} ${matches} ${order} ${limit}`,
     conditions.params,
   );
-  const context = rows[0]?.price_context;
-  if (withPrices && typeof context === 'string') prices.read = { prices: priceContextOf(context) };
+  const read = rows[0]?.rates_version;
+  if (withVersion && typeof read === 'string') version.read = { ratesVersion: read };
   return { rows: rows.slice(0, search.limit), more: rows.length > search.limit };
 }
 
@@ -549,8 +598,9 @@ export async function findListedProducts(db: Queryable, ids: readonly string[], 
   return ids.flatMap((id) => found.get(id) ?? []);
 }
 
-const HOST_COLUMNS = `h.slug, h.name, h.default_currency, h.created_at, h.confirmed_at, ${PUBLIC_PROFILE_COLUMNS},
-  (SELECT count(*) FROM products p WHERE p.host_id = h.id AND p.status = 'active')::int AS product_count`;
+const HOST_COLUMNS = `h.slug, h.name, h.default_currency, h.created_at, h.confirmed_at, ${PUBLIC_PROFILE_COLUMNS}`;
+/** A host's listed products, counted (an index-only walk of the host's entries). */
+const PRODUCT_COUNT = `(SELECT count(*) FROM products p WHERE p.host_id = h.id AND p.status = 'active')::int AS product_count`;
 
 function toListedHost(row: Record<string, unknown>, freshness: Freshness): ListedHost {
   const confirmedAt = isoOrNull(row.confirmed_at);
@@ -573,18 +623,35 @@ export async function listListedHosts(
   page: { limit: number; afterSlug: string | null; freshness: Freshness },
 ): Promise<{ hosts: ListedHost[]; next: string | null }> {
   const { rows } = await db.query(
-    `SELECT ${HOST_COLUMNS} FROM hosts h
+    `SELECT h.id::text AS id, ${HOST_COLUMNS} FROM hosts h
      WHERE h.status = 'active' AND ($1::text IS NULL OR h.slug > $1::text)
      ORDER BY h.slug LIMIT $2`,
     [page.afterSlug, page.limit + 1],
   );
-  const more = rows.length > page.limit;
-  const hosts = rows.slice(0, page.limit).map((row) => toListedHost(row, page.freshness));
-  return { hosts, next: more ? (hosts.at(-1)?.slug ?? null) : null };
+  const listed = rows.slice(0, page.limit);
+  const counts = await productCounts(db, listed.map((row) => String(row.id)));
+  const hosts = listed.map((row) => toListedHost({ ...row, product_count: counts.get(String(row.id)) ?? 0 }, page.freshness));
+  return { hosts, next: rows.length > page.limit ? (hosts.at(-1)?.slug ?? null) : null };
+}
+
+/**
+ * The listed products of each of a list's hosts, kept LISTING_FIGURES_TTL_MS like the other figures beside a
+ * listing: counting a thousand products for each of the home page's 30 hosts cost PostgreSQL about 4 ms a view. A
+ * host's own page counts its products afresh.
+ */
+function productCounts(db: Queryable, hostIds: string[]): Promise<Map<string, number>> {
+  if (hostIds.length === 0) return Promise.resolve(new Map());
+  return recently(db, `host-counts:${hostIds.join(',')}`, LISTING_FIGURES_TTL_MS, async () => {
+    const { rows } = await db.query<{ id: string; product_count: number }>(
+      `SELECT h.id::text AS id, ${PRODUCT_COUNT} FROM unnest($1::bigint[]) AS h (id)`,
+      [hostIds],
+    );
+    return new Map(rows.map((row) => [row.id, Number(row.product_count)]));
+  });
 }
 
 export async function findListedHost(db: Queryable, slug: string, freshness: Freshness): Promise<ListedHost | null> {
-  const { rows } = await db.query(`SELECT ${HOST_COLUMNS} FROM hosts h WHERE h.slug = $1 AND h.status = 'active'`, [slug]);
+  const { rows } = await db.query(`SELECT ${HOST_COLUMNS}, ${PRODUCT_COUNT} FROM hosts h WHERE h.slug = $1 AND h.status = 'active'`, [slug]);
   return rows[0] ? toListedHost(rows[0], freshness) : null;
 }
 

@@ -94,11 +94,16 @@ export async function listedPriceHistory(db: Queryable, productId: string): Prom
  * SQL of the monthly price the product row `p` had at the start of the UTC day `since` (a parameter, 'YYYY-MM-DD'),
  * or the first it had after that day began; NULL when it had another currency then. With the product's current monthly
  * price lower than this, its price dropped since that day.
+ *
+ * A product whose prices last changed before that day (or never: prices_since NULL) has no change since: the statement
+ * that keeps a change sets prices_since to the change's replaced_at, so no kept change is later than prices_since. Its
+ * history is not looked at, which spares a lookup per row wherever the planner computes this before a sort.
  */
 export function monthlyPriceSince(since: string): string {
-  return `(SELECT CASE WHEN e.currency = p.currency THEN e.monthly_price END FROM price_history e
-     WHERE e.host_id = p.host_id AND e.product_id = p.id AND e.replaced_at >= ${since}::text::date::timestamp AT TIME ZONE 'UTC'
-     ORDER BY e.replaced_at, e.sync_id LIMIT 1)`;
+  const dayStart = `${since}::text::date::timestamp AT TIME ZONE 'UTC'`;
+  return `(CASE WHEN p.prices_since >= ${dayStart} THEN (SELECT CASE WHEN e.currency = p.currency THEN e.monthly_price END FROM price_history e
+     WHERE e.host_id = p.host_id AND e.product_id = p.id AND e.replaced_at >= ${dayStart}
+     ORDER BY e.replaced_at, e.sync_id LIMIT 1) END)`;
 }
 
 /**

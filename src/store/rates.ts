@@ -33,8 +33,9 @@ export function rateTableOf(rows: readonly Row[]): RateTable {
   return table;
 }
 
+/** Each currency's latest rate: a fixed statement, kept prepared where the connection allows. */
 export async function currentRates(db: Queryable): Promise<RateTable> {
-  return rateTableOf((await db.query(CURRENT_RATES)).rows);
+  return rateTableOf((await db.query(CURRENT_RATES, [], { prepared: true })).rows);
 }
 
 export interface StoredRate {
@@ -135,28 +136,81 @@ const UNCONVERTED_CURRENCIES = `WITH RECURSIVE c AS (
 export interface PriceContext {
   rates: RateTable;
   unconverted: string[];
+  /** exchange_rates_version when these rates were read (migration 051) */
+  version: string;
+}
+
+/** The rates' version as an SQL expression: a search reads it beside its rows (an InitPlan, once per statement). */
+export const RATES_VERSION = '(SELECT version::text FROM exchange_rates_version)';
+
+/** The price context and the version of its rates, read in one snapshot by one fixed statement. */
+const PRICE_CONTEXT = `SELECT ${RATES_VERSION} AS version, (SELECT json_build_object(
+    'rates', coalesce((SELECT json_agg(json_build_object('currency', r.currency, 'rate', r.rate_number, 'date', r.rate_date))
+                       FROM (${CURRENT_RATES}) AS r), '[]'),
+    'unconverted', coalesce((SELECT json_agg(u.currency ORDER BY u.currency) FROM (${UNCONVERTED_CURRENCIES}) AS u), '[]'))::text) AS price_context`;
+
+/** The rates and unconverted currencies as they are now, read by a statement of their own. */
+export async function readPriceContext(db: Queryable): Promise<PriceContext> {
+  const { rows } = await db.query<{ version: string; price_context: string }>(PRICE_CONTEXT, [], { prepared: true });
+  const { rates, unconverted } = JSON.parse(rows[0]!.price_context) as { rates: { currency: string; rate: number; date: string }[]; unconverted: string[] };
+  return {
+    rates: rateTableOf(rates.map((rate) => ({ currency: rate.currency, rate_number: rate.rate, rate_date: rate.date }))),
+    unconverted,
+    version: rows[0]!.version,
+  };
 }
 
 /**
- * The price context as one SQL expression of JSON text: a statement that lists products carries it as a column (an
- * InitPlan, computed once per statement), so that a page of results and the rates it is priced at are read in one
- * round trip, from one snapshot.
+ * How long a kept price context serves before it is read again. Its rates are checked on every search (the version
+ * beside the rows); this bounds how late its unconverted currencies may be after a sync brings a currency without a
+ * rate: as late as the filter choices beside the listing.
  */
-export const PRICE_CONTEXT_JSON = `(SELECT json_build_object(
-    'rates', coalesce((SELECT json_agg(json_build_object('currency', r.currency, 'rate', r.rate_number, 'date', r.rate_date))
-                       FROM (${CURRENT_RATES}) AS r), '[]'),
-    'unconverted', coalesce((SELECT json_agg(u.currency ORDER BY u.currency) FROM (${UNCONVERTED_CURRENCIES}) AS u), '[]'))::text)`;
+const PRICE_CONTEXT_TTL_MS = 5_000;
 
-/** The price context of PRICE_CONTEXT_JSON's text. */
-export function priceContextOf(text: string): PriceContext {
-  const { rates, unconverted } = JSON.parse(text) as { rates: { currency: string; rate: number; date: string }[]; unconverted: string[] };
-  return { rates: rateTableOf(rates.map((rate) => ({ currency: rate.currency, rate_number: rate.rate, rate_date: rate.date }))), unconverted };
+interface KeptContext {
+  at: number;
+  value: Promise<PriceContext>;
+  /** the context once read */
+  read?: PriceContext;
 }
 
-/** The current rates and the unconverted currencies, read by one statement of their own. */
-export async function priceContext(db: Queryable): Promise<PriceContext> {
-  const { rows } = await db.query<{ price_context: string }>(`SELECT ${PRICE_CONTEXT_JSON} AS price_context`);
-  return priceContextOf(rows[0]!.price_context);
+const keptContexts = new WeakMap<Queryable, KeptContext>();
+
+/**
+ * The price context this process read last from `db`, if younger than PRICE_CONTEXT_TTL_MS, else read now (requests
+ * that ask meanwhile wait for the same read). Reading the rates and the unconverted currencies costs PostgreSQL more
+ * than a page of most searches; a search reads only their version (RATES_VERSION) and calls `renewPriceContext`
+ * when it is not the kept one.
+ */
+export function keptPriceContext(db: Queryable): Promise<PriceContext> {
+  const kept = keptContexts.get(db);
+  if (kept && performance.now() - kept.at < PRICE_CONTEXT_TTL_MS) return kept.value;
+  return keepRead(db);
+}
+
+/**
+ * The price context read again after a search read its rows at version `seen` (undefined: a search that read no rows)
+ * and `used` was the context it had. Another request may have read a newer one since, or be reading it: that one
+ * serves if it is at least as new as `seen`.
+ */
+export async function renewPriceContext(db: Queryable, used: PriceContext, seen: string | undefined): Promise<PriceContext> {
+  const kept = keptContexts.get(db);
+  if (kept && kept.read !== used) {
+    const newer = await kept.value.catch(() => undefined);
+    if (newer && (seen === undefined || BigInt(newer.version) >= BigInt(seen))) return newer;
+  }
+  return keepRead(db);
+}
+
+function keepRead(db: Queryable): Promise<PriceContext> {
+  const kept: KeptContext = { at: performance.now(), value: readPriceContext(db) };
+  keptContexts.set(db, kept);
+  kept.value.then(
+    (read) => (kept.read = read),
+    // A failed read is not kept: the next request reads again.
+    () => keptContexts.get(db) === kept && keptContexts.delete(db),
+  );
+  return kept.value;
 }
 
 // ------------------------------------------------------------------------------ what the sync writes with a product

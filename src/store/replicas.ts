@@ -1,5 +1,5 @@
 // Where the public directory reads: a streaming replica that is up and fresh enough, else the primary.
-import { isUnavailable, type Database, type QueryResult, type Queryable } from './db.js';
+import { isUnavailable, type Database, type QueryOptions, type QueryResult, type Queryable } from './db.js';
 
 /** A replica as the routing sees it, for the metrics and the log. */
 export interface ReplicaState {
@@ -160,11 +160,11 @@ export class DirectoryReads implements Queryable {
     return null;
   }
 
-  async query<R>(sql: string, params?: readonly unknown[]): Promise<QueryResult<R>> {
+  async query<R>(sql: string, params?: readonly unknown[], options?: QueryOptions): Promise<QueryResult<R>> {
     const replica = this.#pick();
     if (replica) {
       try {
-        const result = await replica.db.query<R>(sql, params);
+        const result = await replica.db.query<R>(sql, params, options);
         this.served.replica += 1;
         return result;
       } catch (error) {
@@ -175,7 +175,7 @@ export class DirectoryReads implements Queryable {
         this.#setAside(replica, `a query failed (${error instanceof Error ? error.message : String(error)})`);
       }
     }
-    const result = await this.#primary.query<R>(sql, params);
+    const result = await this.#primary.query<R>(sql, params, options);
     this.served.primary += 1;
     return result;
   }

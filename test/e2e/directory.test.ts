@@ -173,6 +173,22 @@ describe.each(STORES)('public directory API (%s store)', (store) => {
     }
   });
 
+  it("walks one host's listing in every sort and order, each of its products once", async () => {
+    // A host's listing chooses its page among narrow rows and then reads them whole (store/directory.ts).
+    const hosts = [...new Set(listed.map((p) => p.host))];
+    expect(hosts.length).toBeGreaterThan(1);
+    for (const host of hosts) {
+      const mine = listed.filter((p) => p.host === host);
+      for (const sort of ['price', 'newest', 'name'] as const) {
+        for (const order of ['asc', 'desc'] as const) {
+          const { ids, pages } = await walk(server, '/api/v1/directory/products', { host, sort, order, limit: '3' });
+          expect(pages).toBe(Math.max(1, Math.ceil(mine.length / 3)));
+          expect(ids, `${host} ${sort} ${order}`).toEqual(sorted(mine, sort, order));
+        }
+      }
+    }
+  });
+
   it('defaults to cheapest first, and newest to newest first', async () => {
     const cheapest = await call(server, 'GET', '/api/v1/directory/products?limit=100');
     expect(cheapest.body.products.map((p: { id: string }) => p.id)).toEqual(sorted(listed, 'price', 'asc'));

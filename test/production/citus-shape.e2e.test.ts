@@ -21,7 +21,7 @@ const DISTRIBUTED = ['idempotency_keys', 'price_history', 'products', 'sync_rece
  * Small, copied to every node: read on every request, and server_instances (the processes' heartbeats) inside the
  * Idempotency-Key claim, which runs on the node of the host's keys.
  */
-const REFERENCE = ['api_keys', 'categories', 'exchange_rates', 'hosts', 'server_instances'];
+const REFERENCE = ['api_keys', 'categories', 'exchange_rates', 'exchange_rates_version', 'hosts', 'server_instances'];
 /** Kept on the coordinator only: the migrations' own bookkeeping. */
 const LOCAL = ['schema_migrations'];
 /** Partitions per distributed table: hosts spread over them as Citus spreads them over shards. */

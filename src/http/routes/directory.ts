@@ -8,18 +8,10 @@ import { idPattern } from '../../catalog/ids.js';
 import { CONTENT_OUTPUT } from '../../catalog/product-fields.js';
 import { HOST_SLUG_PATTERN, isHostSlug } from '../../catalog/slugs.js';
 import { DISK_TYPES, NUMERIC_SPEC_KEYS, NUMERIC_SPECS, UNLIMITED } from '../../catalog/specs.js';
-import {
-  countProducts,
-  filterChoices,
-  findListedHost,
-  findListedProduct,
-  listListedHosts,
-  searchProducts,
-  type ProductSearch,
-} from '../../store/directory.js';
+import { countProducts, filterChoices, findListedHost, findListedProduct, listListedHosts, pricedSearch, type ProductSearch } from '../../store/directory.js';
 import { dayBefore, freshnessOf } from '../../store/freshness.js';
 import { listedPriceHistory, PRICE_HISTORY_MAX_CHANGES } from '../../store/price-history.js';
-import { currentRates, priceContext, type PriceContext } from '../../store/rates.js';
+import { currentRates, type PriceContext } from '../../store/rates.js';
 import type { AppContext } from '../context.js';
 import { encodeSearchCursor, given, PRICE_DROP_DAYS, ProductSearchQuery, toProductSearch } from '../directory-query.js';
 import { ConvertedSchema, CostSchema, priceView, pricedProduct, unconvertedAmong } from '../listed-prices.js';
@@ -221,42 +213,25 @@ export const directoryRoutes: FastifyPluginAsync<AppContext> = async (app, conte
   /** The display currency of a request: one without a rate is refused (422). */
   const viewOf = (query: ProductSearchQuery, prices: PriceContext) =>
     priceView({ display: query.display_currency, filter: given(query.currency)?.toUpperCase() }, context.config.displayCurrency, prices.rates, true);
-  /**
-   * A request's search, and the price context when it had to be read first. A price limit is in the display currency:
-   * the rates convert it into EUR before the search. Without one the search needs no rates (they are read with its
-   * rows); a refused display currency is still named before the search's own errors.
-   */
-  const searchOf = async (query: ProductSearchQuery): Promise<{ search: ProductSearch; prices?: PriceContext }> => {
-    if (query.max_price !== undefined) {
-      const prices = await priceContext(context.directory);
-      return { search: toProductSearch(query, { staleAfterDays }, viewOf(query, prices)), prices };
-    }
-    try {
-      return { search: toProductSearch(query, { staleAfterDays }) };
-    } catch (error) {
-      viewOf(query, await priceContext(context.directory));
-      throw error;
-    }
-  };
-  /**
-   * One page of a search, priced in the display currency, with the currencies of its scope left unconverted. The
-   * rates and unconverted currencies come with the page's rows, in the same statement (read on their own only for a
-   * page without rows).
-   */
+  /** A request's search at a price context: a refused display currency is named before the search's own errors. */
+  const searchOf = (query: ProductSearchQuery, prices: PriceContext): ProductSearch =>
+    toProductSearch(query, { staleAfterDays }, viewOf(query, prices));
+  /** One page of a search, priced in the display currency, with the currencies of its scope left unconverted. */
   const listing = async (query: ProductSearchQuery, scope: { category?: string; hostSlug?: string }, count = false) => {
-    const { search, prices: first } = await searchOf(query);
-    const [page, choices, matches] = await Promise.all([
-      searchProducts(context.directory, search, { withPrices: first === undefined }),
+    const [{ search, page, prices, beside: matches }, choices] = await Promise.all([
+      pricedSearch(
+        context.directory,
+        (prices) => searchOf(query, prices),
+        async (search) => (count ? countProducts(context.directory, search, COUNT_CAP) : undefined),
+      ),
       filterChoices(context.directory, scope),
-      count ? countProducts(context.directory, search, COUNT_CAP) : undefined,
     ]);
-    const prices = first ?? page.prices ?? (await priceContext(context.directory));
     const view = viewOf(query, prices);
     const answer = {
       products: page.products.map((product) => pricedProduct(product, view)),
       next_cursor: encodeSearchCursor(search.sort, search.order, page.next),
       display_currency: view.currency,
-      unconverted_currencies: unconvertedAmong(prices.unconverted, [...choices.currencies, ...page.products.map((product) => product.currency)]),
+      unconverted_currencies: unconvertedAmong(prices, page.products, choices.currencies),
     };
     return matches ? { ...answer, matches } : answer;
   };

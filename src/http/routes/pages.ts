@@ -13,7 +13,7 @@ import {
   findListedProduct,
   listListedCategories,
   listListedHosts,
-  searchProducts,
+  pricedSearch,
   type ProductSearch,
 } from '../../store/directory.js';
 import { html, Html } from '../../web/html.js';
@@ -38,7 +38,7 @@ import { listedPriceHistory } from '../../store/price-history.js';
 import type { AppContext } from '../context.js';
 import { encodeSearchCursor, PRICE_DROP_DAYS, SPEC_RANGE_PARAMETERS, toProductSearch, type ProductSearchQuery } from '../directory-query.js';
 import { BASE_CURRENCY } from '../../catalog/rates.js';
-import { priceContext, type PriceContext } from '../../store/rates.js';
+import { readPriceContext, type PriceContext } from '../../store/rates.js';
 import { priceView, pricedProduct, unconvertedAmong, type PriceView } from '../listed-prices.js';
 import { Problem } from '../problems.js';
 import { isCalendarDay } from '../directory-query.js';
@@ -142,7 +142,7 @@ function rangeLabel(parameter: string): string {
   return `${SPEC_LABELS[key]}${unit} ${parameter.startsWith('min_') ? 'at least' : 'at most'}`;
 }
 
-function searchOf(filters: PageFilters, cursor: string | undefined, staleAfterDays: number, view: PriceView | undefined, host?: string): ProductSearch {
+function searchOf(filters: PageFilters, cursor: string | undefined, staleAfterDays: number, view: PriceView, host?: string): ProductSearch {
   const { sort, order } = pageSort(filters.sort) ?? PAGE_SORTS.price;
   const ranges = Object.fromEntries(Object.entries(filters.ranges ?? {}).map(([name, value]) => [name, Number(value)]));
   return toProductSearch(
@@ -239,27 +239,17 @@ function pageView(context: AppContext, filters: PageFilters, prices: PriceContex
   return priceView({ display: filters.display_currency, filter: filters.currency }, context.config.displayCurrency, prices.rates, false);
 }
 
-/**
- * The rates and the unconverted currencies of a request. Read, not cached: a rates import shows on the next page.
- * They come with the page's rows (searchProducts' withPrices); this reads them on their own, once, where there are
- * none or the rates are needed first.
- */
-function pagePrices(context: AppContext): () => Promise<PriceContext> {
-  let read: Promise<PriceContext> | undefined;
-  return () => (read ??= priceContext(context.directory));
-}
-
 /** The display currencies a visitor may pick: EUR and every currency with a rate. */
 function displayChoices(view: PriceView): string[] {
   return [BASE_CURRENCY, ...[...view.rates.keys()].sort()];
 }
 
-/** How a list shows prices, with the currencies of `present` that could not be converted. */
-function priceDisplay(view: PriceView, filters: PageFilters, unconverted: string[], present: string[]): ResultPage['prices'] {
+/** How a list shows prices, with the currencies that could not be converted. */
+function priceDisplay(view: PriceView, filters: PageFilters, unconverted: string[]): ResultPage['prices'] {
   return {
     currency: view.currency,
     period: filters.period === 'year' ? 'year' : 'month',
-    unconverted: unconvertedAmong(unconverted, present),
+    unconverted,
     note: view.note,
     carry: queryString({ display_currency: filters.display_currency }),
   };
@@ -273,25 +263,22 @@ interface PricedPage {
 
 async function resultPage(
   context: AppContext,
-  search: ProductSearch,
+  build: (prices: PriceContext) => ProductSearch,
   path: string,
   params: Record<string, string | undefined>,
   onFirstPage: boolean,
   links: { feedHref: string; csvHref: string },
-  prices: { first?: PriceContext; pricing: () => Promise<PriceContext>; filters: PageFilters; scope: { category?: string; hostSlug?: string } },
+  shown: { filters: PageFilters; scope: { category?: string; hostSlug?: string } },
 ): Promise<PricedPage> {
-  const [page, count, choices] = await Promise.all([
-    searchProducts(context.directory, search, { withPrices: prices.first === undefined }),
-    countProducts(context.directory, search, COUNT_CAP),
-    filterChoices(context.directory, prices.scope),
+  const [{ search, page, prices, beside: count }, choices] = await Promise.all([
+    pricedSearch(context.directory, build, (search) => countProducts(context.directory, search, COUNT_CAP)),
+    filterChoices(context.directory, shown.scope),
   ]);
-  const known = prices.first ?? page.prices ?? (await prices.pricing());
-  const view = pageView(context, prices.filters, known);
+  const view = pageView(context, shown.filters, prices);
   const cursor = encodeSearchCursor(search.sort, search.order, page.next);
-  const present = [...choices.currencies, ...page.products.map((product) => product.currency)];
   return { view, page: {
     products: page.products.map((product) => pricedProduct(product, view)),
-    prices: priceDisplay(view, prices.filters, known.unconverted, present),
+    prices: priceDisplay(view, shown.filters, unconvertedAmong(prices, page.products, choices.currencies)),
     nextHref: cursor ? `${path}${queryString({ ...params, cursor })}` : null,
     firstHref: onFirstPage ? null : `${path}${queryString(params)}`,
     ...links,
@@ -333,27 +320,25 @@ function problemsOf(error: unknown): string[] | null {
 }
 
 /**
- * The results of a page's filters, or what was wrong with them. The rates are read with the search's rows, unless a
- * price limit (in the display currency) must first be converted into EUR with them.
+ * The results of a page's filters, or what was wrong with them. A page of results is priced at the rates its search
+ * was checked against (pricedSearch); a page of problems at the rates read afresh.
  */
 async function listing(
   context: AppContext,
   filters: PageFilters,
   problems: string[],
   page: { cursor: string | undefined; path: string; params: Record<string, string | undefined>; host?: string },
-  pricing: () => Promise<PriceContext>,
   scope: { category?: string; hostSlug?: string },
 ): Promise<PricedPage> {
   const { cursor, path, params, host } = page;
   const refused = async (found: string[]): Promise<PricedPage> => {
-    const view = pageView(context, filters, await pricing());
-    return { view, page: problemPage(path, params, found, priceDisplay(view, filters, [], [])) };
+    const view = pageView(context, filters, await readPriceContext(context.directory));
+    return { view, page: problemPage(path, params, found, priceDisplay(view, filters, [])) };
   };
   if (problems.length > 0) return refused(problems);
   try {
-    const first = filters.max_price === undefined ? undefined : await pricing();
-    const search = searchOf(filters, cursor, context.config.staleAfterDays, first && pageView(context, filters, first), host);
-    return await resultPage(context, search, path, params, !cursor, takeAwayLinks(filters, host), { ...(first ? { first } : {}), pricing, filters, scope });
+    const build = (prices: PriceContext) => searchOf(filters, cursor, context.config.staleAfterDays, pageView(context, filters, prices), host);
+    return await resultPage(context, build, path, params, !cursor, takeAwayLinks(filters, host), { filters, scope });
   } catch (error) {
     const found = problemsOf(error);
     if (found === null) throw error;
@@ -420,7 +405,7 @@ export const pageRoutes: FastifyPluginAsync<AppContext> = async (app, context) =
       const path = `/hosts/${encodeURIComponent(host.slug)}`;
       const scope = { hostSlug: host.slug };
       const [{ page }, all] = await Promise.all([
-        listing(context, filters, [], { cursor, path, params, host: host.slug }, pagePrices(context), scope),
+        listing(context, filters, [], { cursor, path, params, host: host.slug }, scope),
         categories(),
       ]);
       page.clearHref = null;
@@ -441,7 +426,7 @@ export const pageRoutes: FastifyPluginAsync<AppContext> = async (app, context) =
       const params = filterParams(filters, false);
       const scope = { category: category.slug };
       const [{ page, view }, choices] = await Promise.all([
-        listing(context, filters, problems, { cursor, path, params }, pagePrices(context), scope),
+        listing(context, filters, problems, { cursor, path, params }, scope),
         filterChoices(context.directory, scope),
       ]);
       const head = canonical(context, request, path, canonicalParams(filters, false)).head;
@@ -457,7 +442,7 @@ export const pageRoutes: FastifyPluginAsync<AppContext> = async (app, context) =
       const scope = filters.category ? { category: filters.category } : {};
       const [all, { page, view }, choices] = await Promise.all([
         categories(),
-        listing(context, filters, problems, { cursor, path: '/search', params }, pagePrices(context), scope),
+        listing(context, filters, problems, { cursor, path: '/search', params }, scope),
         filterChoices(context.directory, scope),
       ]);
       const head = canonical(context, request, '/search', canonicalParams(filters, true)).head;
@@ -469,7 +454,7 @@ export const pageRoutes: FastifyPluginAsync<AppContext> = async (app, context) =
     const [product, history, prices, all] = await Promise.all([
       findListedProduct(context.directory, request.params.id, hostsFreshness(), dayBefore(PRICE_DROP_DAYS)),
       listedPriceHistory(context.directory, request.params.id),
-      priceContext(context.directory),
+      readPriceContext(context.directory),
       categories(),
     ]);
     if (!product) return sendNotFoundPage(reply, 'This product is not listed (any more). The provider may have withdrawn it.');
@@ -478,7 +463,7 @@ export const pageRoutes: FastifyPluginAsync<AppContext> = async (app, context) =
     const view = pageView(context, filters, prices);
     const { url, head } = canonical(context, request, `/products/${encodeURIComponent(product.id)}`);
     const label = all.find((category) => category.slug === product.category)?.label ?? product.category;
-    const page = productPage(pricedProduct(product, view), all, { ...priceDisplay(view, filters, [], []), carry: '' }, history);
+    const page = productPage(pricedProduct(product, view), all, { ...priceDisplay(view, filters, []), carry: '' }, history);
     return sendPage(reply, page, 200, html`${head}\n${jsonLdScript(productStructuredData(product, url, label))}`);
   });
 };
