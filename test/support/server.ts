@@ -1,7 +1,7 @@
 // Starts the real hostdir server (node dist/main.js) on a fresh store, for end-to-end tests over HTTP.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { cp, mkdtemp, rm } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -128,7 +128,8 @@ async function waitForHealth(url: string, child: ChildProcess, output: () => str
  * another test's server before ours binds it: ours then dies on EADDRINUSE, but the other one may answer /healthz
  * first. Only a server with another admin token refuses ours; the empty body is refused before any database work.
  */
-async function answersAsOurs(url: string, adminToken: string): Promise<boolean> {
+async function answersAsOurs(url: string, adminToken: string | null): Promise<boolean> {
+  if (adminToken === null) return false;
   const response = await fetch(`${url}/admin/v1/hosts`, {
     method: 'POST',
     headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
@@ -182,11 +183,18 @@ export async function startServer(store: StoreKind, options: StartOptions = {}):
     return code;
   };
 
+  /** The admin token the process was given, or the one it made and wrote into its data folder (null: not yet). */
+  const tokenInUse = async (): Promise<string | null> => {
+    const given = options.env?.ADMIN_TOKEN ?? adminToken;
+    if (given !== '') return given;
+    return readFile(path.join(dataDir, 'admin-token'), 'utf8').then((token) => token.trim(), () => null);
+  };
+
   /** Starts the process on the port in hand; on a first start, moves to another port while another server holds it. */
   const launchOwn = async (first: boolean) => {
     for (let attempt = 1; ; attempt++) {
       await launch();
-      if (await answersAsOurs(url, adminToken)) break;
+      if (await answersAsOurs(url, await tokenInUse())) break;
       await kill('SIGKILL');
       if (!first || attempt === PORT_ATTEMPTS) throw new Error(`another server answers on port ${port}:\n${log}`);
       port = await freePort();
