@@ -455,8 +455,8 @@ const broadSearches = new WeakMap<Queryable, Map<string, number>>();
  * How many products match a search, counted up to `cap`: the exact number, or `more` when there are more than
  * `cap` (counting every match of a broad search at a million products would cost more than it tells). That a search
  * matches more than `cap` is kept LISTING_FIGURES_TTL_MS, like the other figures beside the listing: a broad listing
- * is the most visited and the dearest to count, and "more than 1 000" holds for seconds. A smaller count is always
- * counted afresh.
+ * is the most visited and the dearest to count, and "more than 1 000" holds for seconds. Once that time is up, one
+ * caller counts again while the others say what was counted last. A smaller count is always counted afresh.
  */
 export async function countProducts(db: Queryable, search: ProductSearch, cap: number): Promise<{ count: number; more: boolean }> {
   const filters = await conditionsOf(db, search);
@@ -467,8 +467,12 @@ export async function countProducts(db: Queryable, search: ProductSearch, cap: n
   const key = JSON.stringify([cap, freshness.includeStale, filtered]);
   const broad = keptFigures(broadSearches, db);
   const countedAt = broad.get(key);
-  if (countedAt !== undefined && performance.now() - countedAt < LISTING_FIGURES_TTL_MS) return { count: cap, more: true };
   const startedAt = performance.now();
+  if (countedAt !== undefined) {
+    if (startedAt - countedAt < LISTING_FIGURES_TTL_MS) return { count: cap, more: true };
+    // Counted again by this caller; the others, meanwhile, say what was counted last (as `recently` does).
+    broad.set(key, startedAt);
+  }
   const { rows } = await db.query<{ n: number }>(
     `SELECT count(*)::int AS n FROM (
        SELECT 1 FROM products p JOIN hosts h ON h.id = p.host_id WHERE ${where.join(' AND ')} LIMIT ${filters.param(cap + 1)}) AS matches`,
@@ -665,11 +669,12 @@ export function categoryRegistry(db: Queryable): Promise<Category[]> {
 
 /** A category of the registry with every category, or null for a slug that is none (read afresh to be sure). */
 export async function findCategory(db: Queryable, slug: string): Promise<{ category: Category; all: Category[] } | null> {
-  for (const all of [await categoryRegistry(db), await listCategories(db)]) {
+  const inRegistry = (all: Category[]) => {
     const category = all.find((candidate) => candidate.slug === slug);
-    if (category) return { category, all };
-  }
-  return null;
+    return category ? { category, all } : null;
+  };
+  // The registry is read afresh only for a slug the kept one does not hold (a category added since).
+  return inRegistry(await categoryRegistry(db)) ?? inRegistry(await listCategories(db));
 }
 
 /** Every category with its listed products counted up to CATEGORY_COUNT_CAP (kept LISTING_FIGURES_TTL_MS). */
