@@ -8,13 +8,17 @@ const BATCH = 1000;
 
 /**
  * Every product (both statuses) whose derived columns are of another version, derived again host by host, in
- * batches by id: each statement reads or writes the rows of one host, as every query outside the directory's reads
- * does (README, "Beyond one PostgreSQL"). A product a sync rewrites meanwhile is left to the sync (its fingerprint
+ * batches by id: after the one statement that finds those hosts, each reads or writes the rows of one host, as every
+ * query outside the directory's reads does (README, "Beyond one PostgreSQL"). A product a sync rewrites meanwhile is left to the sync (its fingerprint
  * changed): the sync wrote current values. Returns how many were rewritten.
  */
 export async function deriveStaleProducts(db: Queryable, options: { batch?: number; stop?: () => boolean } = {}): Promise<number> {
   const batch = options.batch ?? BATCH;
-  const { rows: hosts } = await db.query<{ id: string }>('SELECT id::text AS id FROM hosts ORDER BY id');
+  // One pass over the table finds the hosts with such rows: usually none, after which nothing more is read.
+  const { rows: hosts } = await db.query<{ id: string }>(
+    'SELECT DISTINCT host_id::text AS id FROM products WHERE derived_version <> $1 ORDER BY 1',
+    [DERIVED_VERSION],
+  );
   let rewritten = 0;
   for (const host of hosts) {
     let after = '';

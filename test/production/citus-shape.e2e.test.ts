@@ -36,6 +36,10 @@ const MULTI_HOST: Array<{ sql: RegExp; why: string }> = [
     sql: /DELETE FROM idempotency_keys\s+WHERE \(host_id, key\) IN \(SELECT host_id, key FROM idempotency_keys WHERE expires_at <= clock_timestamp\(\) LIMIT/,
     why: 'forgets expired Idempotency-Keys of every host, a batch at a time; under Citus it runs on each shard (its LIMIT cannot be pushed down)',
   },
+  {
+    sql: /^SELECT DISTINCT host_id::text AS id FROM products WHERE derived_version <> \$1 ORDER BY 1$/,
+    why: 'finds, once per start, the hosts with products derived by another version; under Citus every node answers for its shards',
+  },
 ];
 
 interface PlanNode {
