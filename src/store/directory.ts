@@ -239,6 +239,12 @@ const UNPRICED_KEY = '';
 export class Conditions {
   readonly where: string[] = [`p.status = 'active'`, `h.status = 'active'`];
   readonly params: unknown[] = [];
+  /**
+   * Whether the values decide the best plan: words, facets, spec ranges, a currency or a price limit match anything
+   * from a handful of rows to most of them. Without them (a category's or a host's listing, in any sort, on any page)
+   * one sort index serves every value, and the statement is kept prepared (planning cost more than running it).
+   */
+  valuesSteerPlan = false;
   #dropsSince = '';
   #sinceParam: string | null = null;
 
@@ -264,6 +270,7 @@ export class Conditions {
     copy.params.push(...this.params);
     copy.#dropsSince = this.#dropsSince;
     copy.#sinceParam = this.#sinceParam;
+    copy.valuesSteerPlan = this.valuesSteerPlan;
     return copy;
   }
 }
@@ -287,7 +294,7 @@ export async function conditionsOf(db: Queryable, search: Omit<ProductSearch, 's
   if (search.currency !== undefined) where.push(`p.currency = ${filters.param(search.currency)}`);
   if (search.maxMonthlyPrice !== undefined) where.push(`p.monthly_price <= ${filters.param(String(search.maxMonthlyPrice))}::numeric`);
   if (search.maxBasePrice !== undefined) where.push(`p.base_monthly_price <= ${filters.param(String(search.maxBasePrice))}::numeric`);
-  if (!search.freshness.includeStale) where.push(`h.confirmed_at >= ${filters.param(search.freshness.staleBefore.toISOString())}::timestamptz`);
+  if (!search.freshness.includeStale) where.push(confirmedWithin(search.freshness, filters));
   filters.dropsSince = search.priceDrops.since;
   if (search.priceDrops.only) where.push(droppedSince(filters.since));
   if (search.text !== undefined) {
@@ -295,7 +302,24 @@ export async function conditionsOf(db: Queryable, search: Omit<ProductSearch, 's
     if (words.length === 0) return null;
     await matchWords(db, filters, words);
   }
+  filters.valuesSteerPlan = where.length > plainConditions(search);
   return filters;
+}
+
+/**
+ * Confirmed within the freshness limit. The limit is written as the database's clock less the configuration's age in
+ * seconds: the same text on every request, which PostgreSQL can estimate in a plan kept for every value.
+ */
+function confirmedWithin(freshness: Freshness, filters: Conditions): string {
+  const seconds = freshness.staleAfterDays * 86_400;
+  return Number.isFinite(seconds)
+    ? `h.confirmed_at >= now() - interval '${seconds} seconds'`
+    : `h.confirmed_at >= ${filters.param(freshness.staleBefore.toISOString())}::timestamptz`;
+}
+
+/** How many conditions a search has that leave the plan to the sort index: status, category, host and freshness. */
+function plainConditions(search: Omit<ProductSearch, 'sort' | 'order' | 'limit' | 'after'>): number {
+  return 2 + Number(search.category !== undefined) + Number(search.hostSlug !== undefined) + Number(!search.freshness.includeStale);
 }
 
 /**
@@ -527,7 +551,9 @@ async function readPage(
   const columns = `${productColumns(conditions.since)}, ${key.key ?? `(${key.expression})::text`} AS sort_key
        ${withVersion ? `, ${RATES_VERSION} AS rates_version` : ''}`;
   const order = `ORDER BY ${how.textLeads ? key.unindexed : key.expression} ${direction}, p.id ${direction}`;
-  const limit = `LIMIT ${conditions.param(search.limit + 1)}`;
+  // A page's size is written in (a whole number the query checked): planned for a parameter, PostgreSQL would expect a
+  // tenth of the rows and plan a kept statement afresh every time.
+  const limit = `LIMIT ${Number.isInteger(search.limit) ? search.limit + 1 : conditions.param(search.limit + 1)}`;
   const matches = `FROM products p JOIN hosts h ON h.id = p.host_id WHERE ${where.join(' AND ')}`;
   const { rows } = await db.query(
     how.narrow
@@ -537,6 +563,7 @@ async function readPage(
          ${order}`
       : `SELECT ${columns} ${matches} ${order} ${limit}`,
     conditions.params,
+    conditions.valuesSteerPlan ? undefined : { prepared: true },
   );
   const read = rows[0]?.rates_version;
   if (withVersion && typeof read === 'string') version.read = { ratesVersion: read };

@@ -4,12 +4,14 @@
 export interface Freshness {
   /** confirmations before this instant are stale */
   staleBefore: Date;
+  /** the same, as an age: what a statement compares with the database's clock, so that its text never changes */
+  staleAfterDays: number;
   /** list stale hosts' products too (the default leaves them out of searches) */
   includeStale: boolean;
 }
 
 export function freshnessOf(staleAfterDays: number, includeStale: boolean, now = Date.now()): Freshness {
-  return { staleBefore: new Date(now - staleAfterDays * 86_400_000), includeStale };
+  return { staleBefore: new Date(now - staleAfterDays * 86_400_000), staleAfterDays, includeStale };
 }
 
 /** A host that never synced has never been confirmed: it counts as stale. */

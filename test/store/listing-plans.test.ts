@@ -1,0 +1,95 @@
+// A listing without filters whose values decide the plan (a category's or a host's, in any sort) is kept prepared
+// on a connection straight to PostgreSQL, and PostgreSQL keeps one plan for it after its first runs; a search with
+// words, facets, ranges or a price limit is planned for its values each time. What the server holds is asked of the
+// server itself, on the one connection the adapter has.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { searchProducts, type ProductSearch } from '../../src/store/directory.js';
+import { freshnessOf } from '../../src/store/freshness.js';
+import { insertHost } from '../../src/store/hosts.js';
+import { migrate } from '../../src/store/migrate.js';
+import { PostgresDatabase } from '../../src/store/postgres.js';
+import { createTestDatabase } from '../support/server.js';
+
+const search = (filters: Partial<ProductSearch>): ProductSearch => ({
+  freshness: freshnessOf(30, false),
+  priceDrops: { since: '2026-11-01', only: false },
+  sort: 'price',
+  order: 'asc',
+  limit: 20,
+  after: null,
+  ...filters,
+});
+
+interface Held {
+  statement: string;
+  generic_plans: number;
+  custom_plans: number;
+}
+
+describe('listing plans on PostgreSQL', () => {
+  let database: Awaited<ReturnType<typeof createTestDatabase>>;
+  let db: PostgresDatabase;
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    db = new PostgresDatabase({ url: database.url, poolSize: 1, statementTimeoutMs: 10_000 });
+    await migrate(db);
+    const host = await insertHost(db, { slug: 'plans', name: 'Plans', default_currency: 'EUR' });
+    await db.query('UPDATE hosts SET confirmed_at = now() WHERE id = $1', [host.id]);
+    for (let n = 1; n <= 30; n++) {
+      await db.query(
+        `INSERT INTO products (host_id, external_id, id, status, name, category, currency, price, fingerprint, created_at, updated_at)
+         VALUES ($1, $2, $3, 'active', $4, $5, 'EUR', $6, $2, now(), now())`,
+        [host.id, `p-${n}`, `prd_plans${String(n).padStart(4, '0')}`, `Plan ${n}`, n % 2 === 0 ? 'storage' : 'backup', n],
+      );
+    }
+  });
+  afterAll(async () => {
+    await db?.close();
+    await database?.drop();
+  });
+
+  const held = async (): Promise<Held[]> =>
+    (
+      await db.query<Held>(
+        `SELECT statement, generic_plans::int AS generic_plans, custom_plans::int AS custom_plans
+         FROM pg_prepared_statements WHERE statement LIKE '%FROM products p JOIN hosts h%'`,
+      )
+    ).rows;
+
+  it('keeps a category listing prepared and plans it once for every category, and a search with words each time', async () => {
+    const pages: string[][] = [];
+    for (let k = 0; k < 10; k++) {
+      const page = await searchProducts(db, search({ category: k % 2 === 0 ? 'storage' : 'backup' }));
+      pages.push(page.products.map((product) => product.name));
+    }
+    expect(pages[0]).toHaveLength(15);
+    expect(pages[0]![0]).toBe('Plan 2');
+    expect(pages[1]![0]).toBe('Plan 1');
+    // Sorted by price: the priced products' statement, then the unpriced ones' (the page is not full).
+    const listings = await held();
+    expect(listings).toHaveLength(2);
+    for (const listing of listings) expect(listing.generic_plans + listing.custom_plans).toBe(10);
+    for (const listing of listings) expect(listing.generic_plans).toBeGreaterThan(0);
+
+    // The same listing of the next page is another statement, kept as well.
+    const first = await searchProducts(db, search({ category: 'storage', limit: 5 }));
+    const second = await searchProducts(db, search({ category: 'storage', limit: 5, after: first.next }));
+    expect(second.products.map((product) => product.name)).toEqual(['Plan 12', 'Plan 14', 'Plan 16', 'Plan 18', 'Plan 20']);
+
+    const before = (await held()).length;
+    expect((await searchProducts(db, search({ category: 'storage', text: 'plan' }))).products).toHaveLength(15);
+    expect((await searchProducts(db, search({ category: 'storage', currency: 'EUR', sort: 'name' }))).products.map((p) => p.name).slice(0, 2)).toEqual(['Plan 10', 'Plan 12']);
+    expect((await searchProducts(db, search({ location: 'Frankfurt' }))).products).toEqual([]);
+    expect((await held()).length).toBe(before);
+  });
+
+  it('lists a host whose confirmation ages past the limit no more, in the same kept statement', async () => {
+    const listed = async () => (await searchProducts(db, search({ hostSlug: 'plans', limit: 100 }))).products.length;
+    expect(await listed()).toBe(30);
+    await db.query(`UPDATE hosts SET confirmed_at = now() - interval '31 days' WHERE slug = 'plans'`);
+    expect(await listed()).toBe(0);
+    await db.query(`UPDATE hosts SET confirmed_at = now() - interval '29 days' WHERE slug = 'plans'`);
+    expect(await listed()).toBe(30);
+  });
+});
