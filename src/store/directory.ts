@@ -444,9 +444,7 @@ function facetsOf(search: Pick<ProductSearch, 'location' | 'feature' | 'country'
 async function matchWords(db: Queryable, filters: Conditions, words: string[]): Promise<void> {
   const names = await namedWords(db);
   for (const word of words) {
-    const matches = (parts: readonly string[]) => parts.some((part) => part.startsWith(word));
-    const hosts = names.hosts.filter((host) => matches(host.words)).map((host) => host.id);
-    const categories = names.categories.filter((category) => matches(category.words)).map((category) => category.slug);
+    const { hosts, categories } = namesMatching(names, word);
     const alternatives = [`p.search_text @@ to_tsquery('simple', ${filters.param(`${word}:*`)})`];
     if (hosts.length > 0) alternatives.push(`p.host_id = ANY (${filters.param(hosts)}::bigint[])`);
     if (categories.length > 0) alternatives.push(`p.category = ANY (${filters.param(categories)}::text[])`);
@@ -457,6 +455,26 @@ async function matchWords(db: Queryable, filters: Conditions, words: string[]): 
 interface NamedWords {
   hosts: { id: string; words: string[] }[];
   categories: { slug: string; words: string[] }[];
+  /** what each word asked for so far matches among them (kept with them, at most NAMED_MATCHES_MAX words) */
+  matched: Map<string, { hosts: string[]; categories: string[] }>;
+}
+
+/** Words whose matches are kept with the names: a visitor's words come back, and a thousand names are walked each. */
+const NAMED_MATCHES_MAX = 1_000;
+
+/** The providers and categories one of whose words starts with `word`. */
+function namesMatching(names: NamedWords, word: string): { hosts: string[]; categories: string[] } {
+  let found = names.matched.get(word);
+  if (found === undefined) {
+    const matches = (parts: readonly string[]) => parts.some((part) => part.startsWith(word));
+    found = {
+      hosts: names.hosts.filter((host) => matches(host.words)).map((host) => host.id),
+      categories: names.categories.filter((category) => matches(category.words)).map((category) => category.slug),
+    };
+    if (names.matched.size >= NAMED_MATCHES_MAX) names.matched.clear();
+    names.matched.set(word, found);
+  }
+  return found;
 }
 
 function namedWords(db: Queryable): Promise<NamedWords> {
@@ -468,6 +486,7 @@ function namedWords(db: Queryable): Promise<NamedWords> {
     return {
       hosts: hosts.rows.map((row) => ({ id: row.id, words: searchWords(row.name) })),
       categories: categories.rows.map((row) => ({ slug: row.slug, words: searchWords(`${row.label} ${row.slug.replaceAll('_', ' ')}`) })),
+      matched: new Map(),
     };
   });
 }
