@@ -631,6 +631,8 @@ export async function findListedProduct(db: Queryable, id: string, freshness: Fr
      FROM products p JOIN hosts h ON h.id = p.host_id
      WHERE p.id = $1 AND p.status = 'active' AND h.status = 'active'`,
     [id, dropsSince],
+    // One row by its id: the same plan for every product.
+    { prepared: true },
   );
   return rows[0] ? toListedProduct(rows[0], freshness) : null;
 }
@@ -677,6 +679,7 @@ export async function listListedHosts(
      WHERE h.status = 'active' AND ($1::text IS NULL OR h.slug > $1::text)
      ORDER BY h.slug LIMIT $2`,
     [page.afterSlug, page.limit + 1],
+    { prepared: true },
   );
   const listed = rows.slice(0, page.limit);
   const counts = await productCounts(db, listed.map((row) => String(row.id)));
@@ -701,7 +704,9 @@ function productCounts(db: Queryable, hostIds: string[]): Promise<Map<string, nu
 }
 
 export async function findListedHost(db: Queryable, slug: string, freshness: Freshness): Promise<ListedHost | null> {
-  const { rows } = await db.query(`SELECT ${HOST_COLUMNS}, ${PRODUCT_COUNT} FROM hosts h WHERE h.slug = $1 AND h.status = 'active'`, [slug]);
+  const { rows } = await db.query(`SELECT ${HOST_COLUMNS}, ${PRODUCT_COUNT} FROM hosts h WHERE h.slug = $1 AND h.status = 'active'`, [slug], {
+    prepared: true,
+  });
   return rows[0] ? toListedHost(rows[0], freshness) : null;
 }
 

@@ -70,6 +70,8 @@ export async function listedPriceHistory(db: Queryable, productId: string): Prom
      UNION ALL
      SELECT valid_from, NULL, price::float8, currency, setup_fee::float8, pricing_tiers, monthly_price::float8, created_at FROM product`,
     [productId],
+    // One product's rows by its id: the same plan for every product.
+    { prepared: true },
   );
   const current = rows.at(-1);
   if (!current || current.valid_to !== null) return null;

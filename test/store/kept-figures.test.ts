@@ -3,10 +3,10 @@
 // its time, by one caller while the others say what was counted last.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database, Queryable } from '../../src/store/db.js';
-import { countProducts, findCategory, type ProductSearch } from '../../src/store/directory.js';
-import { freshnessOf } from '../../src/store/freshness.js';
+import { countProducts, findCategory } from '../../src/store/directory.js';
 import { insertHost } from '../../src/store/hosts.js';
 import { openTestDatabase } from '../support/databases.js';
+import { searchOf } from '../support/searches.js';
 
 /** `db`, counting the statements whose text matches `pattern`. */
 function counting(db: Database, pattern: RegExp): { db: Queryable; reads: () => number } {
@@ -22,15 +22,7 @@ function counting(db: Database, pattern: RegExp): { db: Queryable; reads: () => 
   };
 }
 
-const search = (category: string): ProductSearch => ({
-  category,
-  freshness: freshnessOf(30, false),
-  priceDrops: { since: '2026-11-01', only: false },
-  sort: 'price',
-  order: 'asc',
-  limit: 20,
-  after: null,
-});
+const search = (category: string) => searchOf({ category });
 
 /** How long "more than the cap" is kept (LISTING_FIGURES_TTL_MS), and a little more. */
 const PAST_KEPT_MS = 5_200;

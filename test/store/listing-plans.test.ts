@@ -1,24 +1,17 @@
-// A listing without filters whose values decide the plan (a category's or a host's, in any sort) is kept prepared
-// on a connection straight to PostgreSQL, and PostgreSQL keeps one plan for it after its first runs; a search with
+// A listing without filters whose values decide the plan (a category's or a host's, in any sort), and a product's
+// page, are kept prepared on a connection straight to PostgreSQL, and PostgreSQL keeps one plan for them after their
+// first runs; a search with
 // words, facets, ranges or a price limit is planned for its values each time. What the server holds is asked of the
 // server itself, on the one connection the adapter has.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { searchProducts, type ProductSearch } from '../../src/store/directory.js';
+import { findListedProduct, searchProducts } from '../../src/store/directory.js';
 import { freshnessOf } from '../../src/store/freshness.js';
 import { insertHost } from '../../src/store/hosts.js';
 import { migrate } from '../../src/store/migrate.js';
+import { listedPriceHistory } from '../../src/store/price-history.js';
 import { PostgresDatabase } from '../../src/store/postgres.js';
+import { searchOf } from '../support/searches.js';
 import { createTestDatabase } from '../support/server.js';
-
-const search = (filters: Partial<ProductSearch>): ProductSearch => ({
-  freshness: freshnessOf(30, false),
-  priceDrops: { since: '2026-11-01', only: false },
-  sort: 'price',
-  order: 'asc',
-  limit: 20,
-  after: null,
-  ...filters,
-});
 
 interface Held {
   statement: string;
@@ -60,7 +53,7 @@ describe('listing plans on PostgreSQL', () => {
   it('keeps a category listing prepared and plans it once for every category, and a search with words each time', async () => {
     const pages: string[][] = [];
     for (let k = 0; k < 10; k++) {
-      const page = await searchProducts(db, search({ category: k % 2 === 0 ? 'storage' : 'backup' }));
+      const page = await searchProducts(db, searchOf({ category: k % 2 === 0 ? 'storage' : 'backup' }));
       pages.push(page.products.map((product) => product.name));
     }
     expect(pages[0]).toHaveLength(15);
@@ -73,15 +66,29 @@ describe('listing plans on PostgreSQL', () => {
     for (const listing of listings) expect(listing.generic_plans).toBeGreaterThan(0);
 
     // The same listing of the next page is another statement, kept as well.
-    const first = await searchProducts(db, search({ category: 'storage', limit: 5 }));
-    const second = await searchProducts(db, search({ category: 'storage', limit: 5, after: first.next }));
+    const first = await searchProducts(db, searchOf({ category: 'storage', limit: 5 }));
+    const second = await searchProducts(db, searchOf({ category: 'storage', limit: 5, after: first.next }));
     expect(second.products.map((product) => product.name)).toEqual(['Plan 12', 'Plan 14', 'Plan 16', 'Plan 18', 'Plan 20']);
 
     const before = (await held()).length;
-    expect((await searchProducts(db, search({ category: 'storage', text: 'plan' }))).products).toHaveLength(15);
-    expect((await searchProducts(db, search({ category: 'storage', currency: 'EUR', sort: 'name' }))).products.map((p) => p.name).slice(0, 2)).toEqual(['Plan 10', 'Plan 12']);
-    expect((await searchProducts(db, search({ location: 'Frankfurt' }))).products).toEqual([]);
+    expect((await searchProducts(db, searchOf({ category: 'storage', text: 'plan' }))).products).toHaveLength(15);
+    expect((await searchProducts(db, searchOf({ category: 'storage', currency: 'EUR', sort: 'name' }))).products.map((p) => p.name).slice(0, 2)).toEqual(['Plan 10', 'Plan 12']);
+    expect((await searchProducts(db, searchOf({ location: 'Frankfurt' }))).products).toEqual([]);
     expect((await held()).length).toBe(before);
+  });
+
+  it("keeps a product's page statements prepared, planned once for every product", async () => {
+    for (let n = 1; n <= 7; n++) {
+      const id = `prd_plans${String(n).padStart(4, '0')}`;
+      expect((await findListedProduct(db, id, freshnessOf(30, true), '2026-11-01'))?.name).toBe(`Plan ${n}`);
+      expect((await listedPriceHistory(db, id))?.points).toHaveLength(1);
+    }
+    const { rows } = await db.query<{ generic_plans: number }>(
+      `SELECT generic_plans::int AS generic_plans FROM pg_prepared_statements
+       WHERE statement LIKE '%WHERE p.id = $1 AND p.status%' ORDER BY statement`,
+    );
+    expect(rows).toHaveLength(2);
+    for (const row of rows) expect(row.generic_plans).toBeGreaterThan(0);
   });
 
   it('samples three times more rows than the default for the facets, whose estimates a small sample got wrong', async () => {
@@ -92,7 +99,7 @@ describe('listing plans on PostgreSQL', () => {
   });
 
   it('lists a host whose confirmation ages past the limit no more, in the same kept statement', async () => {
-    const listed = async () => (await searchProducts(db, search({ hostSlug: 'plans', limit: 100 }))).products.length;
+    const listed = async () => (await searchProducts(db, searchOf({ hostSlug: 'plans', limit: 100 }))).products.length;
     expect(await listed()).toBe(30);
     await db.query(`UPDATE hosts SET confirmed_at = now() - interval '31 days' WHERE slug = 'plans'`);
     expect(await listed()).toBe(0);
