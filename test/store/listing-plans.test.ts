@@ -1,8 +1,7 @@
 // A listing without filters whose values decide the plan (a category's or a host's, in any sort), and a product's
 // page, are kept prepared on a connection straight to PostgreSQL, and PostgreSQL keeps one plan for them after their
-// first runs; a search with
-// words, facets, ranges or a price limit is planned for its values each time. What the server holds is asked of the
-// server itself, on the one connection the adapter has.
+// first runs; a search with words, facets, ranges or a price limit is planned for its values each time. What the
+// server holds is asked of the server itself, on the one connection the adapter has.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findListedProduct, searchProducts } from '../../src/store/directory.js';
 import { freshnessOf } from '../../src/store/freshness.js';
