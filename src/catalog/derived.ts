@@ -5,8 +5,11 @@ import { COUNTRY_LABELS, foldKey, placeOf } from './gazetteer.js';
 import type { Content } from './product-fields.js';
 import { normalizeSpecs, SPECS_VERSION, specWords, type ComparableSpecs } from './specs.js';
 
-/** The gazetteer's and facets' own version: raise it when they read a location or a feature differently. */
-const FACETS_VERSION = 1;
+/**
+ * The gazetteer's, the facets' and the search words' own version: raise it when they read a location or a feature
+ * differently or add other words. 2: spec sizes as tokens ("16gb", "4core") and "ram".
+ */
+const FACETS_VERSION = 2;
 
 /**
  * The version of everything derived here. Rows stored with another are derived again when a server starts

@@ -451,6 +451,22 @@ function readPlace(location: string): Place | null {
   return COUNTRY_CODES.get(folded) ?? null;
 }
 
+/** Two-letter country codes that are also common words (or a unit): typed alone, they are read as the word. */
+const CODES_THAT_ARE_WORDS = new Set(['at', 'be', 'gb', 'id', 'in', 'is', 'it', 'my', 'no']);
+
+/** The most words a name `placeNamed` knows has. */
+export const PLACE_NAME_WORDS = Math.max(LONGEST, ...[...COUNTRY_NAMES.keys()].map((name) => name.split(' ').length));
+
+/**
+ * The place a few words typed into a search name as a whole: a city's name, code or other name ("Frankfurt am
+ * Main", "FRA", "München"), or a country's name or two-letter code ("Deutschland", "UK", "DE"). Codes that are also
+ * words name nothing here ("per", "man", "it"): inside a search they are far more often the word.
+ */
+export function placeNamed(words: string): Place | null {
+  const folded = foldWords(words);
+  return NAMES.get(folded) ?? COUNTRY_NAMES.get(folded) ?? (CODES_THAT_ARE_WORDS.has(folded) ? null : (COUNTRY_CODES.get(folded) ?? null));
+}
+
 /** Whether a text is a known country: "DE", "de", "Germany" → "DE". */
 export function countryCode(text: string): string | null {
   const folded = foldWords(text);

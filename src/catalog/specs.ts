@@ -417,11 +417,29 @@ export const SPEC_LABELS: Record<SpecKey, string> = {
   disk_type: 'Disk type',
 } as Record<SpecKey, string>;
 
-/** Words a product's normalized specs add to its search text: "nvme", "ssd", "unmetered". */
+/** Words a product's normalized specs add to its search text: "nvme", "ssd", "unmetered", "ram", "16gb", "4core". */
 export function specWords(specs: ComparableSpecs): string[] {
   const words: string[] = [];
   if (specs.disk_type) words.push(specs.disk_type);
   if (specs.bandwidth_tb !== undefined && specs.bandwidth_tb >= UNLIMITED) words.push('unmetered', 'unlimited');
   if (specs.ipv4 !== undefined && specs.ipv4 > 0) words.push('ipv4');
-  return words;
+  if (specs.ram_gb !== undefined) words.push('ram');
+  // Each size as one token, for a search of "16 GB" or "4 cores" (catalog/search-terms.ts) to find.
+  const size = (value: number | undefined, unit: string) => {
+    if (value !== undefined && Number.isInteger(value) && value > 0 && value < UNLIMITED) words.push(sizeToken(value, unit));
+  };
+  for (const gigabytes of [specs.ram_gb, specs.disk_gb, specs.storage_gb]) {
+    size(gigabytes, 'gb');
+    // 1000 GB is shown, and asked for, as 1 TB.
+    if (gigabytes !== undefined && gigabytes % 1000 === 0) size(gigabytes / 1000, 'tb');
+  }
+  size(specs.bandwidth_tb, 'tb');
+  size(specs.port_mbps, 'mbit');
+  if (specs.port_mbps !== undefined && specs.port_mbps % 1000 === 0) size(specs.port_mbps / 1000, 'gbit');
+  size(specs.cpu_cores, 'core');
+  size(specs.player_slots, 'slot');
+  return [...new Set(words)];
 }
+
+/** A size as one search token: its number and its unit's own form ("16gb", "1gbit", "4core"). */
+export const sizeToken = (amount: number, unit: string) => `${amount}${unit}`;

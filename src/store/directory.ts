@@ -3,6 +3,7 @@ import { facet } from '../catalog/derived.js';
 import { COUNTRY_LABELS, placeOf } from '../catalog/gazetteer.js';
 import type { Content } from '../catalog/product-fields.js';
 import { NUMERIC_SPEC_KEYS, type ComparableSpecs, type DiskType, type NumericSpec } from '../catalog/specs.js';
+import { searchTerms, searchWords, termQuery, type SearchTerm } from '../catalog/search-terms.js';
 import { listCategories, type Category } from './categories.js';
 import { keptPriceContext, RATES_VERSION, renewPriceContext, type PriceContext } from './rates.js';
 import type { Queryable } from './db.js';
@@ -166,11 +167,6 @@ const LISTING_FIGURES_TTL_MS = 5_000;
 /** Word statistics change only with ANALYZE. */
 const WORD_STATISTICS_TTL_MS = 60_000;
 
-/** Words of a text query, each matched as a prefix ("nvm" finds "NVMe"); anything else is dropped. */
-export function searchWords(text: string): string[] {
-  return (text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).slice(0, 8);
-}
-
 /** The columns of a listed product; `since` is the SQL of the day price drops are shown since. */
 export const productColumns = (since: string) => `p.id, ${SELECT_CONTENT}, p.spec_values, p.monthly_price::float8 AS monthly_price,
   p.monthly_equivalent::float8 AS monthly_equivalent, p.base_monthly_price::float8 AS base_monthly_price, p.created_at,
@@ -298,9 +294,9 @@ export async function conditionsOf(db: Queryable, search: Omit<ProductSearch, 's
   filters.dropsSince = search.priceDrops.since;
   if (search.priceDrops.only) where.push(droppedSince(filters.since));
   if (search.text !== undefined) {
-    const words = searchWords(search.text);
-    if (words.length === 0) return null;
-    await matchWords(db, filters, words);
+    const terms = searchTerms(search.text);
+    if (terms.length === 0) return null;
+    await matchTerms(db, filters, terms);
   }
   filters.valuesSteerPlan = where.length > plainConditions(search);
   return filters;
@@ -346,7 +342,7 @@ export async function searchProducts(
   // index looking for it: for a rare word that reads the whole listing. Unless every word is known to be common,
   // the sort is put on an expression no index covers (same values, same order), so that the text index leads
   // and only the matches are sorted. Common words keep the walk, which finds a page of them in a few rows.
-  const textLeads = search.text !== undefined && !(await wordsAreCommon(db, searchWords(search.text)));
+  const textLeads = search.text !== undefined && !(await wordsAreCommon(db, searchTerms(search.text).flatMap((term) => term.words)));
   if (!segmented(search.sort)) {
     const page = await pageOf(filters, SORT_KEY[search.sort], search, textLeads, search.after);
     return pageResult(page.rows, page.more, search.freshness);
@@ -437,17 +433,21 @@ function facetsOf(search: Pick<ProductSearch, 'location' | 'feature' | 'country'
 }
 
 /**
- * Each word must match the product's own words (name, description, features, locations, specs: search_text), or
- * its provider's name, or its category's label. Provider names and labels are read from their tables (kept
- * LISTING_FIGURES_TTL_MS), never copied into the products: renaming a provider changes what finds it at once.
+ * Each term (catalog/search-terms.ts) must match the product's own words (name, description, features, locations,
+ * specs: search_text) or facets, or, a word alone, its provider's name or its category's label. Provider names and
+ * labels are read from their tables (kept LISTING_FIGURES_TTL_MS), never copied into the products: renaming a
+ * provider changes what finds it at once.
  */
-async function matchWords(db: Queryable, filters: Conditions, words: string[]): Promise<void> {
+async function matchTerms(db: Queryable, filters: Conditions, terms: SearchTerm[]): Promise<void> {
   const names = await namedWords(db);
-  for (const word of words) {
-    const { hosts, categories } = namesMatching(names, word);
-    const alternatives = [`p.search_text @@ to_tsquery('simple', ${filters.param(`${word}:*`)})`];
-    if (hosts.length > 0) alternatives.push(`p.host_id = ANY (${filters.param(hosts)}::bigint[])`);
-    if (categories.length > 0) alternatives.push(`p.category = ANY (${filters.param(categories)}::text[])`);
+  for (const term of terms) {
+    const alternatives = [`p.search_text @@ to_tsquery('simple', ${filters.param(termQuery(term))})`];
+    if (term.facet !== undefined) alternatives.push(`p.facets @> ${filters.param(JSON.stringify([term.facet]))}::jsonb`);
+    if (term.words.length === 1 && term.token === undefined) {
+      const { hosts, categories } = namesMatching(names, term.words[0]!);
+      if (hosts.length > 0) alternatives.push(`p.host_id = ANY (${filters.param(hosts)}::bigint[])`);
+      if (categories.length > 0) alternatives.push(`p.category = ANY (${filters.param(categories)}::text[])`);
+    }
     filters.where.push(alternatives.length === 1 ? alternatives[0]! : `(${alternatives.join(' OR ')})`);
   }
 }
@@ -493,6 +493,19 @@ function namedWords(db: Queryable): Promise<NamedWords> {
 
 /** Searches found to match more than a count's cap, by their conditions, with when that was counted. */
 const broadSearches = new WeakMap<Queryable, Map<string, number>>();
+
+/**
+ * The terms of a search with words that match nothing on their own within its other filters (what a page that
+ * found nothing can name: "no plan here mentions “cheap”"), each as its words. Asked only of a search with two
+ * terms or more that found nothing; each term is one count of at most one.
+ */
+export async function termsMatchingNothing(db: Queryable, search: ProductSearch): Promise<string[]> {
+  const terms = searchTerms(search.text ?? '');
+  if (terms.length < 2) return [];
+  const typed = terms.map((term) => term.words.join(' '));
+  const counted = await Promise.all(typed.map((text) => countProducts(db, { ...search, text, after: null }, 1)));
+  return typed.filter((_, at) => counted[at]!.count === 0);
+}
 
 /**
  * How many products match a search, counted up to `cap`: the exact number, or `more` when there are more than

@@ -72,6 +72,8 @@ export interface ResultPage {
   sortHref(sort: string): string;
   /** what was wrong with the filters: shown instead of results */
   problems: string[];
+  /** of a search that found nothing: the words no plan matches within the filters, and the search without them */
+  unmatched: { words: string[]; insteadQuery: string; insteadHref: string | null } | null;
 }
 
 /** A page of results in one sentence, from what the visitor chose: the meta description search engines show. */
@@ -122,6 +124,16 @@ function takeAway(page: ResultPage): Html {
   return html`<p class="muted"><a href="${page.feedHref}" type="application/atom+xml">Atom feed of new plans and price drops</a> · <a href="${page.csvHref}" type="text/csv">Download all results as CSV</a></p>`;
 }
 
+/** What a page that found nothing says: which words no plan here matches, and the search without them. */
+function nothingFound(page: ResultPage): Html {
+  const unmatched = page.unmatched;
+  if (unmatched === null) return html`<p>No products match. Try fewer filters.</p>`;
+  const quoted = unmatched.words.map((words, i) => html`${i === 0 ? '' : i === unmatched.words.length - 1 ? ' or ' : ', '}“${words}”`);
+  return html`<p>No plan here matches ${quoted}.${
+    unmatched.insteadHref === null ? '' : html` <a href="${unmatched.insteadHref}">Search for “${unmatched.insteadQuery}” instead</a>.`
+  }</p>`;
+}
+
 function countLine(page: ResultPage): Html {
   const counted = page.count;
   const what =
@@ -146,7 +158,7 @@ function resultList(
 ): Html {
   if (page.problems.length > 0) return html`${problemsBox(page.problems)}${page.clearHref ? html`<p><a href="${page.clearHref}">Clear filters</a></p>` : ''}`;
   const notes = currencyNotes(page.prices, maxPriceGiven);
-  if (page.products.length === 0) return html`${countLine(page)}${notes}<p>No products match. Try fewer filters.</p>${takeAway(page)}`;
+  if (page.products.length === 0) return html`${countLine(page)}${notes}${nothingFound(page)}${takeAway(page)}`;
   // The table's rows are the page's products: priced, as the cards are.
   const price = (product: ListedProduct) => cardPrices(product as PricedProduct, page.prices);
   const listing =

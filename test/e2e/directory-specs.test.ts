@@ -109,6 +109,38 @@ for (const store of STORES) {
       }
     });
 
+    it('finds sizes typed with their unit, places by any of their names, and leaves out the words that join others', async () => {
+      const cases: [string, string[]][] = [
+        ['16 GB RAM', ['Gamma VPS']],
+        ['16gb', ['Gamma VPS']],
+        ['4 cores', ['Beta VPS']],
+        ['20 slots', ['Creeper']],
+        ['1 Gbit', ['Alpha VPS']],
+        ['frankfurt am main', ['Alpha VPS', 'Beta VPS', 'Creeper']],
+        ['deutschland', ['Alpha VPS', 'Beta VPS', 'Creeper', 'Hostile <b>box</b>']],
+        ['great britain', ['Site Starter']],
+        ['vps in amsterdam', ['Gamma VPS']],
+      ];
+      for (const [q, expected] of cases) {
+        const answer = await products(`q=${encodeURIComponent(q)}`);
+        expect(answer.status, q).toBe(200);
+        expect(names(answer.body), q).toEqual([...expected].sort());
+      }
+    });
+
+    it('names the words no plan matches on a search that found nothing, with the search without them', async () => {
+      const page = await call(server, 'GET', '/search?q=cheap+vps');
+      expect(page.status).toBe(200);
+      expect(page.text).toContain('No plan here matches “cheap”. <a href="/search?q=vps">Search for “vps” instead</a>.');
+      expect((await call(server, 'GET', '/search?q=vps')).text).toContain('4 plans');
+      const filtered = await call(server, 'GET', '/categories/vps_cloud?q=quokka+alpha');
+      expect(filtered.text).toContain('No plan here matches “quokka”. <a href="/categories/vps_cloud?q=alpha">Search for “alpha” instead</a>.');
+      // Each word matches on its own, not together: nothing to name.
+      const apart = await call(server, 'GET', '/search?q=creeper+amsterdam');
+      expect(apart.text).toContain('No products match.');
+      expect(apart.text).not.toContain('No plan here matches');
+    });
+
     it('filters by location and feature ignoring case and spacing, through the gazetteer, and by country', async () => {
       const frankfurt = ['Alpha VPS', 'Beta VPS', 'Creeper'];
       for (const location of ['Frankfurt', 'frankfurt', 'FRA', 'fra', 'Frankfurt am Main', 'FRANKFURT AM MAIN']) {

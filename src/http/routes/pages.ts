@@ -4,6 +4,7 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { Category } from '../../store/categories.js';
 import { COUNTRY_LABELS } from '../../catalog/gazetteer.js';
 import { DISK_TYPES, NUMERIC_SPECS, SPEC_LABELS, type NumericSpec } from '../../catalog/specs.js';
+import { searchTerms } from '../../catalog/search-terms.js';
 import {
   categoryRegistry,
   countProducts,
@@ -14,6 +15,7 @@ import {
   listListedCategories,
   listListedHosts,
   pricedSearch,
+  termsMatchingNothing,
   type ProductSearch,
 } from '../../store/directory.js';
 import { html, Html } from '../../web/html.js';
@@ -276,6 +278,7 @@ async function resultPage(
   ]);
   const view = pageView(context, shown.filters, prices);
   const cursor = encodeSearchCursor(search.sort, search.order, page.next);
+  const unmatched = page.products.length === 0 && onFirstPage ? await unmatchedWords(context, search, path, params) : null;
   return { view, page: {
     products: page.products.map((product) => pricedProduct(product, view)),
     prices: priceDisplay(view, shown.filters, unconvertedAmong(prices, page.products, choices.currencies)),
@@ -286,7 +289,22 @@ async function resultPage(
     clearHref: clearHref(path, params),
     sortHref: (sort) => `${path}${queryString({ ...params, sort: sort === 'price' ? undefined : sort })}`,
     problems: [],
+    unmatched,
   } };
+}
+
+/** Of a search that found nothing: the words no plan matches within its filters, and the search without them. */
+async function unmatchedWords(
+  context: AppContext,
+  search: ProductSearch,
+  path: string,
+  params: Record<string, string | undefined>,
+): Promise<ResultPage['unmatched']> {
+  const typed = search.text === undefined ? [] : searchTerms(search.text).map((term) => term.words.join(' '));
+  const words = await termsMatchingNothing(context.directory, search);
+  if (words.length === 0) return null;
+  const rest = typed.filter((term) => !words.includes(term));
+  return { words, insteadQuery: rest.join(' '), insteadHref: rest.length > 0 ? `${path}${queryString({ ...params, q: rest.join(' '), cursor: undefined })}` : null };
 }
 
 /** The page without its filters (the words of a search stay: they are what was searched), or null without any. */
@@ -306,6 +324,7 @@ function problemPage(path: string, params: Record<string, string | undefined>, p
     clearHref: `${path}${queryString({ q: params.q })}`,
     sortHref: () => path,
     problems,
+    unmatched: null,
     feedHref: '',
     csvHref: '',
   };
