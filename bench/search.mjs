@@ -62,19 +62,30 @@ const sqlArray = (values) => `(ARRAY[${values.map((value) => `'${value.replaceAl
 
 /**
  * What the directory derives from the generated content (catalog/derived.ts), as SQL over the generator's columns:
- * the normalized specs by category family, the facets and search words of each city and feature. Computed with the
- * build's own derivedOf, so that the data is what a sync would have written.
+ * the normalized specs by category family, the facets and search words of each city and feature, and the words of
+ * each spec value. Computed with the derivedOf and specWords of the build that will serve the data (`main`: this
+ * one's, or the baseline's), so that the data is what a sync of that build would have written, and its server finds
+ * nothing to derive again as it starts.
  */
-async function derivedSql() {
-  const { derivedOf, DERIVED_VERSION } = await import(path.join(ROOT, 'dist/catalog/derived.js'));
+async function derivedSql(main) {
+  const dist = path.dirname(main);
+  const { derivedOf, DERIVED_VERSION } = await import(path.join(dist, 'catalog/derived.js'));
+  const { specWords } = await import(path.join(dist, 'catalog/specs.js'));
   const of = (fields) => derivedOf({ category: 'other', specs: null, features: null, datacenter_locations: null, ...fields });
   const cities = CITIES.map((city) => of({ datacenter_locations: [city] }));
   const features = FEATURES.map((feature) => of({ features: [feature] }));
+  // The words a spec adds beyond its value, for each value the generator gives it (1-based, as the columns run).
+  const wordsOf = (key, values) => sqlArray(values.map((value) => specWords({ [key]: value }).join(' ')));
+  const upTo = (n, value) => Array.from({ length: n }, (_, i) => value(i + 1));
   return {
     version: DERIVED_VERSION,
     cityFacets: sqlArray(cities.map((d) => JSON.stringify(d.facets))),
     cityWords: sqlArray(cities.map((d) => d.search_extra)),
     featureFacets: sqlArray(features.map((d) => JSON.stringify(d.facets))),
+    cpuWords: wordsOf('cpu_cores', upTo(32, (n) => n)),
+    ramWords: wordsOf('ram_gb', upTo(128, (n) => n)),
+    diskWords: wordsOf('disk_gb', upTo(1000, (n) => n)),
+    storageWords: wordsOf('storage_gb', upTo(1000, (n) => n)),
   };
 }
 
@@ -90,7 +101,7 @@ async function generate(databaseName, main) {
   await withClient(url, async (client) => {
     // A baseline from before comparable specs has no derived columns: its rows are generated without them.
     const derives = (await client.query(`SELECT 1 FROM information_schema.columns WHERE table_name = 'products' AND column_name = 'spec_values'`)).rowCount > 0;
-    const derived = derives ? await derivedSql() : null;
+    const derived = derives ? await derivedSql(main) : null;
     const converts = (await client.query(`SELECT 1 FROM information_schema.tables WHERE table_name = 'exchange_rates'`)).rowCount > 0;
     await client.query(`SET maintenance_work_mem = '256MB'`);
     log(`generating ${HOSTS} hosts`);
@@ -156,7 +167,11 @@ async function generate(databaseName, main) {
            ${derived.cityFacets}[city1]::jsonb || ${derived.cityFacets}[city2]::jsonb
              || ${derived.featureFacets}[feature1]::jsonb || ${derived.featureFacets}[feature2]::jsonb,
            ${derived.cityWords}[city1] || ' ' || ${derived.cityWords}[city2] || ' ' || ${sqlArray(FEATURES)}[feature1] || ' '
-             || ${sqlArray(FEATURES)}[feature2] || ' ' || cpu || ' ' || ram || ' ' || disk,
+             || ${sqlArray(FEATURES)}[feature2] || ' ' || cpu || ' ' || ram || ' ' || disk || ' ' ||
+             CASE WHEN category LIKE 'web%' THEN ${derived.storageWords}[disk]
+                  WHEN category ~ '^(vps|dedicated|colocation|game|voice)'
+                    THEN concat_ws(' ', ${derived.ramWords}[ram], ${derived.diskWords}[disk], ${derived.cpuWords}[cpu])
+                  ELSE concat_ws(' ', ${derived.ramWords}[ram], ${derived.diskWords}[disk], ${derived.storageWords}[disk], ${derived.cpuWords}[cpu]) END,
            ${derived.version}` : ''}
            ${converts ? `,
            price, round(price / (CASE currency WHEN 'USD' THEN 1.08 WHEN 'GBP' THEN 0.85 ELSE 1 END), 6)` : ''}
@@ -225,19 +240,29 @@ async function timed(url) {
   return { ms, body };
 }
 
-/** The rows of a database, or 0 when it does not exist (or holds no products table). */
-async function productCount(databaseName) {
+/**
+ * The rows of a database, or 0 when it does not exist (or holds no products table), or when any of its products was
+ * derived by another version than the build's that will serve it: that server would derive them again as it starts,
+ * and go on doing it while it is measured.
+ */
+async function productCount(databaseName, main) {
   const exists = await withClient(SERVER_URL.toString(), (client) =>
     client.query('SELECT 1 FROM pg_database WHERE datname = $1', [databaseName]).then((r) => r.rowCount > 0),
   );
   if (!exists || process.env.BENCH_REGENERATE) return 0;
-  return withClient(databaseUrlOf(SERVER_URL, databaseName), (client) =>
-    client.query('SELECT count(*)::int AS n FROM products').then((r) => r.rows[0].n).catch(() => 0),
-  );
+  const derivedModule = path.join(path.dirname(main), 'catalog/derived.js');
+  const version = existsSync(derivedModule) ? (await import(derivedModule)).DERIVED_VERSION : null;
+  return withClient(databaseUrlOf(SERVER_URL, databaseName), async (client) => {
+    const count = await client.query('SELECT count(*)::int AS n FROM products').then((r) => r.rows[0].n).catch(() => 0);
+    if (version === null) return count;
+    const other = await client.query('SELECT 1 FROM products WHERE derived_version IS DISTINCT FROM $1 LIMIT 1', [version]);
+    if (other.rowCount > 0) log(`${databaseName} holds products derived by another version than ${version}`);
+    return other.rowCount > 0 ? 0 : count;
+  });
 }
 
 async function ensureData(databaseName, main, label) {
-  const count = await productCount(databaseName);
+  const count = await productCount(databaseName, main);
   if (count === PRODUCTS) {
     log(`reusing ${databaseName} (${count} products)`);
   } else {
@@ -283,7 +308,7 @@ async function main() {
   const baseDatabase = `${DATABASE}_base`.slice(0, 63);
   const servers = [];
   try {
-    await ensureData(DATABASE, undefined, 'this build');
+    await ensureData(DATABASE, path.join(ROOT, 'dist/main.js'), 'this build');
     if (baseline) await ensureData(baseDatabase, baseline.main, `the baseline ${BASELINE}`);
     const server = await startHostdir(databaseUrl);
     servers.push(server);

@@ -41,9 +41,9 @@ const ATTACHED_SIZE = /^(\d{1,7})([a-z]+)$/;
 
 /**
  * The terms of a text query. Each word stays a term of its own unless it is the number of a size followed by its
- * unit ("16 GB" → "16gb") or part of a place's name the product's text may not hold ("frankfurt am main", "münchen",
- * "uk"): a term that matches what it matched before, and the size or place besides. Never fewer matches than its
- * words alone would find.
+ * unit ("16 GB" → "16gb": the size as a token, or the number as a whole word and the unit as a prefix) or part of a
+ * place's name the product's text may not hold ("frankfurt am main", "münchen", "uk": the words as typed, or the
+ * place).
  */
 export function searchTerms(text: string): SearchTerm[] {
   const all = searchWords(text);
@@ -88,9 +88,13 @@ function placeAt(words: string[], at: number): { term: SearchTerm; length: numbe
   return null;
 }
 
-/** A term as a text search query (PostgreSQL's tsquery syntax): its words are letters and digits only. */
+/**
+ * A term as a text search query (PostgreSQL's tsquery syntax): its words are letters and digits only. The number of a
+ * size is matched whole ("4 cores" finds "4 vCores" as sent, not "40 GB" and "8 cores"), its unit as a prefix.
+ */
 export function termQuery(term: SearchTerm): string {
-  const typed = term.words.map((word) => `${word}:*`).join(' & ');
   // "16gb" as typed is a prefix of its own token already.
-  return term.token === undefined || term.words.length === 1 ? typed : `${term.token} | ${typed}`;
+  if (term.token === undefined || term.words.length === 1) return term.words.map((word) => `${word}:*`).join(' & ');
+  const [amount, unit] = term.words as [string, string];
+  return `${term.token} | ${amount} & ${unit}:*`;
 }

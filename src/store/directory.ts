@@ -342,7 +342,10 @@ export async function searchProducts(
   // index looking for it: for a rare word that reads the whole listing. Unless every word is known to be common,
   // the sort is put on an expression no index covers (same values, same order), so that the text index leads
   // and only the matches are sorted. Common words keep the walk, which finds a page of them in a few rows.
-  const textLeads = search.text !== undefined && !(await wordsAreCommon(db, searchTerms(search.text).flatMap((term) => term.words)));
+  // A size is as common as its token (its number alone is common, its unit may be in no product's words); a place
+  // named in the words is matched by its facet too, whose statistics the planner has.
+  const wordsToFind = searchTerms(search.text ?? '').flatMap((term) => (term.facet !== undefined ? [] : term.token !== undefined ? [term.token] : term.words));
+  const textLeads = wordsToFind.length > 0 && !(await wordsAreCommon(db, wordsToFind));
   if (!segmented(search.sort)) {
     const page = await pageOf(filters, SORT_KEY[search.sort], search, textLeads, search.after);
     return pageResult(page.rows, page.more, search.freshness);

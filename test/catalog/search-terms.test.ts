@@ -52,9 +52,9 @@ describe('searchTerms', () => {
 });
 
 describe('termQuery', () => {
-  it('matches every word typed as a prefix, or the size token as a word', () => {
+  it('matches every word typed as a prefix, or a size as its token or its whole number and its unit', () => {
     expect(termQuery({ words: ['ryzen'] })).toBe('ryzen:*');
-    expect(termQuery({ words: ['16', 'gb'], token: '16gb' })).toBe('16gb | 16:* & gb:*');
+    expect(termQuery({ words: ['16', 'gb'], token: '16gb' })).toBe('16gb | 16 & gb:*');
     expect(termQuery({ words: ['16gb'], token: '16gb' })).toBe('16gb:*');
     expect(termQuery({ words: ['frankfurt', 'am', 'main'], facet: 'p:frankfurt-de' })).toBe('frankfurt:* & am:* & main:*');
   });
