@@ -55,6 +55,8 @@ export interface Config {
   lockTimeoutMs: number;
   /** sync transactions one process runs at once; the rest wait in a queue */
   syncConcurrency: number;
+  /** statements the public directory runs at once per process; the rest wait their turn, then 503 */
+  directoryConcurrency: number;
   /** syncs that may wait for a free slot; beyond that a sync is answered 503 */
   syncQueueLimit: number;
   /** server processes sharing the port (node:cluster); more than 1 needs DATABASE_URL */
@@ -140,6 +142,8 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError('ADMIN_TOKEN must be at least 16 characters long');
   }
   const maxBodyBytes = integer(env, 'MAX_BODY_BYTES', 32 * 1024 * 1024, 1024, 1024 * 1024 * 1024);
+  const dbPoolSize = integer(env, 'DB_POOL_SIZE', 10, 1, 1000);
+  const syncConcurrency = integer(env, 'SYNC_CONCURRENCY', 4, 1, 1000);
   const requestTimeoutMs = integer(env, 'REQUEST_TIMEOUT_MS', 120_000, 100, 3_600_000);
   const headersTimeoutMs = integer(env, 'HEADERS_TIMEOUT_MS', Math.min(10_000, requestTimeoutMs), 100, 3_600_000);
   if (headersTimeoutMs > requestTimeoutMs) {
@@ -206,7 +210,7 @@ export function loadConfig(env: Env = process.env): Config {
     syncWindowSeconds: integer(env, 'SYNC_WINDOW_SECONDS', 300, 1, 86_400 * 30),
     idempotencyKeyTtlSeconds: integer(env, 'IDEMPOTENCY_KEY_TTL_SECONDS', 86_400, 1, 86_400 * 30),
     idempotencyLeaseSeconds: integer(env, 'IDEMPOTENCY_LEASE_SECONDS', 300, 1, 86_400),
-    dbPoolSize: integer(env, 'DB_POOL_SIZE', 10, 1, 1000),
+    dbPoolSize,
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 25_000, 0, 600_000),
     statementTimeoutMs: integer(env, 'STATEMENT_TIMEOUT_MS', 30_000, 100, 3_600_000),
     headersTimeoutMs,
@@ -222,7 +226,8 @@ export function loadConfig(env: Env = process.env): Config {
     authFailureLimit: integer(env, 'AUTH_FAILURE_LIMIT', 20, 1, 1_000_000),
     authFailureWindowSeconds: integer(env, 'AUTH_FAILURE_WINDOW_SECONDS', 60, 1, 86_400),
     lockTimeoutMs: integer(env, 'LOCK_TIMEOUT_MS', 10_000, 10, 3_600_000),
-    syncConcurrency: integer(env, 'SYNC_CONCURRENCY', 4, 1, 1000),
+    syncConcurrency,
+    directoryConcurrency: integer(env, 'DIRECTORY_CONCURRENCY', Math.max(1, dbPoolSize - syncConcurrency - 1), 1, 1000),
     syncQueueLimit: integer(env, 'SYNC_QUEUE_LIMIT', 100, 0, 100_000),
     workers,
     trustProxy,

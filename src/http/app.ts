@@ -4,10 +4,11 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import fastifyCompress from '@fastify/compress';
 import fastifyCors from '@fastify/cors';
-import Fastify, { type FastifyError, type FastifyPluginAsync, type HTTPMethods, type FastifyInstance, type FastifyRequest, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyError, type FastifyPluginAsync, type HTTPMethods, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import FindMyWay from 'find-my-way';
 import { newId } from '../catalog/ids.js';
 import { isUnavailable } from '../store/db.js';
+import { DirectoryBusyError, ReadShare } from '../store/read-share.js';
 import { AuthFailures } from './auth-failures.js';
 import type { AppContext } from './context.js';
 import { PRIVATE_CACHE_CONTROL, revalidatedByEtag } from './freshness.js';
@@ -21,7 +22,7 @@ import { compareRoutes } from './routes/compare.js';
 import { directoryRoutes } from './routes/directory.js';
 import { feedRoutes } from './routes/feeds.js';
 import { healthRoutes } from './routes/health.js';
-import { pageRoutes, sendNotFoundPage } from './routes/pages.js';
+import { pageRoutes, sendNotFoundPage, sendUnavailablePage } from './routes/pages.js';
 import { problemPageRoutes } from './routes/problem-pages.js';
 import { seoRoutes } from './routes/seo.js';
 import { productRoutes } from './routes/products.js';
@@ -37,6 +38,9 @@ export interface AppOptions extends Omit<AppContext, 'metrics' | 'syncSlots' | '
   /** where the public directory reads (default: db) */
   directory?: AppContext['directory'];
 }
+
+/** How long a directory statement waits for its turn before the request is answered 503: as long as any request waits for a pool connection. */
+const DIRECTORY_WAIT_MS = 5_000;
 
 /** The routes that answer without the database, before it has first been reached (the probe says why not ready). */
 const WITHOUT_DATABASE = new Set(['/healthz', '/readyz', '/api/v1/openapi.json', '/api/v1/problems/:slug', '/robots.txt', '/favicon.ico', '/favicon.svg']);
@@ -189,14 +193,23 @@ const publicReads: FastifyPluginAsync<AppContext> = async (scope, context) => {
   await scope.register(compareRoutes, context);
 };
 
+/** A 503: a page to a browser outside the APIs (as a dead link gets one), problem+json to everything else. */
+function sendUnavailable(request: FastifyRequest, reply: FastifyReply, problem: Problem): FastifyReply {
+  const path = request.url.split('?')[0] ?? '/';
+  if (!/^\/(api|admin)(\/|$)/.test(path) && String(request.headers.accept ?? '').includes('text/html')) return sendUnavailablePage(reply, problem);
+  return sendProblem(reply, problem);
+}
+
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { logger = false, ...settings } = options;
   const syncSlots = new SyncSlots(settings.config.syncConcurrency, settings.config.syncQueueLimit);
+  // However many and slow the visitors' reads, the providers and the operator keep connections of their own.
+  const directory = new ReadShare(settings.directory ?? settings.db, settings.config.directoryConcurrency, DIRECTORY_WAIT_MS);
   const context: AppContext = {
     ...settings,
-    directory: settings.directory ?? settings.db,
+    directory,
     syncSlots,
-    metrics: createMetrics(settings.db, syncSlots, settings.replicas),
+    metrics: createMetrics(settings.db, syncSlots, directory, settings.replicas),
   };
   const { config } = context;
   const app = Fastify({
@@ -279,9 +292,20 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   app.setErrorHandler((error: FastifyError | Problem, request, reply) => {
     if (error instanceof Problem) return sendProblem(reply, error);
+    if (error instanceof DirectoryBusyError) {
+      request.log.warn({ err: error }, 'directory busy');
+      return sendUnavailable(
+        request,
+        reply,
+        new Problem('SERVICE_UNAVAILABLE', 'the directory is answering as many requests as it may at once; retry after the seconds in Retry-After', {
+          headers: retryAfter(),
+        }),
+      );
+    }
     if (isUnavailable(error)) {
       request.log.warn({ err: error }, 'database unavailable');
-      return sendProblem(
+      return sendUnavailable(
+        request,
         reply,
         new Problem('SERVICE_UNAVAILABLE', 'the database is unreachable; retry after the seconds in Retry-After', { headers: retryAfter() }),
       );

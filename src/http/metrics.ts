@@ -1,11 +1,12 @@
 // Prometheus metrics of one server process: requests by route pattern, syncs by outcome, products by action,
-// the database pool, the sync slots, and prom-client's default process metrics (event-loop lag included).
+// the database pool, the sync slots, the directory's statements, and prom-client's default process metrics (event-loop lag included).
 import cluster from 'node:cluster';
 import type { FastifyPluginAsync } from 'fastify';
 import { AggregatorRegistry, Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { SyncSummary } from '../catalog/types.js';
 import { askPrimaryForMetrics } from '../cluster.js';
 import type { Database } from '../store/db.js';
+import type { ReadShare } from '../store/read-share.js';
 import type { ReplicaReport } from '../store/replicas.js';
 import type { SyncSlots } from '../sync/slots.js';
 import { ALWAYS, HEADERS } from './schemas.js';
@@ -31,7 +32,7 @@ export interface Metrics {
   products: Counter<'action'>;
 }
 
-export function createMetrics(db: Database, slots: SyncSlots, replicas?: ReplicaReport): Metrics {
+export function createMetrics(db: Database, slots: SyncSlots, directory: ReadShare, replicas?: ReplicaReport): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const metrics: Metrics = {
@@ -83,6 +84,17 @@ export function createMetrics(db: Database, slots: SyncSlots, replicas?: Replica
     collect() {
       this.set({ state: 'running' }, slots.running);
       this.set({ state: 'waiting' }, slots.waiting);
+    },
+  });
+  new Gauge({
+    name: 'hostdir_directory_statements',
+    help: "Statements of the public directory's reads running in this process (at most DIRECTORY_CONCURRENCY), and statements waiting their turn",
+    labelNames: ['state'],
+    registers: [registry],
+    collect() {
+      const stats = directory.stats();
+      this.set({ state: 'running' }, stats.running);
+      this.set({ state: 'waiting' }, stats.waiting);
     },
   });
   if (replicas) replicaMetrics(registry, replicas);

@@ -389,6 +389,13 @@ export function notFoundPage(what: string): Html {
   );
 }
 
+export function unavailablePage(what: string): Html {
+  return layout(
+    { title: 'Try again in a moment', description: 'The directory of hosting plans could not answer this page just now.' },
+    html`<h1>Try again in a moment</h1><p>${what}</p><p><a href="">Load this page again</a> in a few seconds, or go <a href="/">back to the directory</a>.</p>`,
+  );
+}
+
 export function badRequestPage(what: string): Html {
   return layout({ title: 'Bad request', description: 'This link to the directory of hosting plans is out of date.' }, html`<h1>That request did not work</h1><p>${what}</p><p><a href="/">Back to the directory</a></p>`);
 }

@@ -32,6 +32,7 @@ import {
   productPage,
   queryString,
   searchPage,
+  unavailablePage,
   type PageFilters,
   type ResultPage,
 } from '../../web/pages.js';
@@ -391,6 +392,12 @@ async function orBadRequest(reply: FastifyReply, render: () => Promise<FastifyRe
 
 export function sendNotFoundPage(reply: FastifyReply, what: string): FastifyReply {
   return sendPage(reply, notFoundPage(what), 404);
+}
+
+/** A page that cannot be answered now (503): said in HTML, with the problem's headers (Retry-After). */
+export function sendUnavailablePage(reply: FastifyReply, problem: Problem): FastifyReply {
+  const what = problem.detail.replace(/;.*$/, '');
+  return sendPage(reply.headers(problem.extra.headers ?? {}), unavailablePage(`${what.charAt(0).toUpperCase()}${what.slice(1)}.`), 503);
 }
 
 export const pageRoutes: FastifyPluginAsync<AppContext> = async (app, context) => {

@@ -1,0 +1,67 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { Queryable, QueryResult } from '../../src/store/db.js';
+import { DirectoryBusyError, ReadShare } from '../../src/store/read-share.js';
+
+/** A database whose statements finish when the test says: each call is kept with its SQL and its ending. */
+function heldDatabase() {
+  const calls: { sql: string; finish(): void; fail(error: Error): void }[] = [];
+  const db: Queryable = {
+    query: <R>(sql: string) =>
+      new Promise<QueryResult<R>>((resolve, reject) => {
+        calls.push({ sql, finish: () => resolve({ rows: [], rowCount: 0 }), fail: reject });
+      }),
+  };
+  return { db, calls };
+}
+
+const settle = () => new Promise((resolve) => setImmediate(resolve));
+
+describe('ReadShare', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('runs at most its limit at once, and the others in the order they came as turns free', async () => {
+    const { db, calls } = heldDatabase();
+    const share = new ReadShare(db, 2, 5_000);
+    const done: string[] = [];
+    const all = ['a', 'b', 'c', 'd'].map((sql) => share.query(sql).then(() => done.push(sql)));
+    await settle();
+    expect(calls.map((c) => c.sql)).toEqual(['a', 'b']);
+    expect(share.stats()).toEqual({ running: 2, waiting: 2 });
+    calls[1]!.finish();
+    await settle();
+    expect(calls.map((c) => c.sql)).toEqual(['a', 'b', 'c']);
+    calls[0]!.fail(new Error('statement failed'));
+    await settle();
+    // A failed statement frees its turn as well.
+    expect(calls.map((c) => c.sql)).toEqual(['a', 'b', 'c', 'd']);
+    calls[2]!.finish();
+    calls[3]!.finish();
+    const results = await Promise.allSettled(all);
+    expect(results.map((r) => r.status)).toEqual(['rejected', 'fulfilled', 'fulfilled', 'fulfilled']);
+    expect(done).toEqual(['b', 'c', 'd']);
+    expect(share.stats()).toEqual({ running: 0, waiting: 0 });
+  });
+
+  it('refuses a statement that waited its whole wait, and leaves the queue to the others', async () => {
+    vi.useFakeTimers();
+    const { db, calls } = heldDatabase();
+    const share = new ReadShare(db, 1, 5_000);
+    const first = share.query('first');
+    const second = share.query('second');
+    const secondRefused = expect(second).rejects.toBeInstanceOf(DirectoryBusyError);
+    await vi.advanceTimersByTimeAsync(4_000);
+    const third = share.query('third');
+    await vi.advanceTimersByTimeAsync(1_000);
+    await secondRefused;
+    expect(share.stats()).toEqual({ running: 1, waiting: 1 });
+    calls[0]!.finish();
+    await first;
+    await vi.advanceTimersByTimeAsync(0);
+    expect(calls.map((c) => c.sql)).toEqual(['first', 'third']);
+    calls[1]!.finish();
+    await third;
+    expect(share.stats()).toEqual({ running: 0, waiting: 0 });
+  });
+});
