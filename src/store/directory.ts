@@ -241,6 +241,12 @@ export class Conditions {
    * one sort index serves every value, and the statement is kept prepared (planning cost more than running it).
    */
   valuesSteerPlan = false;
+  /**
+   * The words whose statistics decide whether the text index leads (searchProducts): the plain words and the sizes'
+   * tokens. A size is as common as its token (its number alone is common, its unit may be in no product's words); a
+   * place is matched by its facet too, whose statistics the planner has.
+   */
+  wordsDecidingPlan: string[] = [];
   #dropsSince = '';
   #sinceParam: string | null = null;
 
@@ -267,6 +273,7 @@ export class Conditions {
     copy.#dropsSince = this.#dropsSince;
     copy.#sinceParam = this.#sinceParam;
     copy.valuesSteerPlan = this.valuesSteerPlan;
+    copy.wordsDecidingPlan = this.wordsDecidingPlan;
     return copy;
   }
 }
@@ -297,6 +304,7 @@ export async function conditionsOf(db: Queryable, search: Omit<ProductSearch, 's
     const terms = searchTerms(search.text);
     if (terms.length === 0) return null;
     await matchTerms(db, filters, terms);
+    filters.wordsDecidingPlan = terms.flatMap((term) => (term.facet !== undefined ? [] : term.token !== undefined ? [term.token] : term.words));
   }
   filters.valuesSteerPlan = where.length > plainConditions(search);
   return filters;
@@ -342,10 +350,8 @@ export async function searchProducts(
   // index looking for it: for a rare word that reads the whole listing. Unless every word is known to be common,
   // the sort is put on an expression no index covers (same values, same order), so that the text index leads
   // and only the matches are sorted. Common words keep the walk, which finds a page of them in a few rows.
-  // A size is as common as its token (its number alone is common, its unit may be in no product's words); a place
-  // named in the words is matched by its facet too, whose statistics the planner has.
-  const wordsToFind = searchTerms(search.text ?? '').flatMap((term) => (term.facet !== undefined ? [] : term.token !== undefined ? [term.token] : term.words));
-  const textLeads = wordsToFind.length > 0 && !(await wordsAreCommon(db, wordsToFind));
+  const words = filters.wordsDecidingPlan;
+  const textLeads = words.length > 0 && !(await wordsAreCommon(db, words));
   if (!segmented(search.sort)) {
     const page = await pageOf(filters, SORT_KEY[search.sort], search, textLeads, search.after);
     return pageResult(page.rows, page.more, search.freshness);
@@ -498,16 +504,15 @@ function namedWords(db: Queryable): Promise<NamedWords> {
 const broadSearches = new WeakMap<Queryable, Map<string, number>>();
 
 /**
- * The terms of a search with words that match nothing on their own within its other filters (what a page that
- * found nothing can name: "no plan here mentions “cheap”"), each as its words. Asked only of a search with two
- * terms or more that found nothing; each term is one count of at most one.
+ * The terms of a search, each as its words, split into those that match nothing on their own within its other filters
+ * (what a page that found nothing can name: "no plan here matches “cheap”") and the others. Asked only of a search
+ * that found nothing; with two terms or more, each term is one count of at most one.
  */
-export async function termsMatchingNothing(db: Queryable, search: ProductSearch): Promise<string[]> {
-  const terms = searchTerms(search.text ?? '');
-  if (terms.length < 2) return [];
-  const typed = terms.map((term) => term.words.join(' '));
+export async function termsMatchingNothing(db: Queryable, search: ProductSearch): Promise<{ unmatched: string[]; matched: string[] }> {
+  const typed = searchTerms(search.text ?? '').map((term) => term.words.join(' '));
+  if (typed.length < 2) return { unmatched: [], matched: typed };
   const counted = await Promise.all(typed.map((text) => countProducts(db, { ...search, text, after: null }, 1)));
-  return typed.filter((_, at) => counted[at]!.count === 0);
+  return { unmatched: typed.filter((_, at) => counted[at]!.count === 0), matched: typed.filter((_, at) => counted[at]!.count > 0) };
 }
 
 /**

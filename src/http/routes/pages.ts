@@ -4,7 +4,6 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { Category } from '../../store/categories.js';
 import { COUNTRY_LABELS } from '../../catalog/gazetteer.js';
 import { DISK_TYPES, NUMERIC_SPECS, SPEC_LABELS, type NumericSpec } from '../../catalog/specs.js';
-import { searchTerms } from '../../catalog/search-terms.js';
 import {
   categoryRegistry,
   countProducts,
@@ -301,11 +300,10 @@ async function unmatchedWords(
   path: string,
   params: Record<string, string | undefined>,
 ): Promise<ResultPage['unmatched']> {
-  const typed = search.text === undefined ? [] : searchTerms(search.text).map((term) => term.words.join(' '));
-  const words = await termsMatchingNothing(context.directory, search);
-  if (words.length === 0) return null;
-  const rest = typed.filter((term) => !words.includes(term));
-  return { words, insteadQuery: rest.join(' '), insteadHref: rest.length > 0 ? `${path}${queryString({ ...params, q: rest.join(' '), cursor: undefined })}` : null };
+  const { unmatched, matched } = await termsMatchingNothing(context.directory, search);
+  if (unmatched.length === 0) return null;
+  const instead = matched.join(' ');
+  return { words: unmatched, insteadQuery: instead, insteadHref: matched.length > 0 ? `${path}${queryString({ ...params, q: instead, cursor: undefined })}` : null };
 }
 
 /** The page without its filters (the words of a search stay: they are what was searched), or null without any. */
