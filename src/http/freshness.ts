@@ -14,7 +14,7 @@ export const PUBLIC_CACHE_CONTROL = `public, max-age=1, s-maxage=${SHARED_CACHE_
 /** Everything else (provider and admin answers, errors, probes): never stored by any cache. */
 export const PRIVATE_CACHE_CONTROL = 'no-store';
 
-function etagOf(payload: string | Buffer): string {
+function etagOf(payload: Buffer): string {
   return `W/"${createHash('sha256').update(payload).digest('base64url').slice(0, 27)}"`;
 }
 
@@ -31,7 +31,10 @@ export function revalidatedByEtag(app: FastifyInstance): void {
   app.addHook('onSend', async (request, reply, payload) => {
     if (reply.statusCode !== 200 || (request.method !== 'GET' && request.method !== 'HEAD')) return payload;
     if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return payload;
-    const etag = etagOf(payload);
+    // Encoded once: the digest, the Content-Length, compression and the socket then read the same bytes, where a
+    // string would be encoded (or measured) by each of them.
+    const body = typeof payload === 'string' ? Buffer.from(payload) : payload;
+    const etag = etagOf(body);
     reply.header('etag', etag).header('cache-control', PUBLIC_CACHE_CONTROL).header('vary', 'accept-encoding');
     if (matches(request.headers['if-none-match'], etag)) {
       // A 304 has no content: neither a Content-Type nor a Content-Length (RFC 9110 15.4.5). Fastify adds the
@@ -39,6 +42,6 @@ export function revalidatedByEtag(app: FastifyInstance): void {
       reply.code(304).removeHeader('content-type');
       return null;
     }
-    return payload;
+    return body;
   });
 }

@@ -33,6 +33,20 @@ export interface PostgresOptions {
 pg.types.setTypeParser(pg.types.builtins.INT8, (value: string) => Number(value));
 
 /**
+ * timestamptz as UTC prints it ("2026-11-24 20:51:07.123456+00") read straight into the API's ISO form, to the
+ * millisecond as a Date would hold it: a page reads three instants a product, and parsing each into a Date to print
+ * it again cost more than the rest of its row. Another zone's offset, a year past 9999 or infinity goes through
+ * pg's own parser (a Date), as before; store/rows.ts takes either.
+ */
+const UTC_TIMESTAMPTZ = /^(\d{4}-\d\d-\d\d) (\d\d:\d\d:\d\d)(?:\.(\d{1,6}))?\+00$/;
+const parseTimestamptz = pg.types.getTypeParser(pg.types.builtins.TIMESTAMPTZ, 'text');
+pg.types.setTypeParser(pg.types.builtins.TIMESTAMPTZ, (value: string) => {
+  const utc = UTC_TIMESTAMPTZ.exec(value);
+  if (utc === null) return parseTimestamptz(value);
+  return `${utc[1]}T${utc[2]}.${((utc[3] ?? '') + '000').slice(0, 3)}Z`;
+});
+
+/**
  * A parameter as a SQL literal. Written as a quoted string of unknown type, the way the extended protocol sends
  * parameters as text, so that PostgreSQL infers each one's type from its place exactly as it would for $n.
  */

@@ -1,7 +1,11 @@
 // Conversions between database values and the API's JSON values, the same for both adapters.
 
+/** An instant as the API writes it (and as store/postgres.ts reads timestamptz): to the millisecond, in UTC. */
+const ISO_INSTANT = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
+
 export function isoOrNull(value: unknown): string | null {
   if (value === null || value === undefined) return null;
+  if (typeof value === 'string' && ISO_INSTANT.test(value)) return value;
   return value instanceof Date ? value.toISOString() : new Date(String(value)).toISOString();
 }
 

@@ -33,6 +33,20 @@ describe('formatting for people', () => {
     expect(formatPrice(10, 'JPY')).toBe('¥10');
   });
 
+  it('formats a price the same however often and in whatever order it is asked, past the kept ones too', () => {
+    const fresh = (amount: number, currency: string) => new Intl.NumberFormat('en', { style: 'currency', currency, maximumFractionDigits: 4 }).format(amount);
+    for (let round = 0; round < 2; round++) {
+      for (let cents = 0; cents < 2_500; cents += 7) {
+        expect(formatPrice(cents / 100, 'GBP')).toBe(fresh(cents / 100, 'GBP'));
+        expect(formatPrice(cents / 100, 'USD')).toBe(fresh(cents / 100, 'USD'));
+      }
+    }
+    // -0 keeps its sign, whichever of the two was formatted first.
+    expect(formatPrice(0, 'CHF')).toBe(fresh(0, 'CHF'));
+    expect(formatPrice(-0, 'CHF')).toBe(fresh(-0, 'CHF'));
+    expect(formatPrice(0, 'CHF')).toBe(fresh(0, 'CHF'));
+  });
+
   it('spells contract durations and spec keys', () => {
     expect(formatDuration('P12M')).toBe('12 months');
     expect(formatDuration('P1Y')).toBe('1 year');
@@ -41,6 +55,9 @@ describe('formatting for people', () => {
     expect(specLabel('ram_gb')).toBe('RAM (GB)');
     expect(specLabel('gpu')).toBe('GPU');
     expect(specLabel('Uplink')).toBe('Uplink');
+    expect(specLabel('__proto__')).toBe('Proto');
+    // Asked again (kept), the same.
+    expect(specLabel('ram_gb')).toBe('RAM (GB)');
     expect(specLabel('__proto__')).toBe('Proto');
   });
 });
