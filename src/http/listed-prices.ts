@@ -105,11 +105,13 @@ function convert(amount: number | null, from: string, to: string, rates: RateTab
   return Math.round((amount / fromRate) * toRate * 100) / 100;
 }
 
-function rateDate(currencies: string[], rates: RateTable): string | null {
-  const dates = currencies.filter((c) => c !== BASE_CURRENCY).map((c) => rates.get(c)?.date);
-  if (dates.some((date) => date === undefined)) return null;
-  const known = dates as string[];
-  return known.length === 0 ? null : known.sort()[0]!;
+/** The older date of the two currencies' rates (EUR has none: it is the base); null when either has no rate. */
+function rateDate(from: string, to: string, rates: RateTable): string | null {
+  const dateOf = (currency: string) => (currency === BASE_CURRENCY ? '' : rates.get(currency)?.date);
+  const [a, b] = [dateOf(from), dateOf(to)];
+  if (a === undefined || b === undefined) return null;
+  const older = a === '' ? b : b === '' || a < b ? a : b;
+  return older === '' ? null : older;
 }
 
 /** The product with its true cost and, when its currency has a rate, the cost in the display currency. */
@@ -117,7 +119,7 @@ export function pricedProduct(product: ListedProduct, view: PriceView): PricedPr
   const cost = trueCost(product);
   const { currency, rates } = view;
   let converted: Converted = null;
-  const date = rateDate([product.currency, currency], rates);
+  const date = rateDate(product.currency, currency, rates);
   if (hasRate(product.currency, rates) && hasRate(currency, rates)) {
     // The monthly figure is the stored EUR price converted: the one the list is sorted and filtered by.
     const monthly = product.base_monthly_price === null ? convert(cost.monthly, product.currency, currency, rates) : convert(product.base_monthly_price, BASE_CURRENCY, currency, rates);

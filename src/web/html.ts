@@ -26,9 +26,7 @@ function render(value: unknown): string {
 
 export function html(strings: TemplateStringsArray, ...values: unknown[]): Html {
   let out = strings[0] ?? '';
-  values.forEach((value, index) => {
-    out += render(value) + (strings[index + 1] ?? '');
-  });
+  for (let index = 0; index < values.length; index++) out += render(values[index]) + (strings[index + 1] ?? '');
   return new Html(out);
 }
 
