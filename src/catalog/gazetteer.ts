@@ -1,6 +1,7 @@
 // A bundled gazetteer of datacenter cities: maps a location as providers write it ("FRA", "Frankfurt am Main",
 // "de-fra-1", "Falkenstein (FSN1)", "Germany") to a city and an ISO 3166-1 country. Pure; a location it does not
 // know is left as sent.
+import { keptAnswers } from './kept.js';
 
 /** city | ISO country | airport-style codes | other names (local names, spellings, districts that mean the city) */
 const CITIES = `
@@ -404,18 +405,11 @@ export const GAZETTEER_SIZE = CITIES.trim().split('\n').length;
  * "FSN1-DC14"), then a country name or code among its words.
  */
 export function placeOf(location: string): Place | null {
-  // Locations repeat across a catalogue ("Frankfurt" on every plan): each is read once, up to PLACES_KEPT kept.
-  let place = places.get(location);
-  if (place === undefined) {
-    place = readPlace(location);
-    if (places.size >= PLACES_KEPT) places.clear();
-    places.set(location, place);
-  }
-  return place;
+  return keptPlaces(location);
 }
 
-const PLACES_KEPT = 10_000;
-const places = new Map<string, Place | null>();
+/** Locations repeat across a catalogue ("Frankfurt" on every plan): each is read once, up to 10 000 kept. */
+const keptPlaces = keptAnswers(10_000, readPlace);
 
 function readPlace(location: string): Place | null {
   const folded = foldWords(location);

@@ -1,6 +1,7 @@
 // Comparable specs: the vocabulary of each category family, and the pure parser that maps the keys and values
 // providers send ("Memory": "4 GB", "RAM (GB)": "2", "ram": "4096 MB", "Traffic": "20 TB", "Port": "1 Gbit/s") onto
 // it. The raw specs stay as sent; what this returns is stored beside them, for filters, sorting and comparing.
+import { keptAnswers } from './kept.js';
 
 /**
  * Raised whenever the parser or the vocabulary changes what it returns for some input: products stored with an older
@@ -113,19 +114,12 @@ interface KeyReading {
   unit: string | null;
 }
 
-/** Keys repeat across a catalogue (every plan says "RAM"): each is read once, up to this many kept. */
-const KEY_READINGS_KEPT = 10_000;
-const keyReadings = new Map<string, KeyReading | null>();
+/** Keys repeat across a catalogue (every plan says "RAM"): each is read once, up to 10 000 kept. */
+const keptKeyReadings = keptAnswers(10_000, (key: string) => readKey(key));
 
 /** What a key names and the unit it states, or null when it names nothing of the vocabulary. */
 export function readSpecKey(key: string): KeyReading | null {
-  let reading = keyReadings.get(key);
-  if (reading === undefined) {
-    reading = readKey(key);
-    if (keyReadings.size >= KEY_READINGS_KEPT) keyReadings.clear();
-    keyReadings.set(key, reading);
-  }
-  return reading;
+  return keptKeyReadings(key);
 }
 
 function readKey(key: string): KeyReading | null {

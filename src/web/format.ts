@@ -1,5 +1,6 @@
 // How prices, periods and dates read on the pages.
 import { periodLabel as periodAfterPrice, type CanonicalPeriod } from '../catalog/billing-periods.js';
+import { keptAnswers } from '../catalog/kept.js';
 import type { PricingTier } from '../catalog/types.js';
 
 const PERIOD_LABEL: Record<CanonicalPeriod, string> = {
@@ -28,33 +29,25 @@ export function periodLabel(tier: Pick<PricingTier, 'period' | 'canonical_period
 /** What the directory shows for a product that has no price. */
 export const PRICE_ON_REQUEST = 'Price on request';
 
-const formats = new Map<string, { format: Intl.NumberFormat; done: Map<number, string> }>();
-
-/** Amounts kept formatted per currency: a page shows the same few prices many times, and Intl formats slowly. */
-const FORMATTED_PER_CURRENCY_MAX = 2_000;
+/**
+ * Each currency's format, and the amounts it has formatted: a page shows the same few prices many times, and Intl
+ * formats slowly. Up to 2 000 amounts kept per currency.
+ */
+const formats = keptAnswers(1_000, (currency: string) => {
+  let format: Intl.NumberFormat;
+  try {
+    format = new Intl.NumberFormat('en', { style: 'currency', currency, maximumFractionDigits: 4 });
+  } catch {
+    format = new Intl.NumberFormat('en', { minimumFractionDigits: 2, maximumFractionDigits: 4 });
+  }
+  return { format, kept: keptAnswers(2_000, (amount: number) => format.format(amount)) };
+});
 
 /** "$4.99", "€12.00": one locale (en) for every currency, so that a page of mixed currencies reads consistently. */
 export function formatPrice(amount: number, currency: string): string {
-  let known = formats.get(currency);
-  if (!known) {
-    let format: Intl.NumberFormat;
-    try {
-      format = new Intl.NumberFormat('en', { style: 'currency', currency, maximumFractionDigits: 4 });
-    } catch {
-      format = new Intl.NumberFormat('en', { minimumFractionDigits: 2, maximumFractionDigits: 4 });
-    }
-    known = { format, done: new Map() };
-    formats.set(currency, known);
-  }
+  const { format, kept } = formats(currency);
   // -0 is printed with its sign, and a Map takes it for 0.
-  if (Object.is(amount, -0)) return known.format.format(amount);
-  let text = known.done.get(amount);
-  if (text === undefined) {
-    text = known.format.format(amount);
-    if (known.done.size >= FORMATTED_PER_CURRENCY_MAX) known.done.clear();
-    known.done.set(amount, text);
-  }
-  return text;
+  return Object.is(amount, -0) ? format.format(amount) : kept(amount);
 }
 
 const DURATION_UNIT: Record<string, [string, string]> = {
@@ -86,18 +79,11 @@ const SPEC_WORDS: Record<string, string> = {
 const SPEC_UNITS: Record<string, string> = { gb: 'GB', tb: 'TB', mb: 'MB', gbit: 'Gbit/s', mbit: 'Mbit/s' };
 
 /** Spec keys as labelled: a page labels the same few keys on every card. */
-const specLabels = new Map<string, string>();
-const SPEC_LABELS_MAX = 2_000;
+const keptLabels = keptAnswers(2_000, (key: string) => labelOf(key));
 
 /** "cpu_cores" → "CPU cores", "ram_gb" → "RAM (GB)": spec keys arrive as billing systems name them. */
 export function specLabel(key: string): string {
-  let label = specLabels.get(key);
-  if (label === undefined) {
-    label = labelOf(key);
-    if (specLabels.size >= SPEC_LABELS_MAX) specLabels.clear();
-    specLabels.set(key, label);
-  }
-  return label;
+  return keptLabels(key);
 }
 
 function labelOf(key: string): string {
