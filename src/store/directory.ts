@@ -234,6 +234,11 @@ const UNPRICED_KEY = '';
 /** The WHERE clause of a search as it grows, with its parameters. */
 export class Conditions {
   readonly where: string[] = [`p.status = 'active'`, `h.status = 'active'`];
+  /**
+   * Those of `where` a listing's sort index serves by itself (status, category, a segment's null key, the cursor): all
+   * a bounded walk of it reads by (readPage), the other conditions filtering what it walked.
+   */
+  readonly walk: string[] = [`p.status = 'active'`];
   readonly params: unknown[] = [];
   /**
    * Whether the values decide the best plan: words, facets, spec ranges, a currency or a price limit match anything
@@ -269,6 +274,7 @@ export class Conditions {
   copy(): Conditions {
     const copy = new Conditions();
     copy.where.splice(0, copy.where.length, ...this.where);
+    copy.walk.splice(0, copy.walk.length, ...this.walk);
     copy.params.push(...this.params);
     copy.#dropsSince = this.#dropsSince;
     copy.#sinceParam = this.#sinceParam;
@@ -285,7 +291,11 @@ export class Conditions {
 export async function conditionsOf(db: Queryable, search: Omit<ProductSearch, 'sort' | 'order' | 'limit' | 'after'>): Promise<Conditions | null> {
   const filters = new Conditions();
   const { where } = filters;
-  if (search.category !== undefined) where.push(`p.category = ${filters.param(search.category)}`);
+  if (search.category !== undefined) {
+    const category = `p.category = ${filters.param(search.category)}`;
+    where.push(category);
+    filters.walk.push(category);
+  }
   if (search.hostSlug !== undefined) where.push(`h.slug = ${filters.param(search.hostSlug)}`);
   const facets = facetsOf(search);
   if (facets.length > 0) where.push(`p.facets @> ${filters.param(JSON.stringify(facets))}::jsonb`);
@@ -343,8 +353,17 @@ export async function searchProducts(
   // A host's listing is read by the host and sorted (unless in id order, its primary key's): its page is chosen among
   // narrow rows, and only the page's rows are read whole. Elsewhere a sort index is walked, or a text search's few
   // matches sorted, where reading the page's rows a second time would cost more than it saves.
-  const pageOf = (conditions: Conditions, key: SortKey, page: Pick<ProductSearch, 'order' | 'limit'>, textLeads: boolean, after: Keyset | null) =>
-    readPage(db, conditions, key, page, { textLeads, narrow: search.hostSlug !== undefined && key.expression !== 'p.id' }, after, version);
+  const pageOf = async (conditions: Conditions, key: SortKey, page: Pick<ProductSearch, 'order' | 'limit'>, textLeads: boolean, after: Keyset | null) => {
+    const how = { textLeads, narrow: search.hostSlug !== undefined && key.expression !== 'p.id' };
+    if (textLeads || how.narrow || words.length === 0 || !walkIndexed(key, search.category !== undefined)) {
+      return readPage(db, conditions, key, page, how, after, version);
+    }
+    // Words each common may still be rare together ("ryzen xeon": a tenth of the products each, none both), and the
+    // statistics cannot tell: the sort index is walked for at most the rows a page of matches as common as a common
+    // word would fill, and a page not filled within them is read again with the words leading. Both are exact.
+    const walked = await readPage(db, conditions.copy(), key, page, { ...how, walkAtMost: walkBound(page.limit) }, after, version);
+    return walked.more ? walked : readPage(db, conditions, key, page, { ...how, textLeads: true }, after, version);
+  };
   const pageResult = (rows: Record<string, unknown>[], more: boolean, freshness: Freshness) => ({ ...resultOf(rows, more, freshness), ...version.read });
   // PostgreSQL guesses that a word it has no statistics for matches 0.5 % of the rows, and then walks the sort
   // index looking for it: for a rare word that reads the whole listing. Unless every word is known to be common,
@@ -372,6 +391,7 @@ export async function searchProducts(
   if (!inUnpriced) {
     const pricedOnly = filters.copy();
     pricedOnly.where.push(`${key.expression} IS NOT NULL`);
+    pricedOnly.walk.push(`${key.expression} IS NOT NULL`);
     priced = await pageOf(pricedOnly, key, search, textLeads, search.after);
     // A price drop needs a price: sorted by the prices as sent, the unpriced segment has none (sorted by the EUR
     // prices, it also holds the priced products whose currency has no rate).
@@ -380,6 +400,7 @@ export async function searchProducts(
   }
   const unpricedOnly = filters.copy();
   unpricedOnly.where.push(`${key.expression} IS NULL`);
+  unpricedOnly.walk.push(`${key.expression} IS NULL`);
   const rest = { ...search, limit: search.limit - priced.rows.length };
   const unpriced = await pageOf(unpricedOnly, UNPRICED_SORT_KEY, rest, textLeads, inUnpriced ? search.after : null);
   return pageResult([...priced.rows, ...unpriced.rows], unpriced.more, search.freshness);
@@ -573,28 +594,38 @@ async function readPage(
   conditions: Conditions,
   key: SortKey,
   search: Pick<ProductSearch, 'order' | 'limit'>,
-  how: { textLeads: boolean; narrow: boolean },
+  how: { textLeads: boolean; narrow: boolean; walkAtMost?: number },
   after: Keyset | null,
   version: VersionRead,
 ): Promise<{ rows: Record<string, unknown>[]; more: boolean }> {
   const direction = search.order === 'asc' ? 'ASC' : 'DESC';
   const where = [...conditions.where];
+  const walk = [...conditions.walk];
   if (after !== null) {
     const comparison = search.order === 'asc' ? '>' : '<';
-    where.push(
+    const cursor =
       key.key === undefined
         ? `(${key.expression}, p.id) ${comparison} (${conditions.param(after.key)}${key.cast}, ${conditions.param(after.id)}::text)`
-        : `p.id ${comparison} ${conditions.param(after.id)}::text`,
-    );
+        : `p.id ${comparison} ${conditions.param(after.id)}::text`;
+    where.push(cursor);
+    walk.push(cursor);
   }
   const withVersion = version.wanted && version.read === undefined;
   const columns = `${productColumns(conditions.since)}, ${key.key ?? `(${key.expression})::text`} AS sort_key
        ${withVersion ? `, ${RATES_VERSION} AS rates_version` : ''}`;
-  const order = `ORDER BY ${how.textLeads ? key.unindexed : key.expression} ${direction}, p.id ${direction}`;
+  // A bounded walk reads the sort index in a subquery PostgreSQL cannot push the other conditions into: at most
+  // walkAtMost rows, fewer once the page is found, since its order (the key it names) is the page's.
+  const source =
+    how.walkAtMost === undefined
+      ? 'products p'
+      : `(SELECT p.*, ${key.expression} AS walk_key FROM products p WHERE ${walk.join(' AND ')}
+          ORDER BY ${key.expression} ${direction}, p.id ${direction} LIMIT ${how.walkAtMost}) AS p`;
+  const sortedBy = how.walkAtMost !== undefined ? 'p.walk_key' : how.textLeads ? key.unindexed : key.expression;
+  const order = `ORDER BY ${sortedBy} ${direction}, p.id ${direction}`;
   // A page's size is written in (a whole number the query checked): planned for a parameter, PostgreSQL would expect a
   // tenth of the rows and plan a kept statement afresh every time.
   const limit = `LIMIT ${Number.isInteger(search.limit) ? search.limit + 1 : conditions.param(search.limit + 1)}`;
-  const matches = `FROM products p JOIN hosts h ON h.id = p.host_id WHERE ${where.join(' AND ')}`;
+  const matches = `FROM ${source} JOIN hosts h ON h.id = p.host_id WHERE ${where.join(' AND ')}`;
   const { rows } = await db.query(
     how.narrow
       ? `SELECT ${columns}
@@ -623,6 +654,21 @@ function resultOf(rows: Record<string, unknown>[], more: boolean, freshness: Fre
  * a page of 20 among a million rows costs about 20 / share rows to walk and share × 1 000 000 to sort.
  */
 const COMMON_WORD_SHARE = 0.005;
+
+/** The rows a bounded walk reads at most: what a page of matches as common as COMMON_WORD_SHARE fills on average. */
+function walkBound(limit: number): number {
+  return Math.ceil((limit + 1) / COMMON_WORD_SHARE);
+}
+
+/**
+ * Whether one sort index serves a walk of the listing by itself (its status, category, a segment's null key and the
+ * cursor; migrations 003, 008, 041): the base price, name and newest, within a category or not, and the unpriced
+ * segments outside one. Elsewhere a bounded walk would sort the listing first.
+ */
+function walkIndexed(key: SortKey, inCategory: boolean): boolean {
+  if (key === SORT_KEY.price || key === SORT_KEY.name || key === SORT_KEY.newest) return true;
+  return key === UNPRICED_SORT_KEY && !inCategory;
+}
 
 /** Whether the statistics of the last ANALYZE know each word (as a prefix) to occur in many products. */
 function wordsAreCommon(db: Queryable, words: string[]): Promise<boolean> {
