@@ -355,7 +355,7 @@ export async function searchProducts(
   // matches sorted, where reading the page's rows a second time would cost more than it saves.
   const pageOf = async (conditions: Conditions, key: SortKey, page: Pick<ProductSearch, 'order' | 'limit'>, textLeads: boolean, after: Keyset | null) => {
     const how = { textLeads, narrow: search.hostSlug !== undefined && key.expression !== 'p.id' };
-    if (textLeads || how.narrow || words.length === 0 || !walkIndexed(key, search.category !== undefined)) {
+    if (textLeads || search.hostSlug !== undefined || words.length === 0 || !walkIndexed(key, search.category !== undefined)) {
       return readPage(db, conditions, key, page, how, after, version);
     }
     // Words each common may still be rare together ("ryzen xeon": a tenth of the products each, none both), and the
