@@ -266,6 +266,12 @@ export class Conditions {
     return (this.#sinceParam ??= this.param(this.#dropsSince));
   }
 
+  /** A condition the sort index serves by itself: in `where`, and in what a bounded walk reads by. */
+  served(condition: string): void {
+    this.where.push(condition);
+    this.walk.push(condition);
+  }
+
   param(value: unknown): string {
     this.params.push(value);
     return `$${this.params.length}`;
@@ -291,11 +297,7 @@ export class Conditions {
 export async function conditionsOf(db: Queryable, search: Omit<ProductSearch, 'sort' | 'order' | 'limit' | 'after'>): Promise<Conditions | null> {
   const filters = new Conditions();
   const { where } = filters;
-  if (search.category !== undefined) {
-    const category = `p.category = ${filters.param(search.category)}`;
-    where.push(category);
-    filters.walk.push(category);
-  }
+  if (search.category !== undefined) filters.served(`p.category = ${filters.param(search.category)}`);
   if (search.hostSlug !== undefined) where.push(`h.slug = ${filters.param(search.hostSlug)}`);
   const facets = facetsOf(search);
   if (facets.length > 0) where.push(`p.facets @> ${filters.param(JSON.stringify(facets))}::jsonb`);
@@ -355,7 +357,7 @@ export async function searchProducts(
   // matches sorted, where reading the page's rows a second time would cost more than it saves.
   const pageOf = async (conditions: Conditions, key: SortKey, page: Pick<ProductSearch, 'order' | 'limit'>, textLeads: boolean, after: Keyset | null) => {
     const how = { textLeads, narrow: search.hostSlug !== undefined && key.expression !== 'p.id' };
-    if (textLeads || search.hostSlug !== undefined || words.length === 0 || !walkIndexed(key, search.category !== undefined)) {
+    if (textLeads || search.hostSlug !== undefined || words.length === 0 || !walkIndexed(key, search)) {
       return readPage(db, conditions, key, page, how, after, version);
     }
     // Words each common may still be rare together ("ryzen xeon": a tenth of the products each, none both), and the
@@ -390,8 +392,7 @@ export async function searchProducts(
   let priced: { rows: Record<string, unknown>[]; more: boolean } = { rows: [], more: false };
   if (!inUnpriced) {
     const pricedOnly = filters.copy();
-    pricedOnly.where.push(`${key.expression} IS NOT NULL`);
-    pricedOnly.walk.push(`${key.expression} IS NOT NULL`);
+    pricedOnly.served(`${key.expression} IS NOT NULL`);
     priced = await pageOf(pricedOnly, key, search, textLeads, search.after);
     // A price drop needs a price: sorted by the prices as sent, the unpriced segment has none (sorted by the EUR
     // prices, it also holds the priced products whose currency has no rate).
@@ -399,8 +400,7 @@ export async function searchProducts(
     if (priced.more || excludesUnknown || noneUnpriced) return pageResult(priced.rows, priced.more, search.freshness);
   }
   const unpricedOnly = filters.copy();
-  unpricedOnly.where.push(`${key.expression} IS NULL`);
-  unpricedOnly.walk.push(`${key.expression} IS NULL`);
+  unpricedOnly.served(`${key.expression} IS NULL`);
   const rest = { ...search, limit: search.limit - priced.rows.length };
   const unpriced = await pageOf(unpricedOnly, UNPRICED_SORT_KEY, rest, textLeads, inUnpriced ? search.after : null);
   return pageResult([...priced.rows, ...unpriced.rows], unpriced.more, search.freshness);
@@ -662,12 +662,13 @@ function walkBound(limit: number): number {
 
 /**
  * Whether one sort index serves a walk of the listing by itself (its status, category, a segment's null key and the
- * cursor; migrations 003, 008, 041): the base price, name and newest, within a category or not, and the unpriced
- * segments outside one. Elsewhere a bounded walk would sort the listing first.
+ * cursor; migrations 003, 008, 041): the base price, name and newest, within a category or not, and a price sort's
+ * unpriced segment outside one (the ids without a EUR price, or without a price). Elsewhere a bounded walk would read
+ * more rows than its bound (a spec sort's products without the spec are found among all of them) or sort first.
  */
-function walkIndexed(key: SortKey, inCategory: boolean): boolean {
+function walkIndexed(key: SortKey, search: Pick<ProductSearch, 'sort' | 'category'>): boolean {
   if (key === SORT_KEY.price || key === SORT_KEY.name || key === SORT_KEY.newest) return true;
-  return key === UNPRICED_SORT_KEY && !inCategory;
+  return key === UNPRICED_SORT_KEY && search.sort === 'price' && search.category === undefined;
 }
 
 /** Whether the statistics of the last ANALYZE know each word (as a prefix) to occur in many products. */

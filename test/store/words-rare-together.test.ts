@@ -99,6 +99,11 @@ describe.each<StoreKind>(['postgres', 'embedded'])('words each common, rare toge
     }
   });
 
+  it('pages through both words sorted by a spec none of them gives (the segment after, by id), exactly', async () => {
+    const byId = (a: Made, b: Made) => a.id.localeCompare(b.id);
+    expect(await allPages({ text: 'alpha bravo', sort: 'ram_gb', limit: 2 })).toEqual(expected(both, byId, 2));
+  });
+
   it('pages through one common word, found by the walk, exactly', async () => {
     const alpha = (m: Made) => /alpha/i.test(m.name);
     const pages = await allPages({ text: 'alpha', sort: 'price', limit: 100 });
