@@ -23,6 +23,9 @@ import { stopProcess } from './support.mjs';
 import { issueApiKey } from '../dist/store/api-keys.js';
 import { insertHost } from '../dist/store/hosts.js';
 import { migrate } from '../dist/store/migrate.js';
+import { validateCatalogue } from '../dist/catalog/validate.js';
+import { contentRecord } from '../dist/store/product-columns.js';
+import { derivedPrices } from '../dist/store/rates.js';
 import { openDatabase } from '../dist/store/open.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -237,41 +240,58 @@ function syncAs(server, key, payload) {
 
 // ---------------------------------------------------------------------------------------------- floors
 
+/**
+ * The rows hostdir stores for `products`: each product's content as the sync normalizes it, with the columns derived
+ * from it (the normalized specs, the facets, the search's words, the monthly price; store/product-columns.ts and
+ * store/rates.ts), which the table's indexes read as they do a synced product's. Computed by hostdir's own functions
+ * before any floor is timed; no exchange rates, as on the benchmark's server.
+ */
+function storedRows(products) {
+  const checked = validateCatalogue({ products }, { categories: new Set(products.map((p) => p.category)), defaultCurrency: 'USD', maxProducts: products.length });
+  if (!checked.ok) throw new Error(`the floor's products do not validate: ${JSON.stringify(checked.errors[0])}`);
+  return checked.products.map((content) => ({ ...contentRecord(content), ...derivedPrices(content, new Map()) }));
+}
+
+/** The stored columns, in the order of the floors' COPY and INSERT (created_at and the rest follow). */
+const STORED_COLUMNS = `host_id, external_id, id, status, name, category, price, currency, description, specs, pricing_tiers, setup_fee,
+  contract_duration, features, datacenter_locations, spec_values, facets, search_extra, derived_version, monthly_equivalent,
+  base_monthly_price, fingerprint`;
+
+/** One stored row's values (STORED_COLUMNS order), as JavaScript values: null, numbers, strings and JSON text. */
+function storedValues(row, hostId, id) {
+  const json = (value) => (value === null || value === undefined ? null : JSON.stringify(value));
+  return [
+    hostId, row.external_id, id, 'active', row.name, row.category, row.price, row.currency, row.description, json(row.specs),
+    json(row.pricing_tiers), row.setup_fee, row.contract_duration, json(row.features), json(row.datacenter_locations),
+    json(row.spec_values), json(row.facets), row.search_extra, row.derived_version, row.monthly_equivalent, row.base_monthly_price,
+    randomBytes(20).toString('base64'),
+  ];
+}
+
 /** The rows hostdir stores for a catalogue, in COPY text format, for the COPY floor. */
 function copyText(products, hostId) {
   const field = (value) => (value === null || value === undefined ? '\\N' : String(value).replace(/[\\\t\n\r]/g, (c) => ({ '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' })[c]));
   const now = new Date().toISOString();
   let out = '';
-  for (let k = 0; k < products.length; k++) {
-    const p = products[k];
-    const row = [
-      hostId, p.external_id, `prd_${String(k).padStart(26, '0')}`, 'active', p.name, p.category, p.price, p.currency.toUpperCase(),
-      p.description, JSON.stringify(p.specs), JSON.stringify(p.pricing_tiers), p.setup_fee, p.contract_duration,
-      JSON.stringify(p.features), JSON.stringify(p.datacenter_locations), randomBytes(20).toString('base64'), now, now, null,
-    ];
-    out += row.map(field).join('\t') + '\n';
+  const rows = storedRows(products);
+  for (let k = 0; k < rows.length; k++) {
+    out += [...storedValues(rows[k], hostId, `prd_${String(k).padStart(26, '0')}`), now, now, null].map(field).join('\t') + '\n';
   }
   return out;
 }
 
 /**
  * What the database must do for one sync of `products` of a host, however the server is written: one transaction
- * that inserts the products and the run's record (its counts and what it did to each product), sent as one
- * message. Values are written in as literals.
+ * that inserts the products as stored (storedRows) and the run's record (its counts and what it did to each
+ * product), sent as one message. Values are written in as literals.
  */
 function dbSyncText(products, hostId, runId) {
-  const quote = (value) => (value === null || value === undefined ? 'NULL' : `'${String(value).replaceAll("'", "''")}'`);
-  const rows = products.map((p, k) =>
-    [hostId, p.external_id, `prd_${runId}${String(k).padStart(6, '0')}`, 'active', p.name, p.category, p.price, p.currency.toUpperCase(),
-      p.description, JSON.stringify(p.specs), JSON.stringify(p.pricing_tiers), p.setup_fee, p.contract_duration,
-      JSON.stringify(p.features), JSON.stringify(p.datacenter_locations), randomBytes(20).toString('base64')]
-      .map((value, c) => (c === 0 ? String(value) : quote(value)))
-      .join(', '),
-  );
-  const actions = products.map((p, k) => `${p.external_id}\tprd_${runId}${String(k).padStart(6, '0')}\tcreated`).join('\n');
+  const quote = (value) => (value === null || value === undefined ? 'NULL' : typeof value === 'number' ? String(value) : `'${String(value).replaceAll("'", "''")}'`);
+  const ids = products.map((_, k) => `prd_${runId}${String(k).padStart(6, '0')}`);
+  const rows = storedRows(products).map((row, k) => storedValues(row, hostId, ids[k]).map(quote).join(', '));
+  const actions = products.map((p, k) => `${p.external_id}\t${ids[k]}\tcreated`).join('\n');
   return `BEGIN;
-INSERT INTO floor_products (host_id, external_id, id, status, name, category, price, currency, description, specs, pricing_tiers,
-  setup_fee, contract_duration, features, datacenter_locations, fingerprint, created_at, updated_at)
+INSERT INTO floor_products (${STORED_COLUMNS}, created_at, updated_at)
 VALUES ${rows.map((row) => `(${row}, now(), now())`).join(',\n  ')};
 INSERT INTO floor_sync_runs (host_id, id, dry_run, received, created, updated, unchanged, reactivated, deactivated, started_at,
   applied_at, duration_ms, actions)
@@ -281,8 +301,7 @@ COMMIT`;
 
 const FLOOR_TABLE = `CREATE TABLE floor_products (LIKE products INCLUDING ALL);
   CREATE TABLE floor_sync_runs (LIKE sync_runs INCLUDING ALL)`;
-const COPY_FLOOR = `COPY floor_products (host_id, external_id, id, status, name, category, price, currency, description, specs,
-  pricing_tiers, setup_fee, contract_duration, features, datacenter_locations, fingerprint, created_at, updated_at, deactivated_at)`;
+const COPY_FLOOR = `COPY floor_products (${STORED_COLUMNS}, created_at, updated_at, deactivated_at)`;
 const SELECT_FLOOR = 'SELECT external_id, id, status, fingerprint FROM floor_products WHERE host_id = $1';
 
 /** COPY and SELECT against the store's own kind of database: a table shaped like products, same rows. */
