@@ -191,6 +191,9 @@ const SORT_KEY: Record<DirectorySort, { expression: string; unindexed: string; c
   ...(Object.fromEntries(NUMERIC_SPEC_KEYS.map((key) => [key, specSortKey(key)])) as Record<NumericSpec, { expression: string; unindexed: string; cast: string }>),
 };
 
+/** The sort keys of the specs. */
+const SPEC_SORT_KEYS: ReadonlySet<SortKey> = new Set(NUMERIC_SPEC_KEYS.map((key) => SORT_KEY[key]));
+
 /** Sorts whose key some products lack (no price, no such spec): those follow the others, in a segment of their own. */
 function segmented(sort: DirectorySort): boolean {
   return sort !== 'name' && sort !== 'newest';
@@ -352,11 +355,13 @@ export async function searchProducts(
   if (filters === null) return { products: [], next: null };
   // The rates' version rides along with the first rows read (a page with none reads no version).
   const version: VersionRead = { wanted: options.ratesVersion === true };
-  // A host's listing is read by the host and sorted (unless in id order, its primary key's): its page is chosen among
-  // narrow rows, and only the page's rows are read whole. Elsewhere a sort index is walked, or a text search's few
-  // matches sorted, where reading the page's rows a second time would cost more than it saves.
+  // A host's listing is read by the host and sorted (unless in id order, its primary key's), and a spec sort no index
+  // serves sorts every product with the spec: the page is chosen among narrow rows, and only the page's rows are read
+  // whole (a spec sort across a million products: about half the CPU, and PostgreSQL may share the scan among its
+  // workers). Elsewhere a sort index is walked, or a text search's few matches sorted, where reading the page's rows
+  // a second time would cost more than it saves.
   const pageOf = async (conditions: Conditions, key: SortKey, page: Pick<ProductSearch, 'order' | 'limit'>, textLeads: boolean, after: Keyset | null) => {
-    const how = { textLeads, narrow: search.hostSlug !== undefined && key.expression !== 'p.id' };
+    const how = { textLeads, narrow: (search.hostSlug !== undefined && key.expression !== 'p.id') || !specIndexed(key, search) };
     if (textLeads || search.hostSlug !== undefined || words.length === 0 || !walkIndexed(key, search)) {
       return readPage(db, conditions, key, page, how, after, version);
     }
@@ -669,6 +674,15 @@ function walkBound(limit: number): number {
 function walkIndexed(key: SortKey, search: Pick<ProductSearch, 'sort' | 'category'>): boolean {
   if (key === SORT_KEY.price || key === SORT_KEY.name || key === SORT_KEY.newest) return true;
   return key === UNPRICED_SORT_KEY && search.sort === 'price' && search.category === undefined;
+}
+
+/**
+ * Whether a sort's key is not a spec's, or a spec's that an index serves: RAM within a category (migration 045).
+ * Other spec sorts read every product that gives the spec.
+ */
+function specIndexed(key: SortKey, search: Pick<ProductSearch, 'category'>): boolean {
+  if (!SPEC_SORT_KEYS.has(key)) return true;
+  return key === SORT_KEY.ram_gb && search.category !== undefined;
 }
 
 /** Whether the statistics of the last ANALYZE know each word (as a prefix) to occur in many products. */

@@ -196,6 +196,42 @@ for (const store of STORES) {
       }
     });
 
+    it('pages through spec sorts no index serves (across categories, or a spec other than RAM) as a sort of the whole listing does', async () => {
+      type Listed = { id: string; name: string; comparable_specs: Record<string, unknown> };
+      const byId = (a: Listed, b: Listed) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+      for (const [query, key] of [
+        ['sort=ram_gb', 'ram_gb'],
+        ['sort=cpu_cores', 'cpu_cores'],
+        ['sort=disk_gb&category=vps_cloud', 'disk_gb'],
+        ['sort=bandwidth_tb&q=vps', 'bandwidth_tb'],
+      ] as const) {
+        const listed = await products(query.replace(/sort=\w+/, 'sort=newest'));
+        for (const order of ['asc', 'desc'] as const) {
+          const sign = order === 'asc' ? 1 : -1;
+          const value = (p: Listed) => p.comparable_specs[key] as number | undefined;
+          const given = listed.body.products.filter((p: Listed) => value(p) !== undefined);
+          const lacking = listed.body.products.filter((p: Listed) => value(p) === undefined);
+          const expected = [
+            ...given.sort((a: Listed, b: Listed) => sign * (value(a)! - value(b)! || byId(a, b))),
+            ...lacking.sort((a: Listed, b: Listed) => sign * byId(a, b)),
+          ].map((p) => p.name);
+          expect(given.length, query).toBeGreaterThan(1);
+          const seen: string[] = [];
+          let cursor: string | null = null;
+          do {
+            const answer: { body: { products: Listed[]; next_cursor: string | null } } = await call(
+              server,
+              'GET',
+              `/api/v1/directory/products?${query}&order=${order}&limit=2${cursor ? `&cursor=${cursor}` : ''}`,
+            );
+            seen.push(...answer.body.products.map((p) => p.name));
+            cursor = answer.body.next_cursor;
+          } while (cursor);
+          expect(seen, `${query} ${order}`).toEqual(expected);
+        }
+      }
+    });
+
     it('counts the matches when asked', async () => {
       expect((await products('country=DE&count=true')).body.matches).toEqual({ count: 4, more: false });
       const first = await call(server, 'GET', '/api/v1/directory/products?q=vps&count=true&limit=1');
