@@ -1,5 +1,5 @@
 // A small run of the search benchmark (bench/search.mjs), so that the script keeps working: it generates a few
-// thousand products with the same SQL as the full run, serves them, and runs its 21 searches over HTTP.
+// thousand products with the same SQL as the full run, serves them, and runs its 24 searches over HTTP.
 import { afterAll, expect, it } from 'vitest';
 import { benchDatabase, runBenchScript } from '../support/bench.js';
 import { ADMIN_DATABASE_URL } from '../support/server.js';
@@ -8,7 +8,7 @@ const database = benchDatabase('hostdir_bench_smoke');
 
 afterAll(() => database.drop());
 
-it('generates products, serves them and times 22 searches', async () => {
+it('generates products, serves them and times 24 searches', async () => {
   const run = await runBenchScript('search.mjs', [], {
     TEST_DATABASE_URL: ADMIN_DATABASE_URL,
     BENCH_DATABASE: database.name,
@@ -17,11 +17,11 @@ it('generates products, serves them and times 22 searches', async () => {
   });
   expect(run.code, run.stderr).toBe(0);
   const lines = run.stdout.trim().split('\n');
-  expect(lines).toHaveLength(25);
+  expect(lines).toHaveLength(27);
   const summary = JSON.parse(lines.at(-1)!);
   expect(summary).toMatchObject({ bench: 'search', products: 3000, hosts: 10 });
   expect(summary.median_ms).toBeGreaterThan(0);
   expect(summary.spec_search.median_ms).toBeGreaterThan(0);
   // Every search found something but the two words no product has both of: the generated data covers every filter.
-  for (const line of lines.slice(1, 23)) expect(line, line).toMatch(line.startsWith('text, two words never together') ? /\s0 results/ : /\s[1-9]\d* results/);
+  for (const line of lines.slice(1, 25)) expect(line, line).toMatch(line.startsWith('text, two words never together') ? /\s0 results/ : /\s[1-9]\d* results/);
 });
