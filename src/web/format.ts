@@ -29,25 +29,28 @@ export function periodLabel(tier: Pick<PricingTier, 'period' | 'canonical_period
 /** What the directory shows for a product that has no price. */
 export const PRICE_ON_REQUEST = 'Price on request';
 
-/**
- * Each currency's format, and the amounts it has formatted: a page shows the same few prices many times, and Intl
- * formats slowly. Up to 2 000 amounts kept per currency.
- */
+/** Each currency's format (a plain number for a code Intl refuses as a currency). */
 const formats = keptAnswers(1_000, (currency: string) => {
-  let format: Intl.NumberFormat;
   try {
-    format = new Intl.NumberFormat('en', { style: 'currency', currency, maximumFractionDigits: 4 });
+    return new Intl.NumberFormat('en', { style: 'currency', currency, maximumFractionDigits: 4 });
   } catch {
-    format = new Intl.NumberFormat('en', { minimumFractionDigits: 2, maximumFractionDigits: 4 });
+    return new Intl.NumberFormat('en', { minimumFractionDigits: 2, maximumFractionDigits: 4 });
   }
-  return { format, kept: keptAnswers(2_000, (amount: number) => format.format(amount)) };
+});
+
+/**
+ * Prices as formatted, by "CUR amount": a page shows the same few prices many times, and Intl formats slowly. One
+ * bound for every currency together, so that catalogues in many currencies keep no more than one in a single one.
+ */
+const formattedPrices = keptAnswers(4_000, (key: string) => {
+  const space = key.indexOf(' ');
+  return formats(key.slice(0, space)).format(Number(key.slice(space + 1)));
 });
 
 /** "$4.99", "€12.00": one locale (en) for every currency, so that a page of mixed currencies reads consistently. */
 export function formatPrice(amount: number, currency: string): string {
-  const { format, kept } = formats(currency);
-  // -0 is printed with its sign, and a Map takes it for 0.
-  return Object.is(amount, -0) ? format.format(amount) : kept(amount);
+  // -0 is printed with its sign, and its text reads back as 0.
+  return Object.is(amount, -0) ? formats(currency).format(amount) : formattedPrices(`${currency} ${amount}`);
 }
 
 const DURATION_UNIT: Record<string, [string, string]> = {
