@@ -42,10 +42,10 @@ describe('the embedded server’s young generation', () => {
     const own = await newSpaceAcrossLargeSync(grown);
     const ours = await newSpaceAcrossLargeSync(kept);
     expect(ours.synced).toBeLessThanOrEqual(ours.started);
-    // V8 grows it to two semi-spaces of 16 MB, already while the server's modules load; kept, it stays at two of 1 MB
-    // (4 MB allowed: one doubling before the flag applies).
+    // V8 grows it to two semi-spaces of 16 MB on a 64-bit machine (8 at least), already while the server's modules
+    // load; kept, it stays at two of 1 MB (4 MB allowed: one doubling before the flag applies).
     expect(own.started).toBeGreaterThan(ours.synced);
-    expect(own.synced).toBe(32 * MiB);
+    expect(own.synced).toBeGreaterThanOrEqual(16 * MiB);
     expect(ours.synced).toBeLessThanOrEqual(4 * MiB);
   });
 
