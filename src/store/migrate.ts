@@ -19,8 +19,9 @@ const MIGRATION_LOCK = 72_617_001;
  * the same migration twice, or waited forever on a lock left behind on a pooled connection. A transaction keeps
  * one server connection from BEGIN to COMMIT, and its lock ends with it whatever happens to the client. Processes
  * that start together queue on the lock; the first applies what is missing, the others then find nothing to do.
+ * `to` stops at that version (a test of a migration starts from the one before it); the default is the latest.
  */
-export async function migrate(db: Database): Promise<void> {
+export async function migrate(db: Database, to?: string): Promise<void> {
   await db.session(async (session) => {
     await session.exec('BEGIN');
     try {
@@ -32,7 +33,7 @@ export async function migrate(db: Database): Promise<void> {
         execQuery: (sql: string) => session.query(sql),
         execSqlScript: (sql: string) => session.exec(sql),
       });
-      await postgrator.migrate();
+      await postgrator.migrate(to);
       await session.exec('COMMIT');
     } catch (error) {
       await session.exec('ROLLBACK').catch(() => {});

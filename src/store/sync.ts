@@ -39,10 +39,13 @@ export interface WindowQuery {
   max: number;
 }
 
-/** A host's receipts as stored (sync/receipts.ts): the context they hold under, their text, and the sync that wrote them. */
+/**
+ * A host's receipts as stored (sync/receipts.ts): the context they hold under, their text in its pieces (in order,
+ * each of whole lines), and the sync that wrote them.
+ */
 export interface StoredReceipts {
   context: string;
-  text: string;
+  pieces: string[];
   writtenBy: string;
 }
 
@@ -81,9 +84,14 @@ function usageOf(used: unknown, freesIn: unknown): WindowUsage {
   return { used: Number(used), freesInSeconds: Math.max(0, Number(freesIn)) };
 }
 
-/** The receipts' columns, read only when the window has room: a request refused with 429 has no use for them. */
-const RECEIPTS_COLUMNS = `, r.context AS receipts_context, r.written_by AS receipts_written_by,
-       CASE WHEN usage.used < w.max THEN r.receipts END AS receipts`;
+/**
+ * The receipts' columns: a row per piece, read in the same statement as the rest so that the pieces are the ones its
+ * writer left; read only when the window has room (a request refused with 429 has no use for them).
+ */
+const RECEIPTS_COLUMNS = `, r.context AS receipts_context, r.written_by AS receipts_written_by, pieces.text AS receipts_piece`;
+const RECEIPTS_JOIN = `LEFT JOIN sync_receipts r ON r.host_id = held.host_id
+       LEFT JOIN LATERAL (SELECT p.piece, p.text FROM sync_receipt_pieces p WHERE p.host_id = r.host_id AND usage.used < w.max) AS pieces ON true
+     ORDER BY pieces.piece`;
 
 export async function findSyncCaller(
   db: Queryable,
@@ -99,7 +107,7 @@ export async function findSyncCaller(
        JOIN ${KEY_OWNERS} AS held ON held.digest = w.digest
        CROSS JOIN LATERAL ${windowUsage('held.host_id')} AS usage
        CROSS JOIN LATERAL ${refusals('held.host_id')} AS refusals
-       ${options.receipts ? 'LEFT JOIN sync_receipts r ON r.host_id = held.host_id' : ''}`,
+       ${options.receipts ? RECEIPTS_JOIN : ''}`,
     [digest, window.dryRun, window.seconds, window.max, options.refusalBudget],
     // Planned once per connection: its plan does not depend on whose key it is, and planning it was the largest part
     // of what PostgreSQL spent on a small sync's statements (README, "Performance").
@@ -112,11 +120,16 @@ export async function findSyncCaller(
     usage: usageOf(row.used, row.frees_in),
     refusals: usageOf(row.refused, row.refused_frees_in),
     categories: new Set(row.categories as string[]),
-    receipts:
-      typeof row.receipts === 'string'
-        ? { context: String(row.receipts_context), text: row.receipts, writtenBy: String(row.receipts_written_by) }
-        : null,
+    receipts: storedReceipts(rows),
   };
+}
+
+/** The receipts of the caller's rows (one per piece), or null when it has none or they were not read. */
+function storedReceipts(rows: readonly Row[]): StoredReceipts | null {
+  const pieces: string[] = [];
+  for (const row of rows) if (typeof row.receipts_piece === 'string') pieces.push(row.receipts_piece);
+  if (pieces.length === 0) return null;
+  return { context: String(rows[0]!.receipts_context), pieces, writtenBy: String(rows[0]!.receipts_written_by) };
 }
 
 // ------------------------------------------------------------------------------------------ the transaction
@@ -379,7 +392,8 @@ class OpenSync implements SyncTransaction {
     }
     const receipts = then.receipts;
     // New receipts are megabytes for a large catalogue: streamed by COPY once the products are written (the last
-    // round trip deletes the old ones), never held whole. Without them or an answer to keep, it commits too.
+    // round trip deletes the old pieces), a row per piece, never held whole, here or by PostgreSQL. Without them or an
+    // answer to keep, it commits too.
     const replacing = receipts?.kind === 'replace';
     const last = await batch(
       tx,
@@ -414,17 +428,14 @@ class OpenSync implements SyncTransaction {
         touch: run.dryRun ? undefined : { sql: 'UPDATE api_keys SET last_used_at = now() WHERE id = $1', params: [this.sync.keyId] },
         // Built once the writes before it are done, so that its duration counts them.
         run: this.#runStatement(run),
-        receipts: receipts ? receiptsStatement(hostId, receipts) : undefined,
+        receipts: receipts ? receiptsStatement(hostId, this.sync.syncId, receipts) : undefined,
       },
       { commit: !then.answerFollows && !replacing },
     );
     if (receipts?.kind === 'replace') {
-      // One row, its last column (the receipts) in pieces: COPY data need not break where rows do.
-      const { syncId } = this.sync;
-      await tx.copyFrom('COPY sync_receipts (host_id, context, written_by, current, receipts)', (function* () {
-        yield `${hostId}\t${copyText(receipts.context)}\t${copyText(syncId)}\tt\t`;
-        for (const piece of receipts.text) yield copyText(piece);
-        yield '\n';
+      await tx.copyFrom('COPY sync_receipt_pieces (host_id, piece, text)', (function* () {
+        let k = 0;
+        for (const piece of receipts.text) yield `${hostId}\t${k++}\t${copyText(piece)}\n`;
       })());
     }
     const recorded = last.run.rows[0]!;
@@ -496,14 +507,22 @@ export async function keepRefusal(db: Queryable, hostId: number, claim: ClaimRef
   return (await db.query(sql, params)).rowCount === 1;
 }
 
-/** The change's statement in the last round trip; 'replace' deletes the old receipts, and COPY writes the new. */
-function receiptsStatement(hostId: number, change: ReceiptsChange): Statement {
+/**
+ * The change's statement in the last round trip; 'replace' deletes the old pieces and writes what the new ones hold
+ * under (by `syncId`), and COPY then writes the pieces.
+ */
+function receiptsStatement(hostId: number, syncId: string, change: ReceiptsChange): Statement {
   switch (change.kind) {
     case 'stale':
       return { sql: 'UPDATE sync_receipts SET current = false WHERE host_id = $1 AND current', params: [hostId] };
     case 'confirm':
       return { sql: 'UPDATE sync_receipts SET current = (written_by = $2) WHERE host_id = $1', params: [hostId, change.writtenBy] };
     case 'replace':
-      return { sql: 'DELETE FROM sync_receipts WHERE host_id = $1', params: [hostId] };
+      return {
+        sql: `WITH gone AS (DELETE FROM sync_receipt_pieces WHERE host_id = $1)
+              INSERT INTO sync_receipts (host_id, context, written_by, current) VALUES ($1, $2, $3, true)
+              ON CONFLICT (host_id) DO UPDATE SET context = excluded.context, written_by = excluded.written_by, current = true, receipts = NULL`,
+        params: [hostId, change.context, syncId],
+      };
   }
 }

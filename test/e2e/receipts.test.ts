@@ -190,11 +190,14 @@ describe('receipts and the host lock (PostgreSQL store)', () => {
     const products = Array.from({ length: 1100 }, (_, k) => product(`back\\slash "${k}" \\N ü`, { price: k }));
     const created = await sync(server, host.key, products);
     expect(created.status).toBe(200);
-    const [{ receipts }] = await server.sql<any>(
-      'SELECT r.receipts FROM sync_receipts r JOIN hosts h ON h.id = r.host_id WHERE h.slug = $1',
+    // A row per piece of at most 1 024 lines, in order.
+    const pieces = await server.sql<any>(
+      'SELECT p.piece, p.text FROM sync_receipt_pieces p JOIN hosts h ON h.id = p.host_id WHERE h.slug = $1 ORDER BY p.piece',
       [host.slug],
     );
-    const lines = receipts.split('\n');
+    expect(pieces.map((p: any) => p.piece)).toEqual([0, 1]);
+    expect(pieces.map((p: any) => p.text.split('\n').length - 1)).toEqual([1024, 76]);
+    const lines = pieces.map((p: any) => p.text).join('').split('\n');
     expect(lines.pop()).toBe('');
     const fields = lines.map((line: string) => line.split('\t'));
     expect(fields.map((f: string[]) => f[3])).toEqual(products.map((p) => p.external_id));
@@ -260,16 +263,18 @@ describe('receipts that no longer hold (postgres store)', () => {
     const before = await listing(server, host.key);
     // A receipt altered behind the server's back: its fingerprint no longer what its product's bytes give, and
     // the receipts no longer marked as describing the products, so that the sync plans against the stored rows.
-    const stored = await server.sql<{ receipts: string }>(
-      `SELECT r.receipts FROM sync_receipts r JOIN hosts h ON h.id = r.host_id WHERE h.slug = $1`,
+    const stored = await server.sql<{ text: string }>(
+      `SELECT p.text FROM sync_receipt_pieces p JOIN hosts h ON h.id = p.host_id WHERE h.slug = $1 AND p.piece = 0`,
       [host.slug],
     );
     expect(stored).toHaveLength(1);
-    const lines = stored[0]!.receipts.split('\n');
+    const lines = stored[0]!.text.split('\n');
     const [digest, , id, externalId] = lines[0]!.split('\t');
     lines[0] = [digest, '0'.repeat(32), id, externalId].join('\t');
     await server.sql(
-      `UPDATE sync_receipts SET receipts = $2, current = false WHERE host_id = (SELECT id FROM hosts WHERE slug = $1)`,
+      `WITH host AS (SELECT id FROM hosts WHERE slug = $1),
+            piece AS (UPDATE sync_receipt_pieces SET text = $2 WHERE host_id = (SELECT id FROM host) AND piece = 0)
+       UPDATE sync_receipts SET current = false WHERE host_id = (SELECT id FROM host)`,
       [host.slug, lines.join('\n')],
     );
 
@@ -280,7 +285,8 @@ describe('receipts that no longer hold (postgres store)', () => {
     for (const [externalId, held] of before) expect(after.get(externalId)).toEqual(held);
     // Rewritten: every receipt holds again, and the next sync of the same catalogue uses them.
     const healed = await server.sql<{ receipts: string; current: boolean }>(
-      `SELECT r.receipts, r.current FROM sync_receipts r JOIN hosts h ON h.id = r.host_id WHERE h.slug = $1`,
+      `SELECT (SELECT string_agg(p.text, '' ORDER BY p.piece) FROM sync_receipt_pieces p WHERE p.host_id = r.host_id) AS receipts, r.current
+       FROM sync_receipts r JOIN hosts h ON h.id = r.host_id WHERE h.slug = $1`,
       [host.slug],
     );
     expect(healed[0]!.receipts).not.toContain('0'.repeat(32));

@@ -16,7 +16,7 @@ import { startCluster, type Cluster } from '../support/postgres-cluster.js';
 import { startServer, type TestServer } from '../support/server.js';
 
 /** Tables that grow with the directory: distributed by host_id, colocated. */
-const DISTRIBUTED = ['idempotency_keys', 'price_history', 'products', 'sync_receipts', 'sync_refusals', 'sync_runs'];
+const DISTRIBUTED = ['idempotency_keys', 'price_history', 'products', 'sync_receipt_pieces', 'sync_receipts', 'sync_refusals', 'sync_runs'];
 /**
  * Small, copied to every node: read on every request, and server_instances (the processes' heartbeats) inside the
  * Idempotency-Key claim, which runs on the node of the host's keys.

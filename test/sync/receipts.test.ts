@@ -59,7 +59,10 @@ function storedAfter(body: Buffer, writtenBy = 'syn_first') {
   const plan = planSync(new Map(), first.validation.products, (() => { let k = 0; return () => `prd_${k++}`; })());
   const change = receiptsChange(first.receipts, plan, { dryRun: false, fromReceipts: false });
   if (change?.kind !== 'replace') throw new Error('a first catalogue writes its receipts');
-  return { context: change.context, text: [...change.text].join(''), writtenBy };
+  // Cut into pieces of 64 lines, as the store reads them back (a row per piece): a lookup spans them.
+  const lines = [...change.text].join('').split(/(?<=\n)/);
+  const pieces = Array.from({ length: Math.ceil(lines.length / 64) }, (_, k) => lines.slice(k * 64, (k + 1) * 64).join(''));
+  return { context: change.context, pieces, writtenBy };
 }
 
 const contentOf = (product: CatalogueProduct) => (isKnown(product) ? product.content() : product);

@@ -226,16 +226,23 @@ describe.each(['embedded', 'postgres'] as const)('the sync service (%s store)', 
     expect(again.body.products.map((p: any) => p.id)).toEqual(ids);
 
     // A receipt altered behind the service's back: its fingerprint no longer what its product's bytes give.
-    const [stored] = (await db.query<{ receipts: string }>('SELECT receipts FROM sync_receipts WHERE host_id = $1', [host.hostId])).rows;
-    const lines = stored!.receipts.split('\n');
+    const [stored] = (await db.query<{ text: string }>('SELECT text FROM sync_receipt_pieces WHERE host_id = $1 AND piece = 0', [host.hostId])).rows;
+    const lines = stored!.text.split('\n');
     const [digest, , id, externalId] = lines[0]!.split('\t');
     lines[0] = [digest, '0'.repeat(32), id, externalId].join('\t');
-    await db.query('UPDATE sync_receipts SET receipts = $2, current = false WHERE host_id = $1', [host.hostId, lines.join('\n')]);
+    await db.query('UPDATE sync_receipt_pieces SET text = $2 WHERE host_id = $1 AND piece = 0', [host.hostId, lines.join('\n')]);
+    await db.query('UPDATE sync_receipts SET current = false WHERE host_id = $1', [host.hostId]);
     logs.length = 0;
     const healed = answerOf(await send(service, host.key, { products }));
     expect(healed.body.summary).toMatchObject({ unchanged: 200 });
     expect(logs).toContain('a stored receipt no longer holds; the catalogue is validated in full');
-    const [row] = (await db.query<{ receipts: string; current: boolean }>('SELECT receipts, current FROM sync_receipts WHERE host_id = $1', [host.hostId])).rows;
+    const [row] = (
+      await db.query<{ receipts: string; current: boolean }>(
+        `SELECT (SELECT string_agg(text, '' ORDER BY piece) FROM sync_receipt_pieces WHERE host_id = $1) AS receipts, current
+         FROM sync_receipts WHERE host_id = $1`,
+        [host.hostId],
+      )
+    ).rows;
     expect(row).toMatchObject({ current: true });
     expect(row!.receipts).not.toContain('0'.repeat(32));
   });
