@@ -23,20 +23,21 @@ const FIRST_CHARGE_BYTES = 64 * 1024;
 
 /** glibc's largest dynamic mmap threshold on 64-bit systems (mallopt(3), DEFAULT_MMAP_THRESHOLD_MAX: 32 MiB). */
 const MMAP_THRESHOLD_MAX = 32 * 1024 * 1024;
-/** glibc's initial mmap threshold (mallopt(3), M_MMAP_THRESHOLD: 128 KiB): smaller blocks come from its heap. */
-const MMAP_THRESHOLD = 128 * 1024;
+/** Bodies from this size on are held in a block past MMAP_THRESHOLD_MAX (see bodyBuffer). */
+const LARGE_BODY_BYTES = 4 * 1024 * 1024;
 
 /**
- * A buffer for a body of `size` bytes, whole. glibc's malloc serves a block of M_MMAP_THRESHOLD or more by mmap and,
- * when such a block is freed, raises the threshold to its size (up to 32 MiB) for the rest of the process, and the
- * heap's trim threshold to twice that (mallopt(3)). Once a 25 MB body was dropped, every later block below 25 MB came
- * from the heap, which kept up to 50 MB of freed memory rather than give it back: the embedded store's peak for a
- * 50 000-product sync was 15–20 MB higher (README, "Memory of a large sync"). A body past the initial threshold is
- * therefore given a block past the largest one, which moves neither; only the pages written become resident (other
- * allocators simply reserve more address space).
+ * A buffer for a body of `size` bytes, whole. glibc's malloc serves a large block by mmap and, when it is freed,
+ * raises its mmap threshold to the block's size (up to 32 MiB) for the rest of the process, and the heap's trim
+ * threshold to twice that (mallopt(3)). Once a 25 MB body was dropped, every later block below 25 MB came from the
+ * heap, which kept up to 50 MB of freed memory rather than give it back: the peak of a 50 000-product sync was 15–30 MB
+ * higher (README, "Memory of a large sync"). A body of LARGE_BODY_BYTES or more is therefore given a block past the
+ * largest threshold, which moves neither; only the pages written become resident (other allocators simply reserve
+ * more address space). Not a smaller one: V8 counts the whole block against the heap's external memory, and a block
+ * of 32 MiB for every body of 250 KB made it collect so often that re-sent catalogues cost 2.5 times the CPU.
  */
 export function bodyBuffer(size: number): Buffer {
-  if (size < MMAP_THRESHOLD || size > MMAP_THRESHOLD_MAX) return Buffer.allocUnsafe(size);
+  if (size < LARGE_BODY_BYTES || size > MMAP_THRESHOLD_MAX) return Buffer.allocUnsafe(size);
   return Buffer.allocUnsafe(MMAP_THRESHOLD_MAX + 64 * 1024).subarray(0, size);
 }
 
