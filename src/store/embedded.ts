@@ -99,8 +99,13 @@ export class EmbeddedDatabase implements Database {
       async copyFrom(copy: string, chunks: Iterable<string>): Promise<void> {
         // PGlite reads COPY input from a Blob named /dev/blob, which it copies whole into memory of its own. A large
         // catalogue therefore goes as several COPYs of whole rows, each of about COPY_PIECE_BYTES, so that no more
-        // than one piece is held at a time (twice: the Blob and PGlite's copy).
-        for (const piece of copyPieces(chunks)) await db.query(`${copy} FROM '/dev/blob'`, [], { blob: new Blob(piece) });
+        // than one piece is held at a time (twice: the Blob and PGlite's copy). PGlite runs each statement on the event
+        // loop, and its promises settle without I/O: between pieces the loop is let through (setImmediate), so that
+        // the process goes on answering what needs no database (a liveness probe) while a large catalogue is written.
+        for (const piece of copyPieces(chunks)) {
+          await new Promise<void>((resolve) => setImmediate(resolve));
+          await db.query(`${copy} FROM '/dev/blob'`, [], { blob: new Blob(piece) });
+        }
       },
       async queries(statements: readonly Statement[]): Promise<QueryResult<Row>[]> {
         // In-process, a round trip costs nothing: the statements run one by one, with their parameters bound.
