@@ -36,7 +36,7 @@ const LARGE_BODY_BYTES = 4 * 1024 * 1024;
  * more address space). Not a smaller one: V8 counts the whole block against the heap's external memory, and a block
  * of 32 MiB for every body of 250 KB made it collect so often that re-sent catalogues cost 2.5 times the CPU.
  */
-export function bodyBuffer(size: number): Buffer {
+function bodyBuffer(size: number): Buffer {
   if (size < LARGE_BODY_BYTES || size > MMAP_THRESHOLD_MAX) return Buffer.allocUnsafe(size);
   return Buffer.allocUnsafe(MMAP_THRESHOLD_MAX + 64 * 1024).subarray(0, size);
 }
