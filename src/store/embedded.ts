@@ -68,10 +68,48 @@ export function* copyPieces(chunks: Iterable<string>): Generator<string[]> {
   if (length > 0) yield piece;
 }
 
+/** The longest COPY piece (in UTF-8 bytes) that CopyInput holds in its buffer; a longer one gets a Blob of its own. */
+export const COPY_INPUT_MAX_BYTES = 8 << 20;
+
+/**
+ * The COPY input PGlite reads from /dev/blob, in one buffer kept for the store's life: PGlite reads the bytes of what
+ * its `blob` option's `arrayBuffer()` gives, and a new Blob per piece left three copies of each (its UTF-8 parts, the
+ * Blob's own bytes, the ArrayBuffer read from it) to the garbage collector, which freed them only tens of megabytes
+ * later: a 50 000-product sync peaked about 18 MB higher (README, "Memory of a large sync"). The buffer is resizable,
+ * so that each piece is written into it and the view PGlite makes of it is as long as the piece. It is used under the
+ * store's lock, by one statement at a time.
+ */
+class CopyInput extends Blob {
+  readonly #buffer = new ArrayBuffer(0, { maxByteLength: COPY_INPUT_MAX_BYTES });
+  readonly #encoder = new TextEncoder();
+
+  constructor() {
+    // Only arrayBuffer() is read (by PGlite); the Blob's own contents stay empty.
+    super([]);
+  }
+
+  /** The piece written into the buffer (this Blob), or, past COPY_INPUT_MAX_BYTES, a Blob of its own. */
+  holding(piece: string[]): Blob {
+    let bytes = 0;
+    for (const part of piece) bytes += Buffer.byteLength(part);
+    if (bytes > COPY_INPUT_MAX_BYTES) return new Blob(piece);
+    this.#buffer.resize(bytes);
+    const view = new Uint8Array(this.#buffer);
+    let at = 0;
+    for (const part of piece) at += this.#encoder.encodeInto(part, view.subarray(at)).written;
+    return this;
+  }
+
+  override arrayBuffer(): Promise<ArrayBuffer> {
+    return Promise.resolve(this.#buffer);
+  }
+}
+
 export class EmbeddedDatabase implements Database {
   readonly kind = 'embedded' as const;
   readonly #db: PGlite;
   readonly #lock = new Lock();
+  readonly #copyInput = new CopyInput();
 
   private constructor(db: PGlite) {
     this.#db = db;
@@ -88,6 +126,7 @@ export class EmbeddedDatabase implements Database {
 
   #direct(): Session & Transaction {
     const db = this.#db;
+    const copyInput = this.#copyInput;
     return {
       async query<R>(sql: string, params?: readonly unknown[]): Promise<QueryResult<R>> {
         const result = await db.query<R>(sql, params as unknown[] | undefined);
@@ -97,14 +136,14 @@ export class EmbeddedDatabase implements Database {
         await db.exec(sql);
       },
       async copyFrom(copy: string, chunks: Iterable<string>): Promise<void> {
-        // PGlite reads COPY input from a Blob named /dev/blob, which it copies whole into memory of its own. A large
-        // catalogue therefore goes as several COPYs of whole rows, each of about COPY_PIECE_BYTES, so that no more
-        // than one piece is held at a time (twice: the Blob and PGlite's copy). PGlite runs each statement on the event
-        // loop, and its promises settle without I/O: between pieces the loop is let through (setImmediate), so that
-        // the process goes on answering what needs no database (a liveness probe) while a large catalogue is written.
+        // PGlite reads COPY input from a Blob named /dev/blob, whole. A large catalogue therefore goes as several COPYs
+        // of whole rows, each of about COPY_PIECE_BYTES, written in turn into the one buffer of CopyInput. PGlite runs
+        // each statement on the event loop, and its promises settle without I/O: between pieces the loop is let
+        // through (setImmediate), so that the process goes on answering what needs no database (a liveness probe)
+        // while a large catalogue is written.
         for (const piece of copyPieces(chunks)) {
           await new Promise<void>((resolve) => setImmediate(resolve));
-          await db.query(`${copy} FROM '/dev/blob'`, [], { blob: new Blob(piece) });
+          await db.query(`${copy} FROM '/dev/blob'`, [], { blob: copyInput.holding(piece) });
         }
       },
       async queries(statements: readonly Statement[]): Promise<QueryResult<Row>[]> {
