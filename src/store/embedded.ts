@@ -25,9 +25,10 @@ class Lock {
 /**
  * PostgreSQL's own page cache inside PGlite. Its default (128 MB) becomes the process's own memory as pages are used,
  * and is never given back, while the embedded store's files are in the system's page cache anyway: at 16 MB an
- * embedded server starts at about 110 MB less (README, "Memory of a large sync").
+ * embedded server started at about 110 MB less, and at 8 MB its WebAssembly memory is about 8 MB smaller again, before
+ * and after a large sync (README, "Memory of a large sync").
  */
-const SHARED_BUFFERS = '16MB';
+const SHARED_BUFFERS = '8MB';
 
 /**
  * PGlite's WebAssembly (PostgreSQL, 9 MB of it) is compiled by V8's baseline compiler only (Liftoff), not also by its
