@@ -173,8 +173,9 @@ async function startHostdir(store, databaseUrl, dataDir, extraEnv = {}) {
     LOG_LEVEL: 'warn',
     SYNC_MAX_PER_WINDOW: '1000000',
     // Idle connections are kept as long as the floor server keeps them: the client's pool reuses them across rounds,
-    // and one the server had closed meanwhile failed the run (EPIPE). A round of the embedded store can take a minute
-    // on a slow machine, and a connection idle that long was closed as it was reused ("socket hang up"): ten minutes.
+    // and one the server had closed meanwhile failed the run (EPIPE). A round of the embedded store can take about a
+    // minute, as long as the 60 s they were kept, and a run failed on a connection closed as it was reused ("socket
+    // hang up"): ten minutes.
     KEEP_ALIVE_TIMEOUT_MS: '600000',
     ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
     ...extraEnv,
