@@ -75,8 +75,8 @@ export const COPY_INPUT_MAX_BYTES = 8 << 20;
 /**
  * The COPY input PGlite reads from /dev/blob, in one buffer kept for the store's life: PGlite reads the bytes of what
  * its `blob` option's `arrayBuffer()` gives, and a new Blob per piece left three copies of each (its UTF-8 parts, the
- * Blob's own bytes, the ArrayBuffer read from it) to the garbage collector, which freed them only tens of megabytes
- * later: a 50 000-product sync peaked about 18 MB higher (README, "Memory of a large sync"). The buffer is resizable,
+ * Blob's own bytes, the ArrayBuffer read from it) to the garbage collector, which freed them only once tens of
+ * megabytes had piled up in glibc's heap (README, "Memory of a large sync"). The buffer is resizable,
  * so that each piece is written into it and the view PGlite makes of it is as long as the piece. It is used under the
  * store's lock, by one statement at a time.
  */
