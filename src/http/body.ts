@@ -7,6 +7,7 @@ import type { Readable, Transform } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
+import { pastMmapThreshold } from '../large-block.js';
 import { Problem, retryAfter } from './problems.js';
 
 export interface BodyLimits {
@@ -21,24 +22,19 @@ export interface BodyLimits {
 /** The first charge of a body; each further one doubles what is charged, so a body costs at most twice its arrival. */
 const FIRST_CHARGE_BYTES = 64 * 1024;
 
-/** glibc's largest dynamic mmap threshold on 64-bit systems (mallopt(3), DEFAULT_MMAP_THRESHOLD_MAX: 32 MiB). */
-const MMAP_THRESHOLD_MAX = 32 * 1024 * 1024;
-/** Bodies from this size on are held in a block past MMAP_THRESHOLD_MAX (see bodyBuffer). */
+/** Bodies from this size on are held in a block past glibc's largest mmap threshold (see bodyBuffer). */
 const LARGE_BODY_BYTES = 4 * 1024 * 1024;
 
 /**
- * A buffer for a body of `size` bytes, whole. glibc's malloc serves a large block by mmap and, when it is freed,
- * raises its mmap threshold to the block's size (up to 32 MiB) for the rest of the process, and the heap's trim
- * threshold to twice that (mallopt(3)). Once a 25 MB body was dropped, every later block below 25 MB came from the
- * heap, which kept up to 50 MB of freed memory rather than give it back: the peak of a 50 000-product sync was 15–30 MB
- * higher (README, "Memory of a large sync"). A body of LARGE_BODY_BYTES or more is therefore given a block past the
- * largest threshold, which moves neither; only the pages written become resident (other allocators simply reserve
- * more address space). Not a smaller one: V8 counts the whole block against the heap's external memory, and a block
- * of 32 MiB for every body of 250 KB made it collect so often that re-sent catalogues cost 2.5 times the CPU.
+ * A buffer for a body of `size` bytes, whole. Once a 25 MB body was dropped, glibc's malloc served every later block
+ * below 25 MB from its heap, which kept up to 50 MB of freed memory rather than give it back: the peak of a
+ * 50 000-product sync was 15–30 MB higher (README, "Memory of a large sync"). A body of LARGE_BODY_BYTES or more is
+ * therefore given a block past the largest mmap threshold (see pastMmapThreshold). Not a smaller one: V8 counts the
+ * whole block against the heap's external memory, and a block of 32 MiB for every body of 250 KB made it collect so
+ * often that re-sent catalogues cost 2.5 times the CPU.
  */
 function bodyBuffer(size: number): Buffer {
-  if (size < LARGE_BODY_BYTES || size > MMAP_THRESHOLD_MAX) return Buffer.allocUnsafe(size);
-  return Buffer.allocUnsafe(MMAP_THRESHOLD_MAX + 64 * 1024).subarray(0, size);
+  return size < LARGE_BODY_BYTES ? Buffer.allocUnsafe(size) : pastMmapThreshold(size);
 }
 
 /** The chunks of a body as one buffer (see bodyBuffer). */

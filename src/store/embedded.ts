@@ -1,7 +1,10 @@
 // The PGlite adapter: PostgreSQL compiled to WebAssembly, in-process, persisted under DATA_DIR.
-import { mkdir } from 'node:fs/promises';
+import { mkdir, open } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import path from 'node:path';
 import v8 from 'node:v8';
-import { PGlite } from '@electric-sql/pglite';
+import { PGlite, type PGliteOptions } from '@electric-sql/pglite';
+import { pastMmapThreshold } from '../large-block.js';
 import type { Database, QueryResult, Row, Session, Statement, Transaction } from './db.js';
 
 /**
@@ -42,6 +45,35 @@ const WASM_BASELINE_ONLY = '--liftoff-only';
 function compileWasmBaselineOnly(): void {
   if (process.execArgv.some((flag) => /liftoff/.test(flag))) return;
   v8.setFlagsFromString(WASM_BASELINE_ONLY);
+}
+
+/** A compiled WebAssembly module, as PGlite's options take it. */
+type WasmModule = NonNullable<PGliteOptions['pgliteWasmModule']>;
+
+/** What this module uses of the WebAssembly global, which TypeScript declares only with the DOM's types. */
+declare const WebAssembly: { compile(bytes: Uint8Array): Promise<WasmModule> };
+
+/**
+ * One of PGlite's WebAssembly modules (a file beside its code), compiled from its bytes read into a block past glibc's
+ * largest mmap threshold. Left to PGlite, the 9 MB of pglite.wasm were read into a block of their own, freed once
+ * compiled, which raised glibc's mmap threshold to 9 MB for the rest of the process and let its heap keep up to 18 MB
+ * of freed memory (see pastMmapThreshold): three 50 000-product creates in a row, four runs alternated with PGlite
+ * reading its own, peaked at 251–276 MB (median 266) against 262–307 MB (median 275) (README, "Memory of a large sync").
+ */
+async function compiledModule(file: string): Promise<WasmModule> {
+  const handle = await open(path.join(path.dirname(createRequire(import.meta.url).resolve('@electric-sql/pglite')), file));
+  try {
+    const { size } = await handle.stat();
+    const bytes = pastMmapThreshold(size);
+    for (let at = 0; at < size; ) {
+      const { bytesRead } = await handle.read(bytes, at, size - at, at);
+      if (bytesRead === 0) throw new Error(`${file} ended at ${at} of ${size} bytes`);
+      at += bytesRead;
+    }
+    return await WebAssembly.compile(bytes);
+  } finally {
+    await handle.close();
+  }
 }
 
 /** About how much COPY input one statement of the embedded store reads (see copyFrom). */
@@ -121,7 +153,9 @@ export class EmbeddedDatabase implements Database {
     // Before PGlite compiles its module: V8 reads the flag when it compiles.
     compileWasmBaselineOnly();
     const startParams = [...PGlite.defaultStartParams, '-c', `shared_buffers=${SHARED_BUFFERS}`];
-    const db = await PGlite.create(dataDir ? { dataDir, startParams } : { startParams });
+    const [pgliteWasmModule, initdbWasmModule] = await Promise.all([compiledModule('pglite.wasm'), compiledModule('initdb.wasm')]);
+    const options = { startParams, pgliteWasmModule, initdbWasmModule };
+    const db = await PGlite.create(dataDir ? { dataDir, ...options } : options);
     return new EmbeddedDatabase(db);
   }
 
