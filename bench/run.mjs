@@ -19,7 +19,7 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import copyStreams from 'pg-copy-streams';
 import { body, catalogue, mixedCatalogue } from './products.mjs';
-import { stopProcess } from './support.mjs';
+import { freePort, stopProcess } from './support.mjs';
 import { issueApiKey } from '../dist/store/api-keys.js';
 import { insertHost } from '../dist/store/hosts.js';
 import { migrate } from '../dist/store/migrate.js';
@@ -161,7 +161,8 @@ async function createDatabase() {
 
 /** The real server (node dist/main.js), rate limit lifted so that the window never refuses a run. */
 async function startHostdir(store, databaseUrl, dataDir, extraEnv = {}) {
-  const port = 20_000 + Math.floor(Math.random() * 20_000);
+  // A port nothing listens on now: a random one collided with another suite's server when tests ran side by side.
+  const port = await freePort();
   const adminToken = `bench-admin-${randomBytes(12).toString('hex')}`;
   const env = {
     PATH: process.env.PATH ?? '',
