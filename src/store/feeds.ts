@@ -3,7 +3,7 @@
 import type { Queryable } from './db.js';
 import { conditionsOf, productColumns, toListedProduct, type ListedProduct, type ProductSearch } from './directory.js';
 import { iso } from './rows.js';
-import { decodeRunActions } from './sync-runs.js';
+import { decodeRunActions, RUN_ACTIONS_COLUMN, RUN_ACTIONS_JOIN } from './sync-runs.js';
 
 export interface PriceDrop {
   product: ListedProduct;
@@ -71,21 +71,26 @@ export async function changesAfter(
   const changes: DirectoryChange[] = [];
   let position = after;
   for (;;) {
+    // The runs first, then a row per piece of their actions.
     const { rows } = await db.query(
-      `SELECT r.change_xid::text AS xid, r.id, r.applied_at, r.actions, h.slug
-       FROM sync_runs r JOIN hosts h ON h.id = r.host_id
-       WHERE NOT r.dry_run AND r.created + r.updated + r.reactivated + r.deactivated > 0
-         AND r.change_xid < pg_snapshot_xmin(pg_current_snapshot())
-         AND ($1::text IS NULL OR (r.change_xid, r.id) >= ($1::text::xid8, $2::text))
-         AND h.status = 'active'
-       ORDER BY r.change_xid, r.id
-       LIMIT ${RUNS_PER_READ}`,
+      `SELECT runs.xid, runs.id, runs.applied_at, runs.slug, ${RUN_ACTIONS_COLUMN}
+       FROM (SELECT r.change_xid, r.change_xid::text AS xid, r.host_id, r.id, r.applied_at, r.actions, h.slug
+             FROM sync_runs r JOIN hosts h ON h.id = r.host_id
+             WHERE NOT r.dry_run AND r.created + r.updated + r.reactivated + r.deactivated > 0
+               AND r.change_xid < pg_snapshot_xmin(pg_current_snapshot())
+               AND ($1::text IS NULL OR (r.change_xid, r.id) >= ($1::text::xid8, $2::text))
+               AND h.status = 'active'
+             ORDER BY r.change_xid, r.id
+             LIMIT ${RUNS_PER_READ}) runs
+         ${RUN_ACTIONS_JOIN}
+       ORDER BY runs.change_xid, runs.id, pieces.piece`,
       [position?.xid ?? null, position?.runId ?? ''],
     );
-    for (const row of rows) {
+    const runs = piecesByRun(rows);
+    for (const row of runs) {
       const runId = String(row.id);
       const xid = String(row.xid);
-      const actions = decodeRunActions(row.actions as string | null);
+      const actions = decodeRunActions(row.pieces);
       const entries = [
         ...actions.products.filter((p) => p.action !== 'unchanged').map((p) => ({ id: p.id, action: p.action as ChangeAction })),
         ...actions.deactivated.map((d) => ({ id: d.id, action: 'deactivated' as const })),
@@ -99,8 +104,20 @@ export async function changesAfter(
       }
       position = { xid, runId, index: Math.max(start, entries.length) };
     }
-    if (rows.length < RUNS_PER_READ) return { changes, next: position, more: false };
+    if (runs.length < RUNS_PER_READ) return { changes, next: position, more: false };
   }
+}
+
+/** Rows of runs, one per piece of their actions (in order), as one row per run with its pieces. */
+function piecesByRun(rows: readonly Record<string, unknown>[]): (Record<string, unknown> & { pieces: (string | null)[] })[] {
+  const runs: (Record<string, unknown> & { pieces: (string | null)[] })[] = [];
+  for (const row of rows) {
+    const last = runs.at(-1);
+    const piece = row.actions as string | null;
+    if (last && last.id === row.id && last.xid === row.xid) last.pieces.push(piece);
+    else runs.push({ ...row, pieces: [piece] });
+  }
+  return runs;
 }
 
 /**

@@ -13,10 +13,23 @@ export async function touchInstance(db: Queryable, id: string): Promise<void> {
   await db.query(
     `WITH forgotten AS (
        DELETE FROM server_instances WHERE seen_at < clock_timestamp() - make_interval(secs => $2) AND id <> $1)
-     INSERT INTO server_instances (id, started_at, seen_at) VALUES ($1, clock_timestamp(), clock_timestamp())
+     INSERT INTO server_instances (id, started_at, seen_at, reads_action_pieces) VALUES ($1, clock_timestamp(), clock_timestamp(), true)
      ON CONFLICT (id) DO UPDATE SET seen_at = EXCLUDED.seen_at`,
     [id, FORGET_AFTER_SECONDS],
   );
+}
+
+/**
+ * Whether a process of a version that reads a run's actions only from its row (before migration 054) is alive: a
+ * large run then keeps them there (store/sync.ts).
+ */
+export async function rowOnlyReaderAlive(db: Queryable): Promise<boolean> {
+  const { rows } = await db.query(
+    `SELECT EXISTS (SELECT 1 FROM server_instances
+                    WHERE NOT reads_action_pieces AND seen_at > clock_timestamp() - make_interval(secs => $1)) AS alive`,
+    [INSTANCE_DEAD_AFTER_SECONDS],
+  );
+  return rows[0]?.alive === true;
 }
 
 /** A process that stops cleanly leaves at once: its claims are released by then anyway. */

@@ -25,17 +25,38 @@ const LETTER_ACTION: Record<string, ProductAction | 'deactivated'> = Object.from
   Object.entries(ACTION_LETTER).map(([action, letter]) => [letter, action as ProductAction | 'deactivated']),
 );
 
+/** Lines per piece of a run's actions: a run of up to this many products keeps them in its own row. */
+export const RUN_ACTIONS_PER_PIECE = 1024;
+
 /**
- * A run's per-product actions as one text: a line per product, `<letter>\t<id>\t<external_id>`, payload order,
- * then the deactivated ones. About 40 bytes a product, built in one pass; external ids hold no control
- * characters, so tabs and newlines cannot occur inside a field.
+ * A run's per-product actions as text: a line per product, `<letter>\t<id>\t<external_id>`, payload order, then the
+ * deactivated ones, in pieces of at most `perPiece` lines (about 45 bytes a line), so that a large run's are never one
+ * string. External ids hold no control characters, so tabs and newlines cannot occur inside a field.
  */
-export function encodeRunActions(plan: Pick<SyncPlan, 'products' | 'deactivated'>): string {
-  const lines: string[] = new Array(plan.products.length + plan.deactivated.length);
-  let i = 0;
-  for (const p of plan.products) lines[i++] = `${ACTION_LETTER[p.action]}\t${p.id}\t${p.external_id}`;
-  for (const d of plan.deactivated) lines[i++] = `d\t${d.id}\t${d.external_id}`;
-  return lines.join('\n');
+export function* runActionPieces(
+  plan: Pick<SyncPlan, 'products' | 'deactivated'>,
+  perPiece = RUN_ACTIONS_PER_PIECE,
+): Generator<string> {
+  let lines: string[] = [];
+  const flush = () => {
+    const piece = lines.join('\n');
+    lines = [];
+    return piece;
+  };
+  for (const p of plan.products) {
+    lines.push(`${ACTION_LETTER[p.action]}\t${p.id}\t${p.external_id}`);
+    if (lines.length === perPiece) yield flush();
+  }
+  for (const d of plan.deactivated) {
+    lines.push(`d\t${d.id}\t${d.external_id}`);
+    if (lines.length === perPiece) yield flush();
+  }
+  if (lines.length > 0) yield flush();
+}
+
+/** Whether the run's actions fit the one piece its own row keeps (store/sync.ts writes the others as pieces). */
+export function actionsFitTheRun(plan: Pick<SyncPlan, 'products' | 'deactivated'>): boolean {
+  return plan.products.length + plan.deactivated.length <= RUN_ACTIONS_PER_PIECE;
 }
 
 export interface RunActions {
@@ -43,20 +64,30 @@ export interface RunActions {
   deactivated: { external_id: string; id: string }[];
 }
 
-export function decodeRunActions(text: string | null): RunActions {
+/** The actions of a run from its pieces in order (a run recorded before actions were kept has none). */
+export function decodeRunActions(pieces: Iterable<string | null>): RunActions {
   const actions: RunActions = { products: [], deactivated: [] };
-  if (!text) return actions;
-  for (const line of text.split('\n')) {
-    const first = line.indexOf('\t');
-    const second = line.indexOf('\t', first + 1);
-    const action = LETTER_ACTION[line.slice(0, first)];
-    const id = line.slice(first + 1, second);
-    const external_id = line.slice(second + 1);
-    if (action === 'deactivated') actions.deactivated.push({ external_id, id });
-    else if (action) actions.products.push({ external_id, id, action });
+  for (const text of pieces) {
+    if (!text) continue;
+    for (const line of text.split('\n')) {
+      const first = line.indexOf('\t');
+      const second = line.indexOf('\t', first + 1);
+      const action = LETTER_ACTION[line.slice(0, first)];
+      const id = line.slice(first + 1, second);
+      const external_id = line.slice(second + 1);
+      if (action === 'deactivated') actions.deactivated.push({ external_id, id });
+      else if (action) actions.products.push({ external_id, id, action });
+    }
   }
   return actions;
 }
+
+/**
+ * The columns of a run's actions in a query of runs aliased `runs` (with `host_id` and `id`): a row per piece, in
+ * order after `ORDER BY …, pieces.piece`; a run whose actions fit its row has one, with them.
+ */
+export const RUN_ACTIONS_COLUMN = `coalesce(pieces.text, runs.actions) AS actions`;
+export const RUN_ACTIONS_JOIN = `LEFT JOIN sync_run_action_pieces pieces ON pieces.host_id = runs.host_id AND pieces.sync_id = runs.id`;
 
 export interface SyncRunRecord {
   sync_id: string;
@@ -109,12 +140,13 @@ export async function findSyncRun(
   syncId: string,
 ): Promise<(SyncRunRecord & RunActions) | null> {
   const { rows } = await db.query(
-    `SELECT id, dry_run, applied_at, duration_ms, received, created, updated, unchanged, reactivated, deactivated, actions
-     FROM sync_runs
-     WHERE host_id = $1 AND id = $2`,
+    `SELECT runs.id, dry_run, applied_at, duration_ms, received, created, updated, unchanged, reactivated, deactivated, ${RUN_ACTIONS_COLUMN}
+     FROM sync_runs runs ${RUN_ACTIONS_JOIN}
+     WHERE runs.host_id = $1 AND runs.id = $2
+     ORDER BY pieces.piece`,
     [hostId, syncId],
   );
   const row = rows[0];
   if (!row) return null;
-  return { ...toRecord(row), ...decodeRunActions((row.actions as string | null) ?? null) };
+  return { ...toRecord(row), ...decodeRunActions(rows.map((r) => r.actions as string | null)) };
 }

@@ -18,12 +18,13 @@ import {
   type Transaction,
 } from './db.js';
 import type { ClaimRef, StoredAnswer } from './idempotency.js';
+import { rowOnlyReaderAlive } from './instances.js';
 import { CONTENT_COLUMNS, CONTENT_RECORD, contentRecord, copyContent, copyText, SET_CONTENT } from './product-columns.js';
 import { copyDerivedPrices, CURRENT_RATES, DERIVED_PRICE_COLUMNS, DERIVED_PRICE_RECORD, derivedPrices, RATES_LOCK_FOR_SYNC, rateTableOf, SET_DERIVED_PRICES } from './rates.js';
 import type { RateTable } from '../catalog/rates.js';
 import { changedWithHistory } from './price-history.js';
 import { iso } from './rows.js';
-import { encodeRunActions } from './sync-runs.js';
+import { actionsFitTheRun, runActionPieces } from './sync-runs.js';
 
 export interface WindowUsage {
   /** applied runs (or dry runs, or refused requests) inside the window, at most its `max` */
@@ -285,6 +286,12 @@ function* copyChunks<T>(items: readonly T[], row: (item: T) => string): Generato
   }
 }
 
+/** COPY rows `<key>\t<piece's number>\t<piece>` of pieces in order (of receipts, of a run's actions). */
+function* inPieces(key: string, pieces: Iterable<string>): Generator<string> {
+  let k = 0;
+  for (const piece of pieces) yield `${key}\t${k++}\t${copyText(piece)}\n`;
+}
+
 /**
  * Products as the JSON array json_to_recordset reads: external_id, id, fingerprint, the content of each and what
  * derives from it, with the prices derived from it (the EUR one by the rates the transaction read under its lock).
@@ -391,10 +398,12 @@ class OpenSync implements SyncTransaction {
       await tx.query(this.#changedFrom('product_changes x', '$2'), this.sync.priceHistory ? [hostId, this.sync.syncId] : [hostId]);
     }
     const receipts = then.receipts;
-    // New receipts are megabytes for a large catalogue: streamed by COPY once the products are written (the last
-    // round trip deletes the old pieces), a row per piece, never held whole, here or by PostgreSQL. Without them or an
-    // answer to keep, it commits too.
+    // New receipts are megabytes for a large catalogue, and so are a large run's actions: streamed by COPY once the
+    // products are written and the run recorded (the last round trip deletes the old receipts' pieces), a row per
+    // piece, never held whole, here or by PostgreSQL. Without them or an answer to keep, it commits too.
     const replacing = receipts?.kind === 'replace';
+    // Past one piece, unless a process that reads them only there is alive (a deploy of this version under way).
+    const actionsInRow = actionsFitTheRun(run.plan) || (await rowOnlyReaderAlive(tx));
     const last = await batch(
       tx,
       {
@@ -427,17 +436,13 @@ class OpenSync implements SyncTransaction {
             : undefined,
         touch: run.dryRun ? undefined : { sql: 'UPDATE api_keys SET last_used_at = now() WHERE id = $1', params: [this.sync.keyId] },
         // Built once the writes before it are done, so that its duration counts them.
-        run: this.#runStatement(run),
+        run: this.#runStatement(run, actionsInRow),
         receipts: receipts ? receiptsStatement(hostId, this.sync.syncId, receipts) : undefined,
       },
-      { commit: !then.answerFollows && !replacing },
+      { commit: !then.answerFollows && !replacing && actionsInRow },
     );
-    if (receipts?.kind === 'replace') {
-      await tx.copyFrom('COPY sync_receipt_pieces (host_id, piece, text)', (function* () {
-        let k = 0;
-        for (const piece of receipts.text) yield `${hostId}\t${k++}\t${copyText(piece)}\n`;
-      })());
-    }
+    if (!actionsInRow) await tx.copyFrom('COPY sync_run_action_pieces (host_id, sync_id, piece, text)', inPieces(`${hostId}\t${this.sync.syncId}`, runActionPieces(run.plan)));
+    if (receipts?.kind === 'replace') await tx.copyFrom('COPY sync_receipt_pieces (host_id, piece, text)', inPieces(String(hostId), receipts.text));
     const recorded = last.run.rows[0]!;
     return { appliedAt: iso(recorded.applied_at), durationMs: Number(recorded.duration_ms) };
   }
@@ -458,7 +463,7 @@ class OpenSync implements SyncTransaction {
       : `UPDATE products p SET ${OVERWRITE} FROM ${source} WHERE p.host_id = $1 AND p.external_id = x.external_id`;
   }
 
-  #runStatement(run: NewRun): Statement {
+  #runStatement(run: NewRun, actionsInRow: boolean): Statement {
     const { summary } = run;
     return {
       // An applied run is also the host's latest confirmation by its billing system (the host's row is locked).
@@ -482,7 +487,8 @@ class OpenSync implements SyncTransaction {
         summary.deactivated,
         run.startedAt.toISOString(),
         Date.now() - run.startedAt.getTime(),
-        encodeRunActions(run.plan),
+        // Else NULL: write() copies them in pieces once this row is in.
+        actionsInRow ? [...runActionPieces(run.plan, Infinity)].join('') : null,
       ],
     };
   }

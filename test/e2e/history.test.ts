@@ -98,6 +98,41 @@ describe.each(STORES)('dry runs and history (%s store)', (store) => {
     expect(answers[4]!.body.deactivated.map((p: any) => p.external_id).sort()).toEqual(['b', 'c']);
   });
 
+  it('shows every action of a large run, kept in pieces past the first 1 024, and a small run’s in its row', async () => {
+    const host = await onboard(server, 'Large History Hosting');
+    const first = Array.from({ length: 2600 }, (_, k) => product(`p-${k}`));
+    const created = await sync(server, host.key, first);
+    expect(created.status, created.text).toBe(200);
+    // 2 100 kept (100 of them repriced), 500 dropped, 30 new: 2 630 actions, three pieces.
+    const second = [...first.slice(0, 2100).map((p, k) => (k < 100 ? { ...p, price: 1 } : p)), ...Array.from({ length: 30 }, (_, k) => product(`n-${k}`))];
+    const answer = await sync(server, host.key, second);
+    expect(answer.status, answer.text).toBe(200);
+    expect(answer.body.summary).toEqual({ received: 2130, created: 30, updated: 100, unchanged: 2000, reactivated: 0, deactivated: 500 });
+    const smallHost = await onboard(server, 'Small History Hosting');
+    const small = await sync(server, smallHost.key, second.slice(0, 3));
+    expect(small.status, small.text).toBe(200);
+
+    for (const [sent, key] of [[created, host.key], [answer, host.key], [small, smallHost.key]] as const) {
+      const run = await call(server, 'GET', `/api/v1/sync/runs/${sent.body.sync_id}`, { token: key });
+      expect(run.status).toBe(200);
+      expect(run.body).toEqual(sent.body);
+    }
+    if (store === 'postgres') {
+      const kept = await server.sql<{ id: string; in_row: boolean; pieces: number; lines: number }>(
+        `SELECT r.id, r.actions IS NOT NULL AS in_row, count(p.piece)::int AS pieces,
+                coalesce(sum(array_length(string_to_array(p.text, E'\\n'), 1)), 0)::int AS lines
+         FROM sync_runs r LEFT JOIN sync_run_action_pieces p ON p.host_id = r.host_id AND p.sync_id = r.id
+         WHERE r.id = ANY($1) GROUP BY r.id, r.actions ORDER BY r.id`,
+        [[created, answer, small].map((sent) => sent.body.sync_id)],
+      );
+      expect(kept.map(({ in_row, pieces, lines }) => ({ in_row, pieces, lines }))).toEqual([
+        { in_row: false, pieces: 3, lines: 2600 },
+        { in_row: false, pieces: 3, lines: 2630 },
+        { in_row: true, pieces: 0, lines: 0 },
+      ]);
+    }
+  }, 120_000);
+
   it('refuses a limit out of range and a cursor it did not issue', async () => {
     const host = await onboard(server, 'Paging Hosting');
     for (const query of ['limit=0', 'limit=101', 'limit=x', 'cursor=bm90LWFuLWlk']) {
@@ -128,4 +163,43 @@ describe.each(STORES)('dry runs and history (%s store)', (store) => {
       expect(anonymous.headers.get('www-authenticate')).toBe('Bearer realm="hostdir"');
     }
   });
+});
+
+describe('a large run while a process of the version before is alive (postgres store)', () => {
+  let server: TestServer;
+
+  beforeAll(async () => {
+    server = await startServer('postgres', { env: { SYNC_MAX_PER_WINDOW: '100' } });
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  const kept = async (syncId: string) =>
+    (
+      await server.sql<{ row_lines: number; pieces: number }>(
+        `SELECT coalesce(array_length(string_to_array(r.actions, E'\\n'), 1), 0)::int AS row_lines,
+                (SELECT count(*)::int FROM sync_run_action_pieces p WHERE p.host_id = r.host_id AND p.sync_id = r.id) AS pieces
+         FROM sync_runs r WHERE r.id = $1`,
+        [syncId],
+      )
+    )[0];
+
+  it('keeps the run’s actions in its row, where that version reads them, until it has stopped', async () => {
+    const host = await onboard(server, 'Deploy Overlap Hosting');
+    // The heartbeat of a process before migration 054, as that version writes it.
+    await server.sql(`INSERT INTO server_instances (id, started_at, seen_at) VALUES ('before-054', clock_timestamp(), clock_timestamp())`);
+    const catalogue = Array.from({ length: 1100 }, (_, k) => product(`o-${k}`));
+    const during = await sync(server, host.key, catalogue);
+    expect(during.status, during.text).toBe(200);
+    expect(await kept(during.body.sync_id)).toEqual({ row_lines: 1100, pieces: 0 });
+    expect((await call(server, 'GET', `/api/v1/sync/runs/${during.body.sync_id}`, { token: host.key })).body).toEqual(during.body);
+
+    // It stops (a clean stop deletes its row; a killed one is taken for dead ten seconds after its last heartbeat).
+    await server.sql(`UPDATE server_instances SET seen_at = clock_timestamp() - interval '11 seconds' WHERE id = 'before-054'`);
+    const after = await sync(server, host.key, catalogue.map((p, k) => (k < 5 ? { ...p, price: 1 } : p)));
+    expect(after.status, after.text).toBe(200);
+    expect(await kept(after.body.sync_id)).toEqual({ row_lines: 0, pieces: 2 });
+    expect((await call(server, 'GET', `/api/v1/sync/runs/${after.body.sync_id}`, { token: host.key })).body).toEqual(after.body);
+  }, 60_000);
 });

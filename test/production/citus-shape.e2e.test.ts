@@ -16,7 +16,7 @@ import { startCluster, type Cluster } from '../support/postgres-cluster.js';
 import { startServer, type TestServer } from '../support/server.js';
 
 /** Tables that grow with the directory: distributed by host_id, colocated. */
-const DISTRIBUTED = ['idempotency_keys', 'price_history', 'products', 'sync_receipt_pieces', 'sync_receipts', 'sync_refusals', 'sync_runs'];
+const DISTRIBUTED = ['idempotency_keys', 'price_history', 'products', 'sync_receipt_pieces', 'sync_receipts', 'sync_refusals', 'sync_run_action_pieces', 'sync_runs'];
 /**
  * Small, copied to every node: read on every request, and server_instances (the processes' heartbeats) inside the
  * Idempotency-Key claim, which runs on the node of the host's keys.
@@ -191,6 +191,9 @@ describe('the schema and queries Citus needs', () => {
     expect((await sync(server, second.key, large(1))).body.summary.unchanged).toBe(400);
     expect((await sync(server, second.key, large(2).slice(0, 300))).body.summary).toMatchObject({ updated: 300, deactivated: 100 });
     expect((await sync(server, first.key, [product('a')], '?dry_run=true')).status).toBe(200);
+    // Past 1 024 products, the run's actions go in pieces.
+    const many = hosts[4]!;
+    expect((await sync(server, many.key, Array.from({ length: 1100 }, (_, i) => product(`m-${i}`)))).body.summary.created).toBe(1100);
     const keyed = (json: unknown) =>
       call(server, 'POST', '/api/v1/sync/products', { token: third.key, json, headers: { 'idempotency-key': 'spread-1' } });
     expect((await keyed({ products: [product('k')] })).status).toBe(200);
@@ -202,10 +205,12 @@ describe('the schema and queries Citus needs', () => {
     expect((await sync(server, first.key, [product('e')])).status).toBe(429);
 
     // The provider's own reads.
-    for (const host of [first, second]) {
+    for (const host of [first, second, many]) {
       expect((await call(server, 'GET', '/api/v1/products?status=all&limit=1000', { token: host.key })).status).toBe(200);
       const runs = await call(server, 'GET', '/api/v1/sync/runs', { token: host.key });
-      expect((await call(server, 'GET', `/api/v1/sync/runs/${runs.body.runs[0].sync_id}`, { token: host.key })).status).toBe(200);
+      const run = await call(server, 'GET', `/api/v1/sync/runs/${runs.body.runs[0].sync_id}`, { token: host.key });
+      expect(run.status).toBe(200);
+      expect(run.body.products).toHaveLength(runs.body.runs[0].summary.received);
     }
 
     // The operator's reads of a host's listing and history.
