@@ -1,8 +1,8 @@
 -- A run's per-product actions (src/store/sync-runs.ts) past one piece of 1 024 lines, a row per piece, where they were
 -- one text in the run's row: 2.2 MB for 50 000 products, which PostgreSQL held several times over while it stored the
 -- one value (on the embedded store, in a WebAssembly memory that never shrinks). A run of up to 1 024 products keeps
--- its actions in sync_runs.actions as before, so that a version before this one still reads them; a larger run has
--- NULL there and its actions here, in order.
+-- its actions in sync_runs.actions as before (its INSERT writes them: no statement more for a small sync); a larger
+-- run has NULL there and its actions here, in order.
 CREATE TABLE sync_run_action_pieces (
   host_id bigint NOT NULL,
   sync_id text NOT NULL,
