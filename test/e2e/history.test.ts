@@ -100,7 +100,9 @@ describe.each(STORES)('dry runs and history (%s store)', (store) => {
 
   it('shows every action of a large run, kept in pieces past the first 1 024, and a small run’s in its row', async () => {
     const host = await onboard(server, 'Large History Hosting');
-    const first = Array.from({ length: 2600 }, (_, k) => product(`p-${k}`));
+    // External ids with what COPY's text format escapes or could misread: backslashes, "\N", quotes, non-ASCII.
+    const odd = (k: number) => (k % 7 === 0 ? `back\\slash \\N "q" ü 🦀 ${k}` : `p-${k}`);
+    const first = Array.from({ length: 2600 }, (_, k) => product(odd(k)));
     const created = await sync(server, host.key, first);
     expect(created.status, created.text).toBe(200);
     // 2 100 kept (100 of them repriced), 500 dropped, 30 new: 2 630 actions, three pieces.
