@@ -82,6 +82,10 @@ describe('serve --workers 2 on PostgreSQL', () => {
     const [victim, survivor] = listeningWorkers(server.output());
     process.kill(victim!, 'SIGKILL');
     await until(() => !alive(victim!), 5_000, 'the worker to die');
+    // A connection the client kept open to the killed worker died with it: a request sent on it fails, as with any
+    // server process that dies (a POST is not retried). The client finds that out by using it; new connections then
+    // reach the survivor.
+    await until(() => fetch(`${server.url}/healthz`).then((answer) => answer.ok, () => false), 5_000, 'a request to be served');
     const host = await onboard(server, 'Worker Hosting');
     expect((await sync(server, host.key, [product('w-1')])).status).toBe(200);
     await until(() => listeningWorkers(server.output()).length === 3, 30_000, 'a replacement worker');
