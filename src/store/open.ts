@@ -14,8 +14,10 @@ export async function openDatabase(config: Config): Promise<Database> {
     });
   }
   // Loaded only for the embedded store: PGlite's code is no part of a server on PostgreSQL.
-  const { EmbeddedDatabase } = await import('./embedded.js');
-  return EmbeddedDatabase.open(path.join(config.dataDir, 'pglite'));
+  const [{ EmbeddedDatabase }, { makeEmbeddedStore }] = await Promise.all([import('./embedded.js'), import('./embedded-init.js')]);
+  const dir = path.join(config.dataDir, 'pglite');
+  await makeEmbeddedStore(dir);
+  return EmbeddedDatabase.open(dir);
 }
 
 /**
