@@ -43,7 +43,16 @@ export async function makeEmbeddedStore(dir: string): Promise<void> {
   }
 }
 
-if (process.argv[1] && realpathSync(process.argv[1]) === SCRIPT) {
+/** Whether node was started with this module as its script (a path given through a link names it too). */
+function startedAsScript(): boolean {
+  try {
+    return process.argv[1] !== undefined && realpathSync(process.argv[1]) === SCRIPT;
+  } catch {
+    return false;
+  }
+}
+
+if (startedAsScript()) {
   const dir = process.argv[2];
   if (!dir) {
     console.error('usage: node embedded-init.js DIR');
