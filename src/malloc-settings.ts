@@ -92,7 +92,9 @@ export function fixMallocSettings(env: NodeJS.ProcessEnv = process.env): MallocO
     if (own !== null) return `set by the environment (${own})`;
     if (process.platform !== 'linux') return 'glibc’s own: not Linux';
     if (addon instanceof Error) {
-      return 'glibc’s own: native/malloc is not built (npm install builds it where a C compiler is present)';
+      return (addon as NodeJS.ErrnoException).code === 'MODULE_NOT_FOUND'
+        ? 'glibc’s own: native/malloc is not built (npm install builds it where a C compiler is present)'
+        : `glibc’s own: native/malloc did not load (${addon.message.split('\n')[0]})`;
     }
     return setting.fix(addon, setting.value) ? setting.fixed : 'left as it is: the C library is not glibc';
   };
