@@ -70,8 +70,20 @@ export function formatDuration(duration: string): string {
   return `${n} ${n === 1 ? one : many}`;
 }
 
+// One formatter each, made once: toLocaleString and toLocaleDateString make a new Intl formatter on every call, which
+// cost a product page (five dates) more CPU than everything else it does.
+const DATES = new Intl.DateTimeFormat('en', { year: 'numeric', month: 'short', day: 'numeric', timeZone: 'UTC' });
+const COUNTS = new Intl.NumberFormat('en');
+
+/** "Mar 5, 2026" (in UTC); a text that is no instant, as it is. */
 export function formatDate(isoDate: string): string {
-  return new Date(isoDate).toLocaleDateString('en', { year: 'numeric', month: 'short', day: 'numeric', timeZone: 'UTC' });
+  const date = new Date(isoDate);
+  return Number.isNaN(date.getTime()) ? isoDate : DATES.format(date);
+}
+
+/** "1,234". */
+export function formatCount(count: number): string {
+  return COUNTS.format(count);
 }
 
 // Words billing systems abbreviate in spec keys, spelled as people read them.

@@ -6,7 +6,7 @@ import type { DirectorySort, FilterChoices, ListedCategory, ListedHost, ListedPr
 import { CATEGORY_COUNT_CAP } from '../store/directory.js';
 import type { PricePoint } from '../store/price-history.js';
 import { resultTable, specPageSort, tableColumns } from './table.js';
-import { formatAgo, formatDate, formatDuration, formatPrice, periodLabel, periodSuffix, PRICE_ON_REQUEST, specLabel } from './format.js';
+import { formatAgo, formatCount, formatDate, formatDuration, formatPrice, periodLabel, periodSuffix, PRICE_ON_REQUEST, specLabel } from './format.js';
 import type { PricedProduct } from '../http/listed-prices.js';
 import { hostProfile, orderLink } from './host-profile.js';
 import { cardPrices, currencyNotes, headlineText, productCost, type PriceDisplay } from './prices.js';
@@ -140,8 +140,8 @@ function countLine(page: ResultPage): Html {
     counted === null
       ? ''
       : counted.more
-        ? `More than ${counted.count.toLocaleString('en')} plans`
-        : `${counted.count.toLocaleString('en')} ${counted.count === 1 ? 'plan' : 'plans'}`;
+        ? `More than ${formatCount(counted.count)} plans`
+        : `${formatCount(counted.count)} ${counted.count === 1 ? 'plan' : 'plans'}`;
   return html`<div class="summary"><p class="count" role="status">${what}</p>${page.clearHref ? html`<p><a href="${page.clearHref}">Clear filters</a></p>` : ''}</div>`;
 }
 

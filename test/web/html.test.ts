@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { formatDuration, formatPrice, specLabel } from '../../src/web/format.js';
+import fc from 'fast-check';
+import { formatCount, formatDate, formatDuration, formatPrice, specLabel } from '../../src/web/format.js';
 import { escapeHtml, html, queryString } from '../../src/web/html.js';
 
 describe('html templates', () => {
@@ -46,6 +47,23 @@ describe('formatting for people', () => {
     expect(formatPrice(0, 'CHF')).toBe(fresh(0, 'CHF'));
     expect(formatPrice(-0, 'CHF')).toBe(fresh(-0, 'CHF'));
     expect(formatPrice(0, 'CHF')).toBe(fresh(0, 'CHF'));
+  });
+
+  it('formats dates in UTC and counts as a fresh Intl formatter does, and leaves a text that is no instant as it is', () => {
+    expect(formatDate('2026-03-05T10:00:00Z')).toBe('Mar 5, 2026');
+    expect(formatDate('2026-12-31T23:59:59.999+00:00')).toBe('Dec 31, 2026');
+    expect(formatDate('2027-01-01T00:30:00+02:00')).toBe('Dec 31, 2026');
+    expect(formatDate('not a date')).toBe('not a date');
+    expect(formatCount(1234567)).toBe('1,234,567');
+    fc.assert(
+      fc.property(fc.date({ min: new Date('1900-01-01T00:00:00Z'), max: new Date('9999-12-31T23:59:59Z'), noInvalidDate: true }), (date) => {
+        const fresh = date.toLocaleDateString('en', { year: 'numeric', month: 'short', day: 'numeric', timeZone: 'UTC' });
+        expect(formatDate(date.toISOString())).toBe(fresh);
+      }),
+    );
+    fc.assert(fc.property(fc.nat(), (count) => {
+      expect(formatCount(count)).toBe(count.toLocaleString('en'));
+    }));
   });
 
   it('spells contract durations and spec keys', () => {
