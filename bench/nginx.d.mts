@@ -5,6 +5,8 @@ export declare const NGINX_CONFIG: string;
 export interface RunningNginx {
   url: string;
   port: number;
+  /** the master's (its workers run under it) */
+  pid: number;
   dir: string;
   /** nginx's error log and output */
   log(): Promise<string>;

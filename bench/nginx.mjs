@@ -103,6 +103,7 @@ export async function startNginx({ upstreams, workers = 1, extra = '' }) {
   return {
     url: `http://127.0.0.1:${port}`,
     port,
+    pid: child.pid,
     dir,
     log,
     accessLog: () => readFile(path.join(dir, 'access.log'), 'utf8').catch(() => ''),

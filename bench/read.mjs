@@ -3,7 +3,9 @@
 // answers (the home page, a category page, a search page, a product page, the JSON search), requests per second
 // and p50/p99 latency at 32 concurrent clients (autocannon), with 1 and 2 server processes, directly and through
 // nginx configured by deploy/nginx/hostdir.conf, each against its floor measured in the same run: the same server
-// framework answering the same bytes, precomputed (bench/read-floor.mjs). See README, "Performance".
+// framework answering the same bytes, precomputed (bench/read-floor.mjs). With each: the CPU time a request cost the
+// processes answering it, PostgreSQL and autocannon (Linux /proc), and what the cores have for each request at a
+// quarter of the floor's rate. See README, "Performance".
 //
 //   npm run bench:read                      readable table
 //   npm run bench:read -- --json            … then one JSON object with every figure and its floor
@@ -28,7 +30,7 @@ import { newId } from '../dist/catalog/ids.js';
 import { migrate } from '../dist/store/migrate.js';
 import { openDatabase } from '../dist/store/open.js';
 import { startNginx } from './nginx.mjs';
-import { databaseUrlOf, freePort, startHostdir, stopProcess, withClient } from './support.mjs';
+import { databaseUrlOf, freePort, postgresCpuMs, startHostdir, stopProcess, treeCpuMs, withClient } from './support.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const JSON_OUTPUT = process.argv.includes('--json');
@@ -263,6 +265,7 @@ async function startFloor(answers, processes) {
   await waitUntil(`${url}${first}`, 'floor server', child, output);
   return {
     url,
+    pid: child.pid,
     async stop() {
       await stopProcess(child);
       await rm(dir, { recursive: true, force: true });
@@ -287,12 +290,32 @@ async function load(base, paths, seconds) {
   if (failed > 0 || result.requests.total === 0) {
     throw new Error(`${base}${paths[0]}: ${result.non2xx} non-2xx, ${result.errors} errors (${firstError}), ${result.timeouts} timeouts`);
   }
-  return { rps: Math.round(result.requests.average), p50_ms: result.latency.p50, p99_ms: result.latency.p99 };
+  return { rps: Math.round(result.requests.average), p50_ms: result.latency.p50, p99_ms: result.latency.p99, requests: result.requests.total };
 }
 
-async function measure(base, paths) {
+/** CPU time so far, in milliseconds: the server's processes (`pid` and its workers), PostgreSQL's, the benchmark's own. */
+async function cpuNow(pid) {
+  const own = process.cpuUsage();
+  return { server: pid === undefined ? NaN : await treeCpuMs(pid), db: await postgresCpuMs(), client: (own.user + own.system) / 1000 };
+}
+
+const perRequest = (ms, requests) => Math.round((ms / requests) * 1000) / 1000;
+
+/**
+ * rps and latency after the warm-up, and what each request cost in CPU while they were measured: the server's
+ * processes (`pid`, with its workers), PostgreSQL's (every process of the machine named postgres) and autocannon's.
+ */
+async function measure(base, paths, pid) {
   if (WARMUP > 0) await load(base, paths, WARMUP);
-  return load(base, paths, DURATION);
+  const before = await cpuNow(pid);
+  const { requests, ...figures } = await load(base, paths, DURATION);
+  const after = await cpuNow(pid);
+  return {
+    ...figures,
+    server_cpu_ms: perRequest(after.server - before.server, requests),
+    db_cpu_ms: perRequest(after.db - before.db, requests),
+    client_cpu_ms: perRequest(after.client - before.client, requests),
+  };
 }
 
 /** The answers measured: name → paths (a product page rotates over 100 products). */
@@ -325,11 +348,17 @@ async function answersOf(base, pages) {
   return answers;
 }
 
+/** The CPU time the machine's cores have for each request, everything included, when answering at 0.25 × `floorRps`. */
+function cpuAtTarget(floorRps) {
+  return (os.cpus().length * 1000) / (0.25 * floorRps);
+}
+
 function targetsOf(figures) {
   const out = [];
   for (const [processes, pages] of Object.entries(figures)) {
     for (const [page, f] of Object.entries(pages)) {
-      out.push({ processes: Number(processes), page, target: 'uncached ≥ 0.25 × floor', value: f.direct.rps / f.floor.rps, limit: 0.25, met: f.direct.rps >= 0.25 * f.floor.rps });
+      out.push({ processes: Number(processes), page, target: 'uncached ≥ 0.25 × floor', value: f.direct.rps / f.floor.rps, limit: 0.25, met: f.direct.rps >= 0.25 * f.floor.rps,
+        cpu_ms_at_limit: Math.round(cpuAtTarget(f.floor.rps) * 1000) / 1000 });
       out.push({ processes: Number(processes), page, target: 'uncached p99 ≤ 100 ms', value: f.direct.p99_ms, limit: 100, met: f.direct.p99_ms <= 100 });
       out.push({ processes: Number(processes), page, target: 'cached ≥ 10 × uncached', value: f.cached.rps / f.direct.rps, limit: 10, met: f.cached.rps >= 10 * f.direct.rps });
     }
@@ -362,11 +391,11 @@ async function main() {
       for (const [page, paths] of Object.entries(pages)) {
         log(`${processes} process${processes > 1 ? 'es' : ''}: ${page}`);
         // Measured one after the other, page by page, so that a change in the machine's load weighs on all three.
-        const floorFigures = await measure(floor.url, paths);
-        const direct = await measure(hostdir.url, paths);
-        const cached = await measure(nginx.url, paths);
+        const floorFigures = await measure(floor.url, paths, floor.pid);
+        const direct = await measure(hostdir.url, paths, hostdir.pid);
+        const cached = await measure(nginx.url, paths, nginx.pid);
         figures[processes][page] = { floor: floorFigures, direct, cached };
-        log(`  floor ${floorFigures.rps}/s, hostdir ${direct.rps}/s (p99 ${direct.p99_ms} ms), through nginx ${cached.rps}/s`);
+        log(`  floor ${floorFigures.rps}/s, hostdir ${direct.rps}/s (p99 ${direct.p99_ms} ms; CPU ms a request: server ${direct.server_cpu_ms}, PostgreSQL ${direct.db_cpu_ms}), through nginx ${cached.rps}/s`);
       }
     } finally {
       await nginx.stop();
@@ -376,15 +405,20 @@ async function main() {
   }
 
   const targets = targetsOf(figures);
-  const rows = [['processes', 'page', 'bytes', 'floor/s', 'hostdir/s', 'ratio', 'p50 ms', 'p99 ms', 'nginx/s', '× hostdir', 'nginx p99']];
+  const rows = [['processes', 'page', 'bytes', 'floor/s', 'hostdir/s', 'ratio', 'p50 ms', 'p99 ms', 'nginx/s', '× hostdir', 'nginx p99',
+    'floor cpu', 'server cpu', 'pg cpu', 'client cpu', 'cpu at 0.25']];
   for (const [processes, perPage] of Object.entries(figures)) {
     for (const [page, f] of Object.entries(perPage)) {
       rows.push([processes, page, String(bodies[page]), String(f.floor.rps), String(f.direct.rps), (f.direct.rps / f.floor.rps).toFixed(2),
-        String(f.direct.p50_ms), String(f.direct.p99_ms), String(f.cached.rps), (f.cached.rps / f.direct.rps).toFixed(1), String(f.cached.p99_ms)]);
+        String(f.direct.p50_ms), String(f.direct.p99_ms), String(f.cached.rps), (f.cached.rps / f.direct.rps).toFixed(1), String(f.cached.p99_ms),
+        f.floor.server_cpu_ms.toFixed(3), f.direct.server_cpu_ms.toFixed(3), f.direct.db_cpu_ms.toFixed(3), f.direct.client_cpu_ms.toFixed(3),
+        cpuAtTarget(f.floor.rps).toFixed(3)]);
     }
   }
   const widths = rows[0].map((_, c) => Math.max(...rows.map((row) => row[c].length)));
   const lines = rows.map((row) => row.map((cell, c) => (c < 2 ? cell.padEnd(widths[c]) : cell.padStart(widths[c]))).join('  '));
+  lines.push('', '(cpu: milliseconds of CPU a request, while measured: the floor server\'s; hostdir\'s, PostgreSQL\'s and autocannon\'s beside',
+    'hostdir; "cpu at 0.25": what the machine\'s cores have for each request, all processes together, at 0.25 × the floor\'s rate)');
   lines.push('', `targets (${CLIENTS} clients, ${DURATION} s each after ${WARMUP} s of warm-up):`);
   for (const t of targets) lines.push(`  ${t.met ? 'met ' : 'MISS'}  ${t.processes} × ${t.page.padEnd(12)} ${t.target.padEnd(26)} ${t.value.toFixed(2)}`);
   const machine = {

@@ -19,7 +19,7 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import copyStreams from 'pg-copy-streams';
 import { body, catalogue, mixedCatalogue } from './products.mjs';
-import { freePort, stopProcess } from './support.mjs';
+import { cpuMs, freePort, postgresCpuMs, stopProcess } from './support.mjs';
 import { issueApiKey } from '../dist/store/api-keys.js';
 import { insertHost } from '../dist/store/hosts.js';
 import { migrate } from '../dist/store/migrate.js';
@@ -359,35 +359,6 @@ async function readStatus(pid, field) {
   const status = await readFile(`/proc/${pid}/status`, 'utf8');
   const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status);
   return match ? Number(match[1]) / 1024 : NaN;
-}
-
-/**
- * CPU time the process's threads have run so far, in milliseconds (Linux): the sum over its threads' schedstat, in
- * nanoseconds, so that a round of a few milliseconds (the smoke run's) is measured too, not rounded to clock ticks.
- */
-async function cpuMs(pid) {
-  let ns = 0;
-  for (const thread of await readdir(`/proc/${pid}/task`)) {
-    const stat = await readFile(`/proc/${pid}/task/${thread}/schedstat`, 'utf8').catch(() => '0');
-    ns += Number(stat.split(' ')[0]);
-  }
-  return ns / 1e6;
-}
-
-/**
- * CPU time of every PostgreSQL process of the machine so far, in milliseconds (Linux): what the database spends on a
- * scenario, read before and after it. Not for the embedded store, whose database runs inside the server (its CPU is
- * the server's) and the floor's inside the benchmark.
- */
-async function postgresCpuMs() {
-  let ns = 0;
-  for (const pid of await readdir('/proc')) {
-    if (!/^\d+$/.test(pid)) continue;
-    const comm = await readFile(`/proc/${pid}/comm`, 'utf8').catch(() => '');
-    if (comm.trim() !== 'postgres') continue;
-    ns += await cpuMs(pid).then((ms) => ms * 1e6, () => 0);
-  }
-  return ns / 1e6;
 }
 
 async function benchStore(store) {

@@ -6,10 +6,14 @@ export declare function withClient<T>(url: string, fn: (client: pg.Client) => Pr
 export declare function databaseUrlOf(serverUrl: string | URL, name: string): string;
 export declare function freePort(): Promise<number>;
 export declare function stopProcess(child: ChildProcess, graceMs?: number): Promise<void>;
+export declare function cpuMs(pid: number): Promise<number>;
+export declare function postgresCpuMs(): Promise<number>;
+export declare function treeCpuMs(pid: number): Promise<number>;
 
 export interface RunningHostdir {
   url: string;
   port: number;
+  pid: number;
   output(): string;
   stop(): Promise<void>;
 }

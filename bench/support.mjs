@@ -2,7 +2,7 @@
 // port, stopping a child process for good, and the real server on a database.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -41,6 +41,60 @@ export function freePort() {
       server.close(() => resolve(port));
     });
   });
+}
+
+/**
+ * CPU time the process's threads have run so far, in milliseconds (Linux): the sum over its threads' schedstat, in
+ * nanoseconds, so that a round of a few milliseconds (the smoke run's) is measured too, not rounded to clock ticks.
+ */
+export async function cpuMs(pid) {
+  let ns = 0;
+  for (const thread of await readdir(`/proc/${pid}/task`)) {
+    const stat = await readFile(`/proc/${pid}/task/${thread}/schedstat`, 'utf8').catch(() => '0');
+    ns += Number(stat.split(' ')[0]);
+  }
+  return ns / 1e6;
+}
+
+/**
+ * CPU time of every PostgreSQL process of the machine so far, in milliseconds (Linux): what the database spends on a
+ * scenario, read before and after it. Not for the embedded store, whose database runs inside the server (its CPU is
+ * the server's) and the floor's inside the benchmark.
+ */
+export async function postgresCpuMs() {
+  let ns = 0;
+  for (const pid of await readdir('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    const comm = await readFile(`/proc/${pid}/comm`, 'utf8').catch(() => '');
+    if (comm.trim() !== 'postgres') continue;
+    ns += await cpuMs(pid).then((ms) => ms * 1e6, () => 0);
+  }
+  return ns / 1e6;
+}
+
+/** CPU time so far of the process and of every process under it (a server's cluster workers), in milliseconds (Linux). */
+export async function treeCpuMs(pid) {
+  const parents = new Map();
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => '');
+    // pid (comm) state ppid …: the command may hold spaces and parentheses, so read past its last ')'.
+    const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    if (Number.isFinite(ppid)) parents.set(Number(entry), ppid);
+  }
+  const tree = new Set([pid]);
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const [child, parent] of parents) {
+      if (tree.has(parent) && !tree.has(child)) {
+        tree.add(child);
+        grew = true;
+      }
+    }
+  }
+  let ms = 0;
+  for (const member of tree) ms += await cpuMs(member).catch(() => 0);
+  return ms;
 }
 
 /** SIGTERM, then SIGKILL if it has not exited `graceMs` later; resolves once it has exited. */
@@ -98,7 +152,7 @@ export async function startServer(env = {}, main = MAIN) {
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  return { url, port, adminToken, output: () => output, stop };
+  return { url, port, pid: child.pid, adminToken, output: () => output, stop };
 }
 
 /** startServer on a PostgreSQL database, its generated hosts confirmed. */

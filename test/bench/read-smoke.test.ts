@@ -29,7 +29,12 @@ it('loads products, serves them and measures every answer against its floor, dir
         const figure = result.figures[processes][page][where];
         expect(figure.rps, `${processes} × ${page} ${where}`).toBeGreaterThan(0);
         expect(figure.p99_ms).toBeGreaterThanOrEqual(figure.p50_ms);
+        // What each request cost: the processes answering it (the floor's, hostdir's with its workers, nginx's) and autocannon.
+        expect(figure.server_cpu_ms, `${processes} × ${page} ${where}`).toBeGreaterThan(0);
+        expect(figure.client_cpu_ms).toBeGreaterThan(0);
       }
+      // hostdir reads PostgreSQL for every answer it makes.
+      expect(result.figures[processes][page].direct.db_cpu_ms).toBeGreaterThan(0);
     }
   }
   for (const page of pages) expect(result.bytes[page]).toBeGreaterThan(1000);
