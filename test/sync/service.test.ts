@@ -247,6 +247,38 @@ describe.each(['embedded', 'postgres'] as const)('the sync service (%s store)', 
     expect(row!.receipts).not.toContain('0'.repeat(32));
   });
 
+  it('counts in a large run’s duration the pieces written after its row, with and without an answer to keep', async () => {
+    const host = await onboard('Slow Pieces');
+    const service = serviceWith({ SYNC_MAX_PER_WINDOW: '100' });
+    // A database that takes its time over a run's actions kept in pieces: 300 ms for their COPY.
+    await db.query(`CREATE FUNCTION slow_pieces() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM pg_sleep(0.3); RETURN NULL; END $$`);
+    await db.query('CREATE TRIGGER slow_pieces AFTER INSERT ON sync_run_action_pieces FOR EACH STATEMENT EXECUTE FUNCTION slow_pieces()');
+    try {
+      // 1 500 products, past one piece of actions (1 024): first without a key, then changed with one and replayed.
+      const sent = [{ products: catalogue(1500) }, { products: catalogue(1500, 1500) }];
+      const first = answerOf(await send(service, host.key, sent[0]));
+      const second = answerOf(await send(service, host.key, sent[1], { idempotencyKey: 'slow-1' }));
+      const replayed = answerOf(await send(service, host.key, sent[1], { idempotencyKey: 'slow-1' }));
+      expect([first.status, second.status, replayed.status]).toEqual([200, 200, 200]);
+      expect(replayed.body.duration_ms).toBe(second.body.duration_ms);
+      const { rows } = await db.query<{ id: string; duration_ms: number; before_row_ms: number }>(
+        `SELECT id, duration_ms, extract(epoch FROM applied_at - started_at)::float8 * 1000 AS before_row_ms
+         FROM sync_runs WHERE host_id = $1 ORDER BY applied_at`,
+        [host.hostId],
+      );
+      expect(rows.map((row) => row.id)).toEqual([first.body.sync_id, second.body.sync_id]);
+      for (const [k, answer] of [first, second].entries()) {
+        const row = rows[k]!;
+        expect(Number(row.duration_ms)).toBe(answer.body.duration_ms);
+        // The run's row went in before the pieces: what the answer says took at least their 300 ms more.
+        expect(Number(row.duration_ms)).toBeGreaterThanOrEqual(Number(row.before_row_ms) + 290);
+      }
+    } finally {
+      await db.query('DROP TRIGGER slow_pieces ON sync_run_action_pieces');
+      await db.query('DROP FUNCTION slow_pieces()');
+    }
+  });
+
   if (store === 'postgres') {
     it('answers busy when another sync holds the host longer than LOCK_TIMEOUT_MS', async () => {
       const host = await onboard('Busy');
