@@ -301,7 +301,9 @@ export async function conditionsOf(db: Queryable, search: Omit<ProductSearch, 's
   const filters = new Conditions();
   const { where } = filters;
   if (search.category !== undefined) filters.served(`p.category = ${filters.param(search.category)}`);
-  if (search.hostSlug !== undefined) where.push(`h.slug = ${filters.param(search.hostSlug)}`);
+  // The host's id, not its slug, is what the products' host indexes lead with: read once, before the walk (a
+  // condition on the joined host's slug left PostgreSQL to sort the host's products after the join).
+  if (search.hostSlug !== undefined) where.push(`p.host_id = (SELECT id FROM hosts WHERE slug = ${filters.param(search.hostSlug)})`);
   const facets = facetsOf(search);
   if (facets.length > 0) where.push(`p.facets @> ${filters.param(JSON.stringify(facets))}::jsonb`);
   for (const range of search.ranges ?? []) {
@@ -355,13 +357,14 @@ export async function searchProducts(
   if (filters === null) return { products: [], next: null };
   // The rates' version rides along with the first rows read (a page with none reads no version).
   const version: VersionRead = { wanted: options.ratesVersion === true };
-  // A host's listing is read by the host and sorted (unless in id order, its primary key's), and a spec sort no index
-  // serves sorts every product with the spec: the page is chosen among narrow rows, and only the page's rows are read
-  // whole (a spec sort across a million products: about half the CPU, and PostgreSQL may share the scan among its
-  // workers). Elsewhere a sort index is walked, or a text search's few matches sorted, where reading the page's rows
-  // a second time would cost more than it saves.
+  // A host's listing is read by the host and sorted (unless in id order or by its base price, which indexes of the
+  // host's serve), and a spec sort no index serves sorts every product with the spec: the page is chosen among narrow
+  // rows, and only the page's rows are read whole (a spec sort across a million products: about half the CPU, and
+  // PostgreSQL may share the scan among its workers). Elsewhere a sort index is walked, or a text search's few matches
+  // sorted, where reading the page's rows a second time would cost more than it saves.
   const pageOf = async (conditions: Conditions, key: SortKey, page: Pick<ProductSearch, 'order' | 'limit'>, textLeads: boolean, after: Keyset | null) => {
-    const how = { textLeads, narrow: (search.hostSlug !== undefined && key.expression !== 'p.id') || !specIndexed(key, search) };
+    const hostSorts = search.hostSlug !== undefined && !hostIndexed(key, textLeads);
+    const how = { textLeads, narrow: hostSorts || !specIndexed(key, search) };
     if (textLeads || search.hostSlug !== undefined || words.length === 0 || !walkIndexed(key, search)) {
       return readPage(db, conditions, key, page, how, after, version);
     }
@@ -644,6 +647,14 @@ async function readPage(
   const read = rows[0]?.rates_version;
   if (withVersion && typeof read === 'string') version.read = { ratesVersion: read };
   return { rows: rows.slice(0, search.limit), more: rows.length > search.limit };
+}
+
+/**
+ * Whether an index of the host's serves its listing in this order: by id (products_host_status) or, unless the text
+ * leads (its matches are sorted then), by the base price (migration 055).
+ */
+function hostIndexed(key: SortKey, textLeads: boolean): boolean {
+  return key.expression === 'p.id' || (key === SORT_KEY.price && !textLeads);
 }
 
 function resultOf(rows: Record<string, unknown>[], more: boolean, freshness: Freshness): { products: ListedProduct[]; next: Keyset | null } {

@@ -3,6 +3,7 @@
 // first runs; a search with words, facets, ranges or a price limit is planned for its values each time. What the
 // server holds is asked of the server itself, on the one connection the adapter has.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Queryable } from '../../src/store/db.js';
 import { findListedProduct, searchProducts } from '../../src/store/directory.js';
 import { freshnessOf } from '../../src/store/freshness.js';
 import { insertHost } from '../../src/store/hosts.js';
@@ -95,6 +96,45 @@ describe('listing plans on PostgreSQL', () => {
       `SELECT attstattarget::int AS target FROM pg_attribute WHERE attrelid = 'products'::regclass AND attname = 'facets'`,
     );
     expect(rows).toEqual([{ target: 300 }]);
+  });
+
+  it("walks a host's listing by price in the host's own index, reading a page of its products, not sorting them all", async () => {
+    const host = await insertHost(db, { slug: 'plans-many', name: 'Plans Many', default_currency: 'EUR' });
+    await db.query('UPDATE hosts SET confirmed_at = now() WHERE id = $1', [host.id]);
+    await db.query(
+      `INSERT INTO products (host_id, external_id, id, status, name, category, currency, price, base_monthly_price,
+         fingerprint, created_at, updated_at)
+       SELECT $1, 'm-' || n, 'prd_many' || lpad(n::text, 5, '0'), 'active', 'Many ' || n, 'storage', 'EUR', n, n, 'm-' || n, now(), now()
+       FROM generate_series(1, 3000) AS n`,
+      [host.id],
+    );
+    await db.query('ANALYZE products');
+    const sent: { sql: string; params: readonly unknown[] }[] = [];
+    const recording: Queryable = {
+      query: (sql, params = [], options) => {
+        sent.push({ sql, params });
+        return db.query(sql, params, options);
+      },
+    };
+    type PlanNode = { 'Node Type': string; 'Index Name'?: string; 'Actual Rows': number; Plans?: PlanNode[] };
+    const nodesOf = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(nodesOf)];
+    for (const order of ['asc', 'desc'] as const) {
+      sent.length = 0;
+      const first = await searchProducts(recording, searchOf({ hostSlug: 'plans-many', order }));
+      const next = await searchProducts(recording, searchOf({ hostSlug: 'plans-many', order, after: first.next }));
+      expect([...first.products, ...next.products].map((product) => product.name).slice(0, 21).at(-1)).toBe(order === 'asc' ? 'Many 21' : 'Many 2980');
+      expect(first.products[0]!.name).toBe(order === 'asc' ? 'Many 1' : 'Many 3000');
+      const listings = sent.filter((statement) => statement.sql.includes('ORDER BY'));
+      expect(listings).toHaveLength(2);
+      for (const listing of listings) {
+        const { rows } = await db.query<{ 'QUERY PLAN': { Plan: PlanNode }[] }>(`EXPLAIN (ANALYZE, FORMAT JSON) ${listing.sql}`, listing.params);
+        const nodes = nodesOf(rows[0]!['QUERY PLAN'][0]!.Plan);
+        expect(nodes.map((node) => node['Node Type'])).not.toContain('Sort');
+        const walked = nodes.find((node) => node['Index Name'] === 'products_listed_host_base_price');
+        // A page of 20 and the one row that tells whether there is more.
+        expect(walked?.['Actual Rows']).toBe(21);
+      }
+    }
   });
 
   it('lists a host whose confirmation ages past the limit no more, in the same kept statement', async () => {
