@@ -54,7 +54,10 @@ export interface Session extends Queryable {
 
 export interface Database extends Queryable {
   readonly kind: 'postgres' | 'embedded';
-  /** BEGIN … COMMIT around fn; ROLLBACK if it throws */
+  /**
+   * BEGIN … COMMIT around fn; ROLLBACK if it throws. Run again from the start when PostgreSQL rolled it back to resolve
+   * a conflict (retryingConflicts): fn must have no effect outside the transaction.
+   */
   transaction<T>(fn: (tx: Transaction) => Promise<T>): Promise<T>;
   /** fn on one dedicated connection, e.g. to hold a session-level advisory lock */
   session<T>(fn: (session: Session) => Promise<T>): Promise<T>;
@@ -122,4 +125,36 @@ export function isUnavailable(error: unknown): boolean {
   return /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|not queryable|Query read timeout|after calling end on the pool/i.test(
     message,
   );
+}
+
+/** SQLSTATEs of a transaction PostgreSQL rolled back to resolve a conflict: serialization_failure, deadlock_detected. */
+const CONFLICT_CODES = new Set(['40001', '40P01']);
+
+/** Whether the database rolled the work back because of a conflict with another transaction, which a retry resolves. */
+export function isConflict(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && CONFLICT_CODES.has(String((error as { code?: unknown }).code));
+}
+
+/** Runs after the first, for a transaction rolled back by a conflict, before its error is answered. */
+export const CONFLICT_RETRIES = 3;
+
+/**
+ * Runs `work` (a whole transaction, or one statement on its own) again when PostgreSQL rolled it back to resolve a
+ * conflict, as its documentation advises for 40001 and 40P01: a few times, each after a random pause that grows, so
+ * that the transactions that met do not meet again. `work` must be safe to run again: nothing it did took effect.
+ */
+export async function retryingConflicts<T>(work: () => Promise<T>, pause = conflictPause): Promise<T> {
+  for (let retry = 0; ; retry++) {
+    try {
+      return await work();
+    } catch (error) {
+      if (retry >= CONFLICT_RETRIES || !isConflict(error)) throw error;
+      await new Promise((resolve) => setTimeout(resolve, pause(retry)));
+    }
+  }
+}
+
+/** 5–20 ms before the first retry, doubling after each. */
+function conflictPause(retry: number): number {
+  return (5 + Math.random() * 15) * 2 ** retry;
 }

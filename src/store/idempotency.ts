@@ -2,7 +2,7 @@
 // for the key's lifetime so that a retry gets it back instead of applying the sync again. The answer is kept by the
 // sync's own transaction, or for a refusal without one (store/sync.ts).
 import { randomBytes } from 'node:crypto';
-import type { Queryable } from './db.js';
+import type { Database, Queryable, Statement } from './db.js';
 import { INSTANCE_DEAD_AFTER_SECONDS } from './instances.js';
 
 export interface StoredAnswer {
@@ -46,22 +46,13 @@ export async function claimIdempotencyKey(
   key: string,
   policy: IdempotencyPolicy,
 ): Promise<ClaimResult> {
+  // SKIP LOCKED: concurrent claims each purge rows no other purge holds, so two purges never wait on each other (two
+  // DELETEs taking the same rows in different orders deadlock).
   await db.query(
     `DELETE FROM idempotency_keys
-     WHERE (host_id, key) IN (SELECT host_id, key FROM idempotency_keys WHERE expires_at <= clock_timestamp() LIMIT $1)`,
+     WHERE (host_id, key) IN (
+       SELECT host_id, key FROM idempotency_keys WHERE expires_at <= clock_timestamp() LIMIT $1 FOR UPDATE SKIP LOCKED)`,
     [PURGE_BATCH],
-    { prepared: true },
-  );
-  // A host's finished answers are bounded in count and bytes: the oldest are forgotten first (a retry with a
-  // forgotten key is a new request). Running claims are never touched.
-  await db.query(
-    `DELETE FROM idempotency_keys WHERE host_id = $1 AND key IN (
-       SELECT key FROM (
-         SELECT key, row_number() OVER newest AS n, sum(octet_length(response_body)) OVER newest AS bytes
-         FROM idempotency_keys WHERE host_id = $1 AND status = 'done'
-         WINDOW newest AS (ORDER BY created_at DESC, key)) AS kept
-       WHERE n >= $2 OR bytes > $3)`,
-    [hostId, policy.maxKeysPerHost, policy.maxBytesPerHost],
     { prepared: true },
   );
   const token = randomBytes(16).toString('hex');
@@ -118,4 +109,57 @@ export async function releaseIdempotencyKey(db: Queryable, hostId: number, claim
     claim.key,
     claim.token,
   ]);
+}
+
+/** The finished keys a host may keep: past either bound, its oldest answers are forgotten (a retry is then new). */
+export interface KeptAnswerCaps {
+  maxKeysPerHost: number;
+  maxBytesPerHost: number;
+}
+
+/** A finished request's answer, to be kept for its key's retries. */
+export interface KeptAnswer {
+  claim: ClaimRef;
+  fingerprint: string;
+  answer: StoredAnswer;
+  caps: KeptAnswerCaps;
+}
+
+/**
+ * The statements that keep an answer, in one transaction: the host's answers are kept one writer at a time (a
+ * transaction-level advisory lock per host), the answer is stored, and the host's oldest finished answers past its
+ * caps are forgotten. Serialised, the caps hold exactly whatever the concurrency, and two prunes of one host never
+ * delete the same rows at once (which deadlocked). Running claims are never touched.
+ */
+export function keptAnswerStatements(hostId: number, kept: KeptAnswer): Statement[] {
+  const { claim, fingerprint, answer, caps } = kept;
+  return [
+    { sql: `SELECT pg_advisory_xact_lock(hashtextextended('idempotency_keys', $1))`, params: [hostId] },
+    {
+      sql: `UPDATE idempotency_keys
+            SET status = 'done', fingerprint = $4, response_status = $5, response_headers = $6::json, response_body = $7
+            WHERE host_id = $1 AND key = $2 AND claim = $3 AND status = 'running'`,
+      params: [hostId, claim.key, claim.token, fingerprint, answer.status, JSON.stringify(answer.headers), answer.body],
+    },
+    {
+      sql: `DELETE FROM idempotency_keys WHERE host_id = $1 AND key IN (
+              SELECT key FROM (
+                SELECT key, row_number() OVER newest AS n, sum(octet_length(response_body)) OVER newest AS bytes
+                FROM idempotency_keys WHERE host_id = $1 AND status = 'done'
+                WINDOW newest AS (ORDER BY created_at DESC, key)) AS kept
+              WHERE n > $2 OR bytes > $3)`,
+      params: [hostId, caps.maxKeysPerHost, caps.maxBytesPerHost],
+    },
+  ];
+}
+
+/**
+ * Keeps the answer to a refused request for its key, outside any sync's transaction. False when the claim is no
+ * longer the request's (its lease lapsed and another request took the key).
+ */
+export async function keepRefusal(db: Database, hostId: number, kept: KeptAnswer): Promise<boolean> {
+  return db.transaction(async (tx) => {
+    const [, stored] = await tx.queries(keptAnswerStatements(hostId, kept), { commit: true });
+    return stored?.rowCount === 1;
+  });
 }

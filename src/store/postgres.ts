@@ -9,6 +9,7 @@ import {
   CommitOutcomeUnknownError,
   DatabaseUnavailableError,
   isUnavailable,
+  retryingConflicts,
   type BatchOptions,
   type Database,
   type PoolStats,
@@ -181,7 +182,12 @@ export class PostgresDatabase implements Database {
     this.pool.on('error', () => {});
   }
 
-  async query<R>(sql: string, params?: readonly unknown[], options?: QueryOptions): Promise<QueryResult<R>> {
+  /** One statement on its own (its own transaction), run again should a conflict roll it back. */
+  query<R>(sql: string, params?: readonly unknown[], options?: QueryOptions): Promise<QueryResult<R>> {
+    return retryingConflicts(() => this.#query<R>(sql, params, options));
+  }
+
+  async #query<R>(sql: string, params?: readonly unknown[], options?: QueryOptions): Promise<QueryResult<R>> {
     if (options?.prepared) return this.session((session) => session.query<R>(sql, params, options));
     try {
       const result = await this.pool.query(sql, params as unknown[] | undefined);
@@ -191,7 +197,12 @@ export class PostgresDatabase implements Database {
     }
   }
 
-  async transaction<T>(fn: (tx: Transaction) => Promise<T>): Promise<T> {
+  /** BEGIN … COMMIT around fn, run again from the start should a conflict roll it back (fn must allow that). */
+  transaction<T>(fn: (tx: Transaction) => Promise<T>): Promise<T> {
+    return retryingConflicts(() => this.#transaction(fn));
+  }
+
+  async #transaction<T>(fn: (tx: Transaction) => Promise<T>): Promise<T> {
     return this.#session(async (session) => {
       // BEGIN travels with the transaction's first batch of statements, and COMMIT with its last when the caller
       // says so: two round trips saved.

@@ -1,17 +1,30 @@
 // Sync runs: the record of every accepted sync (written by store/sync.ts), read back as the history; and the
 // record of refused requests, which have a budget of their own.
 import type { ProductAction, SyncPlan, SyncSummary } from '../catalog/types.js';
-import type { Queryable } from './db.js';
+import type { Database, Queryable } from './db.js';
 import { iso } from './rows.js';
 
-/** Records one refused request of a host, and forgets its refusals older than `seconds`. */
-export async function recordRefusal(db: Queryable, hostId: number, seconds: number): Promise<void> {
-  await db.query(
-    `WITH forgotten AS (
-       DELETE FROM sync_refusals WHERE host_id = $1 AND refused_at <= clock_timestamp() - make_interval(secs => $2))
-     INSERT INTO sync_refusals (host_id, refused_at) VALUES ($1, clock_timestamp())`,
-    [hostId, seconds],
-  );
+/**
+ * Records one refused request of a host, unless its budget of `budget` refusals per `seconds` is spent; forgets its
+ * refusals older than that. One writer per host at a time (a transaction-level advisory lock), so the record never
+ * holds more than the budget whatever the concurrency. True when recorded.
+ */
+export async function recordRefusal(db: Database, hostId: number, window: { seconds: number; budget: number }): Promise<boolean> {
+  return db.transaction(async (tx) => {
+    const [, , recorded] = await tx.queries(
+      [
+        { sql: `SELECT pg_advisory_xact_lock(hashtextextended('sync_refusals', $1))`, params: [hostId] },
+        { sql: 'DELETE FROM sync_refusals WHERE host_id = $1 AND refused_at <= clock_timestamp() - make_interval(secs => $2)', params: [hostId, window.seconds] },
+        {
+          sql: `INSERT INTO sync_refusals (host_id, refused_at)
+                SELECT $1, clock_timestamp() WHERE (SELECT count(*) FROM sync_refusals WHERE host_id = $1) < $2`,
+          params: [hostId, window.budget],
+        },
+      ],
+      { commit: true },
+    );
+    return recorded?.rowCount === 1;
+  });
 }
 
 const ACTION_LETTER: Record<ProductAction | 'deactivated', string> = {

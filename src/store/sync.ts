@@ -17,7 +17,7 @@ import {
   type Statement,
   type Transaction,
 } from './db.js';
-import type { ClaimRef, StoredAnswer } from './idempotency.js';
+import { keptAnswerStatements, type ClaimRef, type KeptAnswer } from './idempotency.js';
 import { rowOnlyReaderAlive } from './instances.js';
 import { CONTENT_COLUMNS, CONTENT_RECORD, contentRecord, copyContent, copyText, SET_CONTENT } from './product-columns.js';
 import { copyDerivedPrices, CURRENT_RATES, DERIVED_PRICE_COLUMNS, DERIVED_PRICE_RECORD, derivedPrices, RATES_LOCK_FOR_SYNC, rateTableOf, SET_DERIVED_PRICES } from './rates.js';
@@ -184,8 +184,8 @@ export interface SyncTransaction {
    * `answerFollows`, the transaction stays open for keepAnswer; else it is committed here.
    */
   write(writes: ProductWrites, run: NewRun, then: { receipts: ReceiptsChange | null; answerFollows: boolean }): Promise<RecordedRun>;
-  /** Stores the answer for the claim's key (the claim is locked since takeHost) and commits. */
-  keepAnswer(claim: ClaimRef, fingerprint: string, answer: StoredAnswer): Promise<void>;
+  /** Stores the answer for the claim's key (the claim is locked since takeHost), keeps the host's caps, and commits. */
+  keepAnswer(kept: KeptAnswer): Promise<void>;
 }
 
 /** How a sync's transaction ended, when not with the value of its function. */
@@ -460,9 +460,9 @@ class OpenSync implements SyncTransaction {
     return recordedOf(timed.run.rows[0]!);
   }
 
-  async keepAnswer(claim: ClaimRef, fingerprint: string, answer: StoredAnswer): Promise<void> {
+  async keepAnswer(kept: KeptAnswer): Promise<void> {
     // The claim's row has been locked since takeHost, so the answer is stored: COMMIT rides along.
-    await batch(this.tx, { answer: keepStatement(this.hostId, claim, fingerprint, answer) }, { commit: true });
+    await this.tx.queries(keptAnswerStatements(this.hostId, kept), { commit: true });
   }
 
   /**
@@ -509,25 +509,6 @@ class OpenSync implements SyncTransaction {
 
 function recordedOf(row: Record<string, unknown>): RecordedRun {
   return { appliedAt: iso(row.applied_at), durationMs: Number(row.duration_ms) };
-}
-
-/** The answer of a claim's request, stored for its key's retries (a sync's, or a refusal's). */
-function keepStatement(hostId: number, claim: ClaimRef, fingerprint: string, answer: StoredAnswer): Statement {
-  return {
-    sql: `UPDATE idempotency_keys
-          SET status = 'done', fingerprint = $4, response_status = $5, response_headers = $6::json, response_body = $7
-          WHERE host_id = $1 AND key = $2 AND claim = $3 AND status = 'running'`,
-    params: [hostId, claim.key, claim.token, fingerprint, answer.status, JSON.stringify(answer.headers), answer.body],
-  };
-}
-
-/**
- * Stores the answer to a refused request for its key, outside any sync's transaction. False when the claim is no
- * longer the request's (its lease lapsed and another request took the key).
- */
-export async function keepRefusal(db: Queryable, hostId: number, claim: ClaimRef, fingerprint: string, answer: StoredAnswer): Promise<boolean> {
-  const { sql, params } = keepStatement(hostId, claim, fingerprint, answer);
-  return (await db.query(sql, params)).rowCount === 1;
 }
 
 /**

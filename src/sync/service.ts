@@ -8,7 +8,8 @@ import type { CatalogueProduct, SyncPlan, SyncSummary, ValidationIssue } from '.
 import { validateCatalogueBody, type ValidateOptions } from '../catalog/validate.js';
 import type { Config } from '../config.js';
 import type { Database } from '../store/db.js';
-import { findSyncCaller, inSyncTransaction, keepRefusal, type SyncCaller, type SyncTransaction } from '../store/sync.js';
+import { keepRefusal, type KeptAnswerCaps } from '../store/idempotency.js';
+import { findSyncCaller, inSyncTransaction, type SyncCaller, type SyncTransaction } from '../store/sync.js';
 import { findSyncRun, recordRefusal } from '../store/sync-runs.js';
 import { answerOfRun, syncAnswer, type SyncAnswer } from './answer.js';
 import { claimKey, holdOf, idempotencyPolicy, priorAnswer, requestFingerprint, type KeyHold, type KeyState, type StoredAnswer } from './idempotency.js';
@@ -133,9 +134,12 @@ export class SyncService {
     await holdOf(admission.key)?.release(this.#db);
   }
 
-  /** Counts a refused request (413, 415, 422) against its host's budget of refusals. */
-  async recordRefusal(hostId: number): Promise<void> {
-    await recordRefusal(this.#db, hostId, this.#config.syncWindowSeconds);
+  /**
+   * Counts a refused request (413, 415, 422) against its host's budget of refusals. False when the budget was spent
+   * by requests that were already being read when it filled: those are answered, and not counted twice.
+   */
+  recordRefusal(hostId: number): Promise<boolean> {
+    return recordRefusal(this.#db, hostId, { seconds: this.#config.syncWindowSeconds, budget: this.#config.refusedMaxPerWindow });
   }
 
   /**
@@ -156,6 +160,10 @@ export class SyncService {
     return slot === null ? { kind: 'overloaded' } : slot.value;
   }
 
+  #keptAnswerCaps(): KeptAnswerCaps {
+    return { maxKeysPerHost: this.#keys.maxKeysPerHost, maxBytesPerHost: this.#keys.maxBytesPerHost };
+  }
+
   #validate(caller: SyncCaller, body: SyncBody): Catalogue | { refusal: CatalogueRefusal } {
     const options: ValidateOptions = { categories: caller.categories, defaultCurrency: caller.defaultCurrency, maxProducts: this.#config.maxProducts };
     const bytes = body.takeBytes();
@@ -172,7 +180,7 @@ export class SyncService {
   async #refuse(hold: KeyHold | null, fingerprint: string, refusal: CatalogueRefusal, request: SyncRequest): Promise<SyncOutcome> {
     const answer = this.#answers.refused(refusal, request);
     if (hold !== null) {
-      await keepRefusal(this.#db, hold.hostId, hold.claim, fingerprint, answer);
+      await keepRefusal(this.#db, hold.hostId, { claim: hold.claim, fingerprint, answer, caps: this.#keptAnswerCaps() });
       hold.kept();
     }
     return { kind: 'refused', answer };
@@ -196,7 +204,7 @@ export class SyncService {
         { receipts: receiptsChange(planned.receipts, planned.plan, { dryRun, fromReceipts: planned.fromReceipts }), answerFollows: hold !== null },
       );
       const answer = this.#answers.applied(syncAnswer({ syncId, dryRun, host: caller.hostSlug }, planned.plan, recorded));
-      if (hold !== null) await tx.keepAnswer(hold.claim, fingerprint, answer);
+      if (hold !== null) await tx.keepAnswer({ claim: hold.claim, fingerprint, answer, caps: this.#keptAnswerCaps() });
       return { kind: 'applied', answer, dryRun, summary: planned.plan.summary, window, usage: withOneMoreRun(window, host.usage) };
     });
 

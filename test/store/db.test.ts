@@ -1,6 +1,6 @@
 // Which database errors mean "unreachable right now" (503) rather than a bug (500).
 import { describe, expect, it } from 'vitest';
-import { DatabaseUnavailableError, isUnavailable } from '../../src/store/db.js';
+import { CONFLICT_RETRIES, DatabaseUnavailableError, isUnavailable, retryingConflicts } from '../../src/store/db.js';
 
 function withCode(code: string, message = 'x'): Error {
   return Object.assign(new Error(message), { code });
@@ -35,5 +35,40 @@ describe('isUnavailable', () => {
     ['not an error at all', 'down'],
   ])('not %s', (_, error) => {
     expect(isUnavailable(error)).toBe(false);
+  });
+});
+
+describe('retryingConflicts', () => {
+  const noPause = () => 0;
+
+  it.each(['40P01', '40001'])('runs the work again after %s, and answers what the retry did', async (code) => {
+    let runs = 0;
+    const result = await retryingConflicts(async () => {
+      runs++;
+      if (runs < 3) throw withCode(code, 'deadlock detected');
+      return 'committed';
+    }, noPause);
+    expect(result).toBe('committed');
+    expect(runs).toBe(3);
+  });
+
+  it(`gives the conflict up after ${CONFLICT_RETRIES} retries`, async () => {
+    let runs = 0;
+    const work = retryingConflicts(async () => {
+      runs++;
+      throw withCode('40P01', 'deadlock detected');
+    }, noPause);
+    await expect(work).rejects.toMatchObject({ code: '40P01' });
+    expect(runs).toBe(CONFLICT_RETRIES + 1);
+  });
+
+  it('never runs work again for any other error', async () => {
+    let runs = 0;
+    const work = retryingConflicts(async () => {
+      runs++;
+      throw withCode('23505', 'duplicate key value violates unique constraint');
+    }, noPause);
+    await expect(work).rejects.toMatchObject({ code: '23505' });
+    expect(runs).toBe(1);
   });
 });

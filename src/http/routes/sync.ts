@@ -14,6 +14,9 @@ import { Problem } from '../problems.js';
 import { ALWAYS, json, nativeJsonSerializer, problem, PROVIDER_AUTH, PROVIDER_SECURITY, SyncAnswer } from '../schemas.js';
 import { answerTo, refusalOf, syncAnswers, tooManyRefused, WINDOW_HEADERS, windowHeaders } from '../sync-answers.js';
 
+/** The answers that count against a host's budget of refused requests. */
+const REFUSALS = new Set([413, 415, 422]);
+
 const DRY_RUN_VALUES = ['true', 'false', '1', '0'] as const;
 const SyncQuery = Type.Object({
   dry_run: Type.Optional(
@@ -98,19 +101,20 @@ export const syncRoutes: FastifyPluginAsync<AppContext> = async (app, context) =
         if (refusal) throw refusal;
         checkBodyHeaders(request.raw, config.maxBodyBytes);
       },
-      // Any answer not kept for the key (401…, 413, 415, 429, 5xx) frees it before it goes out.
-      onSend: async (request, _reply, payload) => {
+      // Any answer not kept for the key (401…, 413, 415, 429, 5xx) frees it, and a refusal counts against the host's
+      // budget of refusals (a replayed one was counted the first time), before it goes out: a client that sends its
+      // next request once it has this answer finds the budget as this one left it.
+      onSend: async (request, reply, payload) => {
         if (request.syncAdmission) {
           await sync.release(request.syncAdmission).catch((error: unknown) => request.log.warn({ err: error }, 'could not release an Idempotency-Key; its lease will'));
         }
-        return payload;
-      },
-      // A refusal counts against the host's budget of refusals; a replayed one was counted the first time.
-      onResponse: async (request, reply) => {
-        metrics.syncs.inc({ outcome: syncOutcome(reply.statusCode, dryRunOf(request) === true) });
-        if (request.provider && [413, 415, 422].includes(reply.statusCode) && reply.getHeader('idempotent-replayed') === undefined) {
+        if (request.provider && REFUSALS.has(reply.statusCode) && reply.getHeader('idempotent-replayed') === undefined) {
           await sync.recordRefusal(request.provider.hostId).catch((error: unknown) => request.log.warn({ err: error }, 'could not record a refused request'));
         }
+        return payload;
+      },
+      onResponse: async (request, reply) => {
+        metrics.syncs.inc({ outcome: syncOutcome(reply.statusCode, dryRunOf(request) === true) });
       },
     },
     async (request, reply) => {
