@@ -18,6 +18,11 @@ export interface QueryOptions {
    * values (a host's rows by its id, say): a search whose plan should follow its filters is planned each time.
    */
   prepared?: boolean;
+  /**
+   * Give up on the answer after this long (PostgreSQL): the statement fails as unavailable, and its connection is
+   * discarded rather than reused. For a probe that must not wait as long as a request's statement may.
+   */
+  timeoutMs?: number;
 }
 
 /** One statement of a batch: SQL with $1… placeholders, and their values. */

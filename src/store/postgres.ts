@@ -190,7 +190,10 @@ export class PostgresDatabase implements Database {
   async #query<R>(sql: string, params?: readonly unknown[], options?: QueryOptions): Promise<QueryResult<R>> {
     if (options?.prepared) return this.session((session) => session.query<R>(sql, params, options));
     try {
-      const result = await this.pool.query(sql, params as unknown[] | undefined);
+      const values = params as unknown[] | undefined;
+      const result = await (options?.timeoutMs
+        ? this.pool.query({ text: sql, values, query_timeout: options.timeoutMs } as pg.QueryConfig)
+        : this.pool.query(sql, values));
       return { rows: result.rows as R[], rowCount: result.rowCount ?? 0 };
     } catch (error) {
       throw wrap(error);

@@ -5,6 +5,9 @@ import { Problem, retryAfter } from '../problems.js';
 import { healthProbe } from '../readiness.js';
 import { ALWAYS, json, Liveness, problem, Readiness } from '../schemas.js';
 
+/** How long a health query may go unanswered before it is given up: a few checks' worth. */
+const HEALTH_QUERY_TIMEOUT_MS = 3_000;
+
 export const healthRoutes: FastifyPluginAsync<AppContext> = async (app, context) => {
   const probe = { tags: ['public'], security: [] };
   app.get(
@@ -20,7 +23,10 @@ export const healthRoutes: FastifyPluginAsync<AppContext> = async (app, context)
     response: { 200: json('ready', Readiness), 400: ALWAYS[400], 500: ALWAYS[500], 503: problem(['SERVICE_UNAVAILABLE'], ['retry-after']) },
   };
   // Named, so that the health query can be told from the others in pg_stat_activity and in a packet capture.
-  const database = healthProbe(() => context.db.query('SELECT 1 AS ready'));
+  // Its own bound, far below a request's statement timeout: a health query stuck on a stalled link is given up after
+  // it (its connection discarded), and the next check asks again, so that /readyz says 200 soon after the database
+  // is back rather than once the stuck query times out.
+  const database = healthProbe(() => context.db.query('SELECT 1 AS ready', [], { timeoutMs: HEALTH_QUERY_TIMEOUT_MS }));
   app.get('/readyz', { schema: readiness }, async () => {
     if (context.lifecycle.closing) {
       throw new Problem('SERVICE_UNAVAILABLE', 'the server is shutting down', { headers: retryAfter() });
