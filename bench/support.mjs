@@ -159,8 +159,8 @@ export async function startServer(env = {}, main = MAIN) {
 /** startServer on a PostgreSQL database, its generated hosts confirmed. */
 export async function startHostdir(databaseUrl, env = {}, main = MAIN) {
   const server = await startServer({ DATABASE_URL: databaseUrl, ...env }, main);
-  // The benchmarks generate their hosts in the database, without a sync: each is taken as confirmed now (README,
-  // "Verified freshness"), or the directory would leave every one of them out as never confirmed. A build without
+  // The benchmarks generate their hosts in the database, without a sync: each is taken as confirmed now
+  // (docs/directory-api.md, "Verified freshness"), or the directory would leave every one of them out as never confirmed. A build without
   // the column (a baseline) has nothing to mark. The hosts' statistics are then taken again: left as they were (every
   // host unconfirmed), the planner would expect no confirmed host and join the other way round, product by product.
   await withClient(databaseUrl, async (client) => {
