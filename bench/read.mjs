@@ -428,9 +428,14 @@ async function main() {
   lines.push('', `machine: ${machine.cores} cores (${machine.cpu}), ${machine.memory_gb} GB, Node ${machine.node}, PostgreSQL ${machine.postgresql}; load average ${machine.load_average.join(' ')}`);
   process.stdout.write(`${lines.join('\n')}\n`);
   if (WRITE) {
-    const met = (processes, page, target) => (targets.find((t) => t.processes === Number(processes) && t.page === page && t.target === target).met ? 'met' : 'missed');
-    const table = [['processes', 'answer', 'bytes', 'floor /s', 'hostdir /s', 'p50 ms', 'p99 ms', 'nginx /s', '× hostdir', 'hostdir CPU ms', 'PostgreSQL CPU ms',
-      'p99 ≤ 100 ms', 'cache ≥ 10 ×']];
+    const met = (processes, page, target) => {
+      const found = targets.find((t) => t.processes === Number(processes) && t.page === page && t.target === target);
+      return found.met ? 'met' : 'missed';
+    };
+    const table = [
+      ['processes', 'answer', 'bytes', 'floor /s', 'hostdir /s', 'p50 ms', 'p99 ms', 'nginx /s', '× hostdir', 'hostdir CPU ms',
+        'PostgreSQL CPU ms', 'p99 ≤ 100 ms', 'cache ≥ 10 ×'],
+    ];
     for (const [processes, perPage] of Object.entries(figures)) {
       for (const [page, f] of Object.entries(perPage)) {
         table.push([processes, page, String(bodies[page]), String(f.floor.rps), String(f.direct.rps), String(f.direct.p50_ms), String(f.direct.p99_ms),
@@ -438,8 +443,8 @@ async function main() {
           met(processes, page, 'uncached p99 ≤ 100 ms'), met(processes, page, 'cached ≥ 10 × uncached')]);
       }
     }
-    const command = `npm run bench:read -- ${process.argv.slice(2).join(' ')}`;
-    await writeLastRun('read', { command: `${command} (${PRODUCTS} products, ${CLIENTS} clients, ${DURATION} s each)`, database: `PostgreSQL ${machine.postgresql}`, tables: [table] });
+    const command = `npm run bench:read -- ${process.argv.slice(2).join(' ')} (${PRODUCTS} products, ${CLIENTS} clients, ${DURATION} s each)`;
+    await writeLastRun('read', { command, database: `PostgreSQL ${machine.postgresql}`, tables: [table] });
   }
   if (JSON_OUTPUT) {
     process.stdout.write(`${JSON.stringify({ bench: 'read', products: PRODUCTS, hosts: HOSTS, clients: CLIENTS, duration_s: DURATION, bytes: bodies, figures, targets, machine })}\n`);

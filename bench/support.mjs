@@ -175,7 +175,7 @@ export async function startHostdir(databaseUrl, env = {}, main = MAIN) {
 /**
  * Writes a run's tables into docs/performance.md, between `<!-- bench:NAME:start -->` and `<!-- bench:NAME:end -->`,
  * in place of the run recorded there: the page holds the last run as the benchmark measured it, never a copy by hand.
- * `tables` are [header, ...rows] arrays of cells; a cell that reads as a number is aligned right. Above them, the
+ * `tables` are [header, ...rows] arrays of cells; a column whose cells read as numbers is aligned right. Above them, the
  * command and the machine: cores, CPU, memory, Node.js, the database (`database`, as the run names it), load and date.
  */
 export async function writeLastRun(name, { command, database, tables }) {
@@ -196,7 +196,8 @@ export async function writeLastRun(name, { command, database, tables }) {
   ].join(', ');
   const numeric = (cell) => /^[-−]?[\d.]+( ?(ms|MB|×|%))?$/.test(cell);
   const markdown = tables.map(([header, ...rows]) => {
-    const align = header.map((_, c) => (rows.length > 0 && rows.every((row) => numeric(String(row[c]))) ? '---:' : '---'));
+    const cells = (c) => rows.map((row) => String(row[c])).filter((cell) => cell !== '');
+    const align = header.map((_, c) => (cells(c).length > 0 && cells(c).every(numeric) ? '---:' : '---'));
     return [header, align, ...rows].map((row) => `| ${row.join(' | ')} |`).join('\n');
   });
   const section = [`\`${command}\` on ${machine}:`, ...markdown].join('\n\n');
