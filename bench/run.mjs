@@ -614,7 +614,8 @@ async function writeRun(results) {
     command: `node bench/run.mjs ${process.argv.slice(2).join(' ')}`.trim(),
     database: results.map((r) => r.machine.postgresql).join(', '),
     tables: [
-      [['figure', ...results.map((r) => r.store)], ...keys.map((key) => [key, ...results.map((r) => String(r[key]))])],
+      // A figure the store does not have (PostgreSQL's CPU, for the embedded store) is a dash, as `null` in the JSON.
+      [['figure', ...results.map((r) => r.store)], ...keys.map((key) => [key, ...results.map((r) => (Number.isNaN(r[key]) ? '—' : String(r[key])))])],
       [['store', 'target', 'figure', 'limit', ''], ...targetRows(results)],
     ],
   });

@@ -175,8 +175,9 @@ export async function startHostdir(databaseUrl, env = {}, main = MAIN) {
 /**
  * Writes a run's tables into docs/performance.md, between `<!-- bench:NAME:start -->` and `<!-- bench:NAME:end -->`,
  * in place of the run recorded there: the page holds the last run as the benchmark measured it, never a copy by hand.
- * `tables` are [header, ...rows] arrays of cells; a column whose cells read as numbers is aligned right. Above them, the
- * command and the machine: cores, CPU, memory, Node.js, the database (`database`, as the run names it), load and date.
+ * `tables` are [header, ...rows] arrays of cells; a column whose cells read as numbers (or are empty, or a dash) is
+ * aligned right. Above them, the command and the machine: cores, CPU, memory, Node.js, the database (`database`, as
+ * the run names it), load and date.
  */
 export async function writeLastRun(name, { command, database, tables }) {
   const start = `<!-- bench:${name}:start -->`;
@@ -196,7 +197,7 @@ export async function writeLastRun(name, { command, database, tables }) {
   ].join(', ');
   const numeric = (cell) => /^[-−]?[\d.]+( ?(ms|MB|×|%))?$/.test(cell);
   const markdown = tables.map(([header, ...rows]) => {
-    const cells = (c) => rows.map((row) => String(row[c])).filter((cell) => cell !== '');
+    const cells = (c) => rows.map((row) => String(row[c])).filter((cell) => cell !== '' && cell !== '—');
     const align = header.map((_, c) => (cells(c).length > 0 && cells(c).every(numeric) ? '---:' : '---'));
     return [header, align, ...rows].map((row) => `| ${row.join(' | ')} |`).join('\n');
   });
