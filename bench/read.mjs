@@ -4,11 +4,11 @@
 // and p50/p99 latency at 32 concurrent clients (autocannon), with 1 and 2 server processes, directly and through
 // nginx configured by deploy/nginx/hostdir.conf, each against its floor measured in the same run: the same server
 // framework answering the same bytes, precomputed (bench/read-floor.mjs). With each: the CPU time a request cost the
-// processes answering it, PostgreSQL and autocannon (Linux /proc), and what the cores have for each request at a
-// quarter of the floor's rate. See README, "Performance".
+// processes answering it, PostgreSQL and autocannon (Linux /proc). See docs/performance.md.
 //
 //   npm run bench:read                      readable table
 //   npm run bench:read -- --json            … then one JSON object with every figure and its floor
+//   npm run bench:read -- --write           … and writes the run's figures and targets into docs/performance.md
 //   BENCH_PRODUCTS=20000 npm run bench:read a quick smoke (database hostdir_bench_read_20000)
 //   BENCH_REGENERATE=1                      load the products again
 //   BENCH_DURATION=10                       seconds per measurement (after BENCH_WARMUP seconds of warm-up)
@@ -30,10 +30,11 @@ import { newId } from '../dist/catalog/ids.js';
 import { migrate } from '../dist/store/migrate.js';
 import { openDatabase } from '../dist/store/open.js';
 import { startNginx } from './nginx.mjs';
-import { databaseUrlOf, freePort, postgresCpuMs, startHostdir, stopProcess, treeCpuMs, withClient } from './support.mjs';
+import { databaseUrlOf, freePort, postgresCpuMs, startHostdir, stopProcess, treeCpuMs, withClient, writeLastRun } from './support.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const JSON_OUTPUT = process.argv.includes('--json');
+const WRITE = process.argv.includes('--write');
 const PRODUCTS = Number(process.env.BENCH_PRODUCTS ?? 1_000_000);
 const HOSTS = Number(process.env.BENCH_HOSTS ?? Math.max(10, Math.round(PRODUCTS / 1000)));
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
@@ -348,17 +349,13 @@ async function answersOf(base, pages) {
   return answers;
 }
 
-/** The CPU time the machine's cores have for each request, everything included, when answering at 0.25 × `floorRps`. */
-function cpuAtTarget(floorRps) {
-  return (os.cpus().length * 1000) / (0.25 * floorRps);
-}
-
+// The floor is measured beside hostdir for comparison, not as a target: on two cores nginx serving from its cache and
+// the floor serving from memory meet at the same ceiling, so no uncached share of the floor could be asked for beside
+// the cache's ratio.
 function targetsOf(figures) {
   const out = [];
   for (const [processes, pages] of Object.entries(figures)) {
     for (const [page, f] of Object.entries(pages)) {
-      out.push({ processes: Number(processes), page, target: 'uncached ≥ 0.25 × floor', value: f.direct.rps / f.floor.rps, limit: 0.25, met: f.direct.rps >= 0.25 * f.floor.rps,
-        cpu_ms_at_limit: Math.round(cpuAtTarget(f.floor.rps) * 1000) / 1000 });
       out.push({ processes: Number(processes), page, target: 'uncached p99 ≤ 100 ms', value: f.direct.p99_ms, limit: 100, met: f.direct.p99_ms <= 100 });
       out.push({ processes: Number(processes), page, target: 'cached ≥ 10 × uncached', value: f.cached.rps / f.direct.rps, limit: 10, met: f.cached.rps >= 10 * f.direct.rps });
     }
@@ -406,19 +403,18 @@ async function main() {
 
   const targets = targetsOf(figures);
   const rows = [['processes', 'page', 'bytes', 'floor/s', 'hostdir/s', 'ratio', 'p50 ms', 'p99 ms', 'nginx/s', '× hostdir', 'nginx p99',
-    'floor cpu', 'server cpu', 'pg cpu', 'client cpu', 'cpu at 0.25']];
+    'floor cpu', 'server cpu', 'pg cpu', 'client cpu']];
   for (const [processes, perPage] of Object.entries(figures)) {
     for (const [page, f] of Object.entries(perPage)) {
       rows.push([processes, page, String(bodies[page]), String(f.floor.rps), String(f.direct.rps), (f.direct.rps / f.floor.rps).toFixed(2),
         String(f.direct.p50_ms), String(f.direct.p99_ms), String(f.cached.rps), (f.cached.rps / f.direct.rps).toFixed(1), String(f.cached.p99_ms),
-        f.floor.server_cpu_ms.toFixed(3), f.direct.server_cpu_ms.toFixed(3), f.direct.db_cpu_ms.toFixed(3), f.direct.client_cpu_ms.toFixed(3),
-        cpuAtTarget(f.floor.rps).toFixed(3)]);
+        f.floor.server_cpu_ms.toFixed(3), f.direct.server_cpu_ms.toFixed(3), f.direct.db_cpu_ms.toFixed(3), f.direct.client_cpu_ms.toFixed(3)]);
     }
   }
   const widths = rows[0].map((_, c) => Math.max(...rows.map((row) => row[c].length)));
   const lines = rows.map((row) => row.map((cell, c) => (c < 2 ? cell.padEnd(widths[c]) : cell.padStart(widths[c]))).join('  '));
   lines.push('', '(cpu: milliseconds of CPU a request, while measured: the floor server\'s; hostdir\'s, PostgreSQL\'s and autocannon\'s beside',
-    'hostdir; "cpu at 0.25": what the machine\'s cores have for each request, all processes together, at 0.25 × the floor\'s rate)');
+    'hostdir)');
   lines.push('', `targets (${CLIENTS} clients, ${DURATION} s each after ${WARMUP} s of warm-up):`);
   for (const t of targets) lines.push(`  ${t.met ? 'met ' : 'MISS'}  ${t.processes} × ${t.page.padEnd(12)} ${t.target.padEnd(26)} ${t.value.toFixed(2)}`);
   const machine = {
@@ -431,6 +427,25 @@ async function main() {
   };
   lines.push('', `machine: ${machine.cores} cores (${machine.cpu}), ${machine.memory_gb} GB, Node ${machine.node}, PostgreSQL ${machine.postgresql}; load average ${machine.load_average.join(' ')}`);
   process.stdout.write(`${lines.join('\n')}\n`);
+  if (WRITE) {
+    const met = (processes, page, target) => {
+      const found = targets.find((t) => t.processes === Number(processes) && t.page === page && t.target === target);
+      return found.met ? 'met' : 'missed';
+    };
+    const table = [
+      ['processes', 'answer', 'bytes', 'floor /s', 'hostdir /s', 'p50 ms', 'p99 ms', 'nginx /s', '× hostdir', 'hostdir CPU ms',
+        'PostgreSQL CPU ms', 'p99 ≤ 100 ms', 'cache ≥ 10 ×'],
+    ];
+    for (const [processes, perPage] of Object.entries(figures)) {
+      for (const [page, f] of Object.entries(perPage)) {
+        table.push([processes, page, String(bodies[page]), String(f.floor.rps), String(f.direct.rps), String(f.direct.p50_ms), String(f.direct.p99_ms),
+          String(f.cached.rps), (f.cached.rps / f.direct.rps).toFixed(1), f.direct.server_cpu_ms.toFixed(3), f.direct.db_cpu_ms.toFixed(3),
+          met(processes, page, 'uncached p99 ≤ 100 ms'), met(processes, page, 'cached ≥ 10 × uncached')]);
+      }
+    }
+    const command = `npm run bench:read -- ${process.argv.slice(2).join(' ')} (${PRODUCTS} products, ${CLIENTS} clients, ${DURATION} s each)`;
+    await writeLastRun('read', { command, database: `PostgreSQL ${machine.postgresql}`, tables: [table] });
+  }
   if (JSON_OUTPUT) {
     process.stdout.write(`${JSON.stringify({ bench: 'read', products: PRODUCTS, hosts: HOSTS, clients: CLIENTS, duration_s: DURATION, bytes: bodies, figures, targets, machine })}\n`);
   }

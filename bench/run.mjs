@@ -1,12 +1,13 @@
 #!/usr/bin/env node
 // hostdir's benchmark: the real server over HTTP on 127.0.0.1, for both stores, measured against the floors
-// no implementation can beat, in the same run. See README, "Performance".
+// no implementation can beat, in the same run. See docs/performance.md.
 //
 //   npm run bench                      both stores, readable table
 //   npm run bench -- --json            … then one JSON object per store (PostgreSQL last)
 //   npm run bench -- --store postgres  one store only
 //   npm run bench -- --smoke           tiny sizes, one run each, no targets: proves the benchmark still works
 //   npm run bench -- --profile DIR     the server runs under `node --cpu-prof`; profiles land in DIR
+//   npm run bench -- --write           … and writes the run's figures and targets into docs/performance.md
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
@@ -19,7 +20,7 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import copyStreams from 'pg-copy-streams';
 import { body, catalogue, mixedCatalogue } from './products.mjs';
-import { cpuMs, freePort, postgresCpuMs, stopProcess } from './support.mjs';
+import { cpuMs, freePort, postgresCpuMs, stopProcess, writeLastRun } from './support.mjs';
 import { issueApiKey } from '../dist/store/api-keys.js';
 import { insertHost } from '../dist/store/hosts.js';
 import { migrate } from '../dist/store/migrate.js';
@@ -38,11 +39,17 @@ function option(name) {
 }
 const JSON_OUTPUT = process.argv.includes('--json');
 const SMOKE = process.argv.includes('--smoke');
+/** --write: the run's figures and targets replace the last run recorded in docs/performance.md */
+const WRITE = process.argv.includes('--write');
 const PROFILE_DIR = option('--profile');
 const STORES = option('--store') ? [option('--store')] : ['embedded', 'postgres'];
 /** --only create,unchanged: measure only these scenarios (while working on one); the floors always run */
 const ONLY = option('--only')?.split(',') ?? null;
 const wanted = (scenario) => ONLY === null || ONLY.includes(scenario);
+if (WRITE && (SMOKE || ONLY)) {
+  process.stderr.write('--write records whole runs only: not with --smoke or --only\n');
+  process.exit(2);
+}
 const ADMIN_DATABASE_URL = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
 const SIZES = SMOKE
@@ -569,12 +576,14 @@ async function benchStore(store) {
 
 function targets(r) {
   const memory = ['peak_rss_mb_50k ≤ 150 + 4 × body_mb_50k', r.peak_rss_mb_50k, 150 + 4 * r.body_mb_50k];
+  // PostgreSQL runs inside the embedded server's process, and its memory with it.
+  const embeddedMemory = ['peak_rss_mb_50k ≤ 512', r.peak_rss_mb_50k, 512];
   // Price history may cost at most 10% on the unchanged path and on creation, against the same run without it.
   const history = [
     ['create with / without history ≤ 1.1', r.create_history_ratio, 1.1],
     ['unchanged with / without history ≤ 1.1', r.unchanged_history_ratio, 1.1],
   ];
-  if (r.store === 'embedded') return [['create_ms < 2000', r.create_ms, 2000], memory, ...history];
+  if (r.store === 'embedded') return [embeddedMemory, ...history];
   return [
     ...history,
     ['create_ms ≤ 1.5 × (http+parse+copy)', r.create_ms, 1.5 * (r.floor_http_ms + r.floor_parse_ms + r.floor_copy_ms)],
@@ -582,8 +591,34 @@ function targets(r) {
     ['mixed_ms ≤ 1.5 × create_ms', r.mixed_ms, 1.5 * r.create_ms],
     ['create_50k_ms ≤ 5.5 × create_ms', r.create_50k_ms, 5.5 * r.create_ms],
     memory,
-    ['throughput ≥ 0.5 × floor_db_syncs', -r.throughput_syncs_per_s, -0.5 * r.floor_db_syncs_per_s],
+    ['throughput ≥ 0.4 × floor_db_syncs', -r.throughput_syncs_per_s, -0.4 * r.floor_db_syncs_per_s],
   ];
+}
+
+/** Each target of a run as [store, target, figure, limit, met], figures as the table prints them. */
+function targetRows(results) {
+  const rows = [];
+  for (const r of results) {
+    for (const [label, value, limit] of targets(r)) {
+      const digits = Math.abs(limit) < 10 ? 2 : 1;
+      rows.push([r.store, label, Math.abs(value).toFixed(digits), Math.abs(limit).toFixed(digits), value <= limit ? 'met' : 'missed']);
+    }
+  }
+  return rows;
+}
+
+/** The run into docs/performance.md: every figure by store, then every target. */
+async function writeRun(results) {
+  const keys = Object.keys(results[0]).filter((key) => key !== 'store' && key !== 'machine');
+  await writeLastRun('run', {
+    command: `node bench/run.mjs ${process.argv.slice(2).join(' ')}`.trim(),
+    database: results.map((r) => r.machine.postgresql).join(', '),
+    tables: [
+      // A figure the store does not have (PostgreSQL's CPU, for the embedded store) is a dash, as `null` in the JSON.
+      [['figure', ...results.map((r) => r.store)], ...keys.map((key) => [key, ...results.map((r) => (Number.isNaN(r[key]) ? '—' : String(r[key])))])],
+      [['store', 'target', 'figure', 'limit', ''], ...targetRows(results)],
+    ],
+  });
 }
 
 function printTable(results) {
@@ -594,13 +629,10 @@ function printTable(results) {
   const out = [];
   for (const line of lines) out.push(line.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]) : cell.padStart(widths[c]))).join('  '));
   if (!SMOKE) {
-    for (const r of results) {
-      out.push('', `targets (${r.store}):`);
-      for (const [label, value, limit] of targets(r)) {
-        const digits = Math.abs(limit) < 10 ? 2 : 1;
-        const shown = value < 0 ? `${(-value).toFixed(digits)} vs ${(-limit).toFixed(digits)}` : `${value.toFixed(digits)} vs ${limit.toFixed(digits)}`;
-        out.push(`  ${value <= limit ? 'met ' : 'MISS'}  ${label.padEnd(42)} ${shown}`);
-      }
+    let store = null;
+    for (const [of, label, value, limit, met] of targetRows(results)) {
+      if (of !== store) out.push('', `targets (${(store = of)}):`);
+      out.push(`  ${met === 'met' ? 'met ' : 'MISS'}  ${label.padEnd(42)} ${value} vs ${limit}`);
     }
   }
   const m = results[0].machine;
@@ -611,4 +643,5 @@ function printTable(results) {
 const results = [];
 for (const store of STORES) results.push(await benchStore(store));
 printTable(results);
+if (WRITE) await writeRun(results);
 if (JSON_OUTPUT) for (const r of results) process.stdout.write(`${JSON.stringify(r)}\n`);

@@ -18,3 +18,7 @@ export interface RunningHostdir {
   stop(): Promise<void>;
 }
 export declare function startHostdir(databaseUrl: string, env?: Record<string, string>, main?: string): Promise<RunningHostdir>;
+export declare function writeLastRun(
+  name: string,
+  run: { command: string; database?: string; tables: string[][][] },
+): Promise<void>;

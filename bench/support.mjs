@@ -1,15 +1,16 @@
 // What the benchmarks (and the tests that start nginx or PgBouncer) share: a database client for one task, a free
-// port, stopping a child process for good, and the real server on a database.
+// port, stopping a child process for good, the real server on a database, and the writer of a run's table.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
+import os, { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 
 const MAIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../dist/main.js');
+const PERFORMANCE_PAGE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../docs/performance.md');
 
 /** fn with a connected client on `url`, closed afterwards. */
 export async function withClient(url, fn) {
@@ -158,8 +159,8 @@ export async function startServer(env = {}, main = MAIN) {
 /** startServer on a PostgreSQL database, its generated hosts confirmed. */
 export async function startHostdir(databaseUrl, env = {}, main = MAIN) {
   const server = await startServer({ DATABASE_URL: databaseUrl, ...env }, main);
-  // The benchmarks generate their hosts in the database, without a sync: each is taken as confirmed now (README,
-  // "Verified freshness"), or the directory would leave every one of them out as never confirmed. A build without
+  // The benchmarks generate their hosts in the database, without a sync: each is taken as confirmed now
+  // (docs/directory-api.md, "Verified freshness"), or the directory would leave every one of them out as never confirmed. A build without
   // the column (a baseline) has nothing to mark. The hosts' statistics are then taken again: left as they were (every
   // host unconfirmed), the planner would expect no confirmed host and join the other way round, product by product.
   await withClient(databaseUrl, async (client) => {
@@ -169,4 +170,37 @@ export async function startHostdir(databaseUrl, env = {}, main = MAIN) {
     if (marked.rowCount > 0) await client.query('ANALYZE hosts');
   });
   return server;
+}
+
+/**
+ * Writes a run's tables into docs/performance.md, between `<!-- bench:NAME:start -->` and `<!-- bench:NAME:end -->`,
+ * in place of the run recorded there: the page holds the last run as the benchmark measured it, never a copy by hand.
+ * `tables` are [header, ...rows] arrays of cells; a column whose cells read as numbers (or are empty, or a dash) is
+ * aligned right. Above them, the command and the machine: cores, CPU, memory, Node.js, the database (`database`, as
+ * the run names it), load and date.
+ */
+export async function writeLastRun(name, { command, database, tables }) {
+  const start = `<!-- bench:${name}:start -->`;
+  const end = `<!-- bench:${name}:end -->`;
+  const page = await readFile(PERFORMANCE_PAGE, 'utf8');
+  const from = page.indexOf(start);
+  const to = page.indexOf(end);
+  if (from < 0 || to < from) throw new Error(`${PERFORMANCE_PAGE} has no section ${start} … ${end}`);
+  const cpus = os.cpus();
+  const machine = [
+    `${cpus.length} cores (${cpus[0]?.model.trim() ?? 'unknown CPU'})`,
+    `${Math.round(os.totalmem() / 1024 ** 3)} GB`,
+    `Node.js ${process.version}`,
+    ...(database ? [database] : []),
+    `load average ${os.loadavg().map((load) => load.toFixed(1)).join(' ')} at the end`,
+    new Date().toISOString().slice(0, 10),
+  ].join(', ');
+  const numeric = (cell) => /^[-−]?[\d.]+( ?(ms|MB|×|%))?$/.test(cell);
+  const markdown = tables.map(([header, ...rows]) => {
+    const cells = (c) => rows.map((row) => String(row[c])).filter((cell) => cell !== '' && cell !== '—');
+    const align = header.map((_, c) => (cells(c).length > 0 && cells(c).every(numeric) ? '---:' : '---'));
+    return [header, align, ...rows].map((row) => `| ${row.join(' | ')} |`).join('\n');
+  });
+  const section = [`\`${command}\` on ${machine}:`, ...markdown].join('\n\n');
+  await writeFile(PERFORMANCE_PAGE, `${page.slice(0, from + start.length)}\n${section}\n${page.slice(to)}`);
 }

@@ -1,4 +1,4 @@
-// Caching of public reads, against the directory's freshness promise (README, "Caching in front"): a sync shows on
+// Caching of public reads, against the directory's freshness promise (docs/operations.md, "Caching in front"): a sync shows on
 // every public page within REPLICA_MAX_LAG_SECONDS + 10 + 6 seconds, however many caches stand between.
 import { createHash } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';

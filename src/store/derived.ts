@@ -9,7 +9,7 @@ const BATCH = 1000;
 /**
  * Every product (both statuses) whose derived columns are of another version, derived again host by host, in
  * batches by id: after the one statement that finds those hosts, each reads or writes the rows of one host, as every
- * query outside the directory's reads does (README, "Beyond one PostgreSQL"). A product a sync rewrites meanwhile is
+ * query outside the directory's reads does (docs/operations.md, "Beyond one PostgreSQL"). A product a sync rewrites meanwhile is
  * left to the sync (its fingerprint changed): the sync wrote current values. Returns how many were rewritten.
  */
 export async function deriveStaleProducts(db: Queryable, options: { batch?: number; stop?: () => boolean } = {}): Promise<number> {

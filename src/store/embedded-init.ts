@@ -2,7 +2,7 @@
 // server then opens a store as every later start finds it. Made in the server's own process, a store's making held
 // about 650 MB there for a moment (PGlite runs initdb in WebAssembly beside two instances of PostgreSQL), and left
 // about 35 MB more with the server for as long as it ran than a restarted server holds, enough for a 50 000-product
-// sync in the first process to pass its memory target (README, "Sizing").
+// sync in the first process to pass its memory target (docs/operations.md, "Sizing").
 import { execFile } from 'node:child_process';
 import { existsSync, realpathSync } from 'node:fs';
 import path from 'node:path';

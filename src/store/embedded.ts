@@ -29,7 +29,7 @@ class Lock {
  * PostgreSQL's own page cache inside PGlite. Its default (128 MB) becomes the process's own memory as pages are used,
  * and is never given back, while the embedded store's files are in the system's page cache anyway: at 16 MB an
  * embedded server started at about 110 MB less, and at 8 MB its WebAssembly memory is about 8 MB smaller again, before
- * and after a large sync (README, "Memory of a large sync").
+ * and after a large sync (docs/operations.md, "Sizing").
  */
 const SHARED_BUFFERS = '8MB';
 
@@ -108,7 +108,7 @@ export const COPY_INPUT_MAX_BYTES = 8 << 20;
  * The COPY input PGlite reads from /dev/blob, in one buffer kept for the store's life: PGlite reads the bytes of what
  * its `blob` option's `arrayBuffer()` gives, and a new Blob per piece left three copies of each (its UTF-8 parts, the
  * Blob's own bytes, the ArrayBuffer read from it) to the garbage collector, which freed them only once tens of
- * megabytes had piled up in glibc's heap (README, "Memory of a large sync"). The buffer is resizable,
+ * megabytes had piled up in glibc's heap. The buffer is resizable,
  * so that each piece is written into it and the view PGlite makes of it is as long as the piece. It is used under the
  * store's lock, by one statement at a time.
  */

@@ -5,7 +5,7 @@ import type { PricingTier } from '../catalog/types.js';
 import type { Queryable } from './db.js';
 import { iso, jsonOrNull, numberOrNull } from './rows.js';
 
-/** Earlier price sets kept per product; the oldest are forgotten as new changes come (documented in the README). */
+/** Earlier price sets kept per product; the oldest are forgotten as new changes come (documented in docs/directory-api.md). */
 export const PRICE_HISTORY_MAX_CHANGES = 100;
 
 /** Whether the product row `p` holds other prices than the record `x` of its new content. */

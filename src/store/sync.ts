@@ -111,7 +111,7 @@ export async function findSyncCaller(
        ${options.receipts ? RECEIPTS_JOIN : ''}`,
     [digest, window.dryRun, window.seconds, window.max, options.refusalBudget],
     // Planned once per connection: its plan does not depend on whose key it is, and planning it was the largest part
-    // of what PostgreSQL spent on a small sync's statements (README, "Performance").
+    // of what PostgreSQL spent on a small sync's statements.
     { prepared: true },
   );
   const row = rows[0];

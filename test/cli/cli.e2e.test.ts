@@ -1,4 +1,4 @@
-// The README's operator flow, run through the built `hostdir` command against a real server.
+// The operator's flow of docs/cli.md, run through the built `hostdir` command against a real server.
 // Needs `npm run build` first (npm test does it): both sides run from dist/.
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';

@@ -1,5 +1,6 @@
-// The README's shell session, pasted as it stands into bash and into zsh, runs against a fresh server.
-// The session is every ```sh block preceded by `<!-- session -->`, in the README's order. Each shell reads it
+// The documentation's shell session, pasted as it stands into bash and into zsh, runs against a fresh server.
+// The session is every ```sh block preceded by `<!-- session -->`, in the order of SESSION_PAGES and, within a page,
+// in the page's order: it starts in the README and goes on in the docs it leads to. Each shell reads it
 // from stdin as an interactive shell, as it would read a paste: zsh then takes `#` for a command and globs an
 // unquoted `?`, so a comment or an unquoted URL in the session fails the run. errexit and pipefail stop it at the
 // first failing command. Needs `npm run build` first (npm test does it): server and `hostdir` run from dist/.
@@ -12,7 +13,13 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { admin } from '../support/api.js';
 import { CLI, startServer, type TestServer } from '../support/server.js';
 
-const README = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../README.md');
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+/** The pages the session runs through, in the order a reader follows it. */
+const SESSION_PAGES = ['README.md', 'docs/sync-api.md', 'docs/directory-api.md'];
+
+function readPages(): Promise<{ page: string; markdown: string }[]> {
+  return Promise.all(SESSION_PAGES.map(async (page) => ({ page, markdown: await readFile(path.join(ROOT, page), 'utf8') })));
+}
 
 /** The session's blocks, verbatim, in order. */
 function sessionBlocks(markdown: string): string[] {
@@ -38,7 +45,7 @@ function requireProgram(name: string): void {
   const probe = spawnSync(name, ['--version']);
   if (probe.error || probe.status !== 0) {
     throw new Error(
-      `${name} is not installed, and the README's session must be checked with it: apt-get install ${name} (.ci/run installs it)`,
+      `${name} is not installed, and the documentation's session must be checked with it: apt-get install ${name} (.ci/run installs it)`,
     );
   }
 }
@@ -56,7 +63,7 @@ function runShell(shell: Shell, script: string, cwd: string, env: Record<string,
   });
 }
 
-describe("the README's session", () => {
+describe("the documentation's session", () => {
   let server: TestServer | undefined;
   let home: string | undefined;
 
@@ -67,8 +74,10 @@ describe("the README's session", () => {
     home = undefined;
   });
 
-  it('is marked in the README and holds no placeholder', async () => {
-    const blocks = sessionBlocks(await readFile(README, 'utf8'));
+  it('starts in the README, goes on in each page, and holds no placeholder', async () => {
+    const pages = await readPages();
+    for (const { page, markdown } of pages) expect(sessionBlocks(markdown).length, page).toBeGreaterThanOrEqual(2);
+    const blocks = pages.flatMap(({ markdown }) => sessionBlocks(markdown));
     expect(blocks.length).toBeGreaterThanOrEqual(8);
     expect(blocks[0]).toMatch(/^export HOSTDIR_URL=/);
     for (const block of blocks) {
@@ -78,17 +87,18 @@ describe("the README's session", () => {
   });
 
   it("leaves out no shell example that talks to the server with the session's variables", async () => {
-    const markdown = await readFile(README, 'utf8');
-    const session = new Set(sessionBlocks(markdown));
-    const all = [...markdown.matchAll(/^```sh\n([\s\S]*?)^```$/gm)].map((match) => match[1]!);
-    const outside = all.filter((block) => !session.has(block) && /\$\{?(HOSTDIR_URL|KEY)\b/.test(block));
-    expect(outside).toEqual([]);
+    for (const { page, markdown } of await readPages()) {
+      const session = new Set(sessionBlocks(markdown));
+      const all = [...markdown.matchAll(/^```sh\n([\s\S]*?)^```$/gm)].map((match) => match[1]!);
+      const outside = all.filter((block) => !session.has(block) && /\$\{?(HOSTDIR_URL|KEY)\b/.test(block));
+      expect(outside, page).toEqual([]);
+    }
   });
 
   it.each(Object.keys(SHELLS) as Shell[])('runs pasted into %s', async (shell) => {
     requireProgram(shell);
     requireProgram('curl');
-    const script = sessionBlocks(await readFile(README, 'utf8')).join('\n');
+    const script = (await readPages()).flatMap(({ markdown }) => sessionBlocks(markdown)).join('\n');
 
     server = await startServer('embedded');
     // The user's folder: `hostdir` on PATH (what `npm link` gives), HOME and the session's files in a fresh directory.

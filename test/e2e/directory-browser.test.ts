@@ -1,6 +1,6 @@
 // The directory's pages in a real headless Chromium (Debian's /usr/bin/chromium, driven by playwright-core): a
 // visitor searches, filters a category, opens a product, and sees a provider's sync on the page at once.
-// Screenshots go to a temporary folder; `npm run screenshots` writes them to docs/screenshots/ for the README.
+// Screenshots go to a temporary folder; `npm run screenshots` writes them to docs/screenshots/, which the docs show.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';

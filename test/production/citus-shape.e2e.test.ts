@@ -1,5 +1,5 @@
-// The schema and the queries as Citus needs them to spread the directory over several nodes by host (README,
-// "Beyond one PostgreSQL"), checked on a server of the test's own:
+// The schema and the queries as Citus needs them to spread the directory over several nodes by host
+// (docs/operations.md, "Beyond one PostgreSQL"), checked on a server of the test's own:
 // - every table is classified: distributed by host, a reference table (copied to every node), or local;
 // - a distributed table has host_id first in its primary key, and PostgreSQL accepts it hash-partitioned by host_id
 //   (which, like Citus, refuses a unique key without host_id); no foreign key points from a reference or local
@@ -28,7 +28,7 @@ const LOCAL = ['schema_migrations'];
 const PARTITIONS = 8;
 
 /**
- * Statements allowed to read several hosts, each with the reason and what becomes of it under Citus (the README
+ * Statements allowed to read several hosts, each with the reason and what becomes of it under Citus (docs/operations.md
  * lists the same).
  */
 const MULTI_HOST: Array<{ sql: RegExp; why: string }> = [
@@ -131,7 +131,7 @@ describe('the schema and queries Citus needs', () => {
 
   it('classifies every table, and keys each distributed one by host first', async () => {
     const tables = (await sql<{ name: string }>(`SELECT tablename AS name FROM pg_tables WHERE schemaname = 'public' ORDER BY 1`)).map((t) => t.name);
-    expect(tables, 'a new table must be classified here and in the README').toEqual([...DISTRIBUTED, ...REFERENCE, ...LOCAL].sort());
+    expect(tables, 'a new table must be classified here and in docs/operations.md').toEqual([...DISTRIBUTED, ...REFERENCE, ...LOCAL].sort());
     const keys = await sql<{ table: string; first: string }>(
       `SELECT c.conrelid::regclass::text AS table, a.attname AS first
        FROM pg_constraint c JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = c.conkey[1]
@@ -233,7 +233,7 @@ describe('the schema and queries Citus needs', () => {
     expect(ours.filter((logged) => partitionsRead(logged.plan).size > 0).length).toBeGreaterThan(50);
     expect(crossHost(plans, 'hostdir-probe')).toHaveLength(1);
     expect(crossHost(plans, 'hostdir')).toEqual([]);
-    // Each allowed exception was met (an exception no query needs any more goes, here and in the README).
+    // Each allowed exception was met (an exception no query needs any more goes, here and in docs/operations.md).
     const seen = multiHost(plans, 'hostdir');
     for (const allowed of MULTI_HOST) expect(seen.some(({ query }) => allowed.sql.test(query)), allowed.why).toBe(true);
   });

@@ -1,4 +1,4 @@
-// hostdir behind PgBouncer in transaction mode, as the README configures it: three processes started at the same
+// hostdir behind PgBouncer in transaction mode, as docs/operations.md configures it: three processes started at the same
 // moment on an empty database through PgBouncer (no MIGRATION_DATABASE_URL), sharing fewer server connections
 // than they open, run the contract's flows — small and large syncs, Idempotency-Key retries, concurrent syncs of
 // one host spread over the three, the provider's and the public reads.

@@ -63,7 +63,7 @@ function publicHost({ id: _id, ...host }: Host): Omit<Host, 'id'> {
   return host;
 }
 
-/** A host as the operator sees it in listings: with whether it is stale (README, "Verified freshness"). */
+/** A host as the operator sees it in listings: with whether it is stale (docs/directory-api.md, "Verified freshness"). */
 function listedHost(host: Host, freshness: Freshness): Omit<Host, 'id'> & { stale: boolean } {
   return { ...publicHost(host), stale: isStale(host.confirmed_at, freshness) };
 }
@@ -119,7 +119,7 @@ export const adminRoutes: FastifyPluginAsync<AppContext> = async (app, context) 
       },
     );
 
-    // Rates arrive as the ECB's XML or as the JSON form (README, "Currencies"); both are read as text here.
+    // Rates arrive as the ECB's XML or as the JSON form (docs/directory-api.md, "Currencies"); both are read as text here.
     admin.addContentTypeParser(['application/xml', 'text/xml'], { parseAs: 'string', bodyLimit: RATES_BODY_LIMIT }, (_request, body, done) => {
       done(null, body);
     });
