@@ -7,7 +7,6 @@ import { adminTokenPath, resolveAdminToken } from './admin-token.js';
 import { joinMetricsCollection, runPrimary } from './cluster.js';
 import { loadConfig, type Config } from './config.js';
 import { buildApp, loggerOptions } from './http/app.js';
-import { mallocOutcomes } from './malloc-settings.js';
 import { isUnavailable, type Database } from './store/db.js';
 import { migrate } from './store/migrate.js';
 import { keepRatesFresh } from './rates-refresh.js';
@@ -91,7 +90,6 @@ async function startServer(config: Config = loadConfig()): Promise<RunningServer
     {
       store: db.kind === 'postgres' ? 'postgresql' : `embedded (${config.dataDir})`,
       admin_token: admin.source === 'env' ? 'from ADMIN_TOKEN' : `in ${adminTokenPath(config.dataDir)}`,
-      ...Object.fromEntries(Object.entries(mallocOutcomes()).map(([setting, outcome]) => [`malloc_${setting}`, outcome])),
     },
     `hostdir listening on ${url}`,
   );

@@ -110,9 +110,8 @@ export function buildProgram(ctx: CliContext = processContext()): Command {
     .option('--workers <n>', 'server processes sharing the port (default: $WORKERS, else 1); more than 1 needs DATABASE_URL')
     .action(async (options: { workers?: string }) => {
       // Loaded on demand so that client commands do not pay for Fastify and the database drivers; the server's V8
-      // flags and malloc settings set first, as main.ts does.
+      // flags set first, as main.ts does.
       await import('../heap-flags.js');
-      (await import('../malloc-settings.js')).fixMallocSettingsForStore(ctx.env.DATABASE_URL);
       const [{ serve }, serverConfig] = await Promise.all([import('../server.js'), import('../config.js')]);
       let config: ServerConfig;
       try {
