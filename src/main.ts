@@ -1,8 +1,6 @@
 #!/usr/bin/env node
-// `node dist/main.js` starts the server (server.ts). The V8 flags the server sets itself (heap-flags.ts) are set
-// first, and the server's modules are loaded only then: parsing them fills V8's young generation, which would
-// otherwise have grown before the flags applied.
-import './heap-flags.js';
+// `node dist/main.js` starts the server (server.ts). Node's and V8's memory settings are the deployment's, given when
+// node starts (deploy/systemd/hostdir.env).
 import { pathToFileURL } from 'node:url';
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {

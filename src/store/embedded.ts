@@ -2,7 +2,6 @@
 import { mkdir, open } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import v8 from 'node:v8';
 import { PGlite, type PGliteOptions } from '@electric-sql/pglite';
 import { pastMmapThreshold } from '../large-block.js';
 import type { Database, QueryResult, Row, Session, Statement, Transaction } from './db.js';
@@ -32,20 +31,6 @@ class Lock {
  * and after a large sync (README, "Memory of a large sync").
  */
 const SHARED_BUFFERS = '8MB';
-
-/**
- * PGlite's WebAssembly (PostgreSQL, 9 MB of it) is compiled by V8's baseline compiler only (Liftoff), not also by its
- * optimizing one (TurboFan) as its functions turn hot: the optimized code and the memory its compilations took stayed
- * in the process, about 35 MB before any sync and about 65 MB at the peak of a 50 000-product sync (README, "Sizing").
- * A 10 000-product sync took no longer on the benchmark's machine; a 50 000-product one took about 10-15% more CPU
- * time. Node started with a flag of its own about Liftoff (`--no-liftoff-only`) keeps it.
- */
-const WASM_BASELINE_ONLY = '--liftoff-only';
-
-function compileWasmBaselineOnly(): void {
-  if (process.execArgv.some((flag) => /liftoff/.test(flag))) return;
-  v8.setFlagsFromString(WASM_BASELINE_ONLY);
-}
 
 /** A compiled WebAssembly module, as PGlite's options take it. */
 type WasmModule = NonNullable<PGliteOptions['pgliteWasmModule']>;
@@ -150,8 +135,6 @@ export class EmbeddedDatabase implements Database {
 
   static async open(dataDir: string | null): Promise<EmbeddedDatabase> {
     if (dataDir) await mkdir(dataDir, { recursive: true });
-    // Before PGlite compiles its module: V8 reads the flag when it compiles.
-    compileWasmBaselineOnly();
     const startParams = [...PGlite.defaultStartParams, '-c', `shared_buffers=${SHARED_BUFFERS}`];
     const [pgliteWasmModule, initdbWasmModule] = await Promise.all([compiledModule('pglite.wasm'), compiledModule('initdb.wasm')]);
     const options = { startParams, pgliteWasmModule, initdbWasmModule };
