@@ -1,9 +1,6 @@
 // The PGlite adapter: PostgreSQL compiled to WebAssembly, in-process, persisted under DATA_DIR.
-import { mkdir, open } from 'node:fs/promises';
-import { createRequire } from 'node:module';
-import path from 'node:path';
-import { PGlite, type PGliteOptions } from '@electric-sql/pglite';
-import { pastMmapThreshold } from '../large-block.js';
+import { mkdir } from 'node:fs/promises';
+import { PGlite } from '@electric-sql/pglite';
 import type { Database, QueryResult, Row, Session, Statement, Transaction } from './db.js';
 
 /**
@@ -31,35 +28,6 @@ class Lock {
  * and after a large sync (README, "Memory of a large sync").
  */
 const SHARED_BUFFERS = '8MB';
-
-/** A compiled WebAssembly module, as PGlite's options take it. */
-type WasmModule = NonNullable<PGliteOptions['pgliteWasmModule']>;
-
-/** What this module uses of the WebAssembly global, which TypeScript declares only with the DOM's types. */
-declare const WebAssembly: { compile(bytes: Uint8Array): Promise<WasmModule> };
-
-/**
- * One of PGlite's WebAssembly modules (a file beside its code), compiled from its bytes read into a block past glibc's
- * largest mmap threshold. Left to PGlite, the 9 MB of pglite.wasm were read into a block of their own, freed once
- * compiled, which raised glibc's mmap threshold to 9 MB for the rest of the process and let its heap keep up to 18 MB
- * of freed memory (see pastMmapThreshold): three 50 000-product creates in a row, four runs alternated with PGlite
- * reading its own, peaked at 251–276 MB (median 266) against 262–307 MB (median 275) (README, "Memory of a large sync").
- */
-async function compiledModule(file: string): Promise<WasmModule> {
-  const handle = await open(path.join(path.dirname(createRequire(import.meta.url).resolve('@electric-sql/pglite')), file));
-  try {
-    const { size } = await handle.stat();
-    const bytes = pastMmapThreshold(size);
-    for (let at = 0; at < size; ) {
-      const { bytesRead } = await handle.read(bytes, at, size - at, at);
-      if (bytesRead === 0) throw new Error(`${file} ended at ${at} of ${size} bytes`);
-      at += bytesRead;
-    }
-    return await WebAssembly.compile(bytes);
-  } finally {
-    await handle.close();
-  }
-}
 
 /** About how much COPY input one statement of the embedded store reads (see copyFrom). */
 export const COPY_PIECE_BYTES = 1 << 20;
@@ -136,9 +104,7 @@ export class EmbeddedDatabase implements Database {
   static async open(dataDir: string | null): Promise<EmbeddedDatabase> {
     if (dataDir) await mkdir(dataDir, { recursive: true });
     const startParams = [...PGlite.defaultStartParams, '-c', `shared_buffers=${SHARED_BUFFERS}`];
-    const [pgliteWasmModule, initdbWasmModule] = await Promise.all([compiledModule('pglite.wasm'), compiledModule('initdb.wasm')]);
-    const options = { startParams, pgliteWasmModule, initdbWasmModule };
-    const db = await PGlite.create(dataDir ? { dataDir, ...options } : options);
+    const db = await PGlite.create(dataDir ? { dataDir, startParams } : { startParams });
     return new EmbeddedDatabase(db);
   }
 
