@@ -20,7 +20,7 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import copyStreams from 'pg-copy-streams';
 import { body, catalogue, mixedCatalogue } from './products.mjs';
-import { cpuMs, freePort, postgresCpuMs, stopProcess, writeLastRun } from './support.mjs';
+import { cpuMs, freePort, postgresCpuMs, serverArguments, serverEnvironment, stopProcess, writeLastRun } from './support.mjs';
 import { issueApiKey } from '../dist/store/api-keys.js';
 import { insertHost } from '../dist/store/hosts.js';
 import { migrate } from '../dist/store/migrate.js';
@@ -166,12 +166,14 @@ async function createDatabase() {
   };
 }
 
-/** The real server (node dist/main.js), rate limit lifted so that the window never refuses a run. */
+/** The real server (node dist/main.js) as the service unit starts it, rate limit lifted so that the window never refuses a run. */
 async function startHostdir(store, databaseUrl, dataDir, extraEnv = {}) {
   // A port nothing listens on now: a random one collided with another suite's server when tests ran side by side.
   const port = await freePort();
   const adminToken = `bench-admin-${randomBytes(12).toString('hex')}`;
+  const deployed = serverEnvironment();
   const env = {
+    ...deployed,
     PATH: process.env.PATH ?? '',
     HOME: process.env.HOME ?? '',
     HOST: '127.0.0.1',
@@ -189,7 +191,7 @@ async function startHostdir(store, databaseUrl, dataDir, extraEnv = {}) {
     ...extraEnv,
   };
   const flags = PROFILE_DIR && !extraEnv.PRICE_HISTORY ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(PROFILE_DIR)}`, `--cpu-prof-name=hostdir-${store}.cpuprofile`] : [];
-  const child = track(spawn(process.execPath, [...flags, MAIN], { env, stdio: ['ignore', 'pipe', 'pipe'] }));
+  const child = track(spawn(process.execPath, [...flags, ...serverArguments(MAIN, deployed)], { env, stdio: ['ignore', 'pipe', 'pipe'] }));
   let output = '';
   child.stdout.on('data', (chunk) => (output += chunk));
   child.stderr.on('data', (chunk) => (output += chunk));

@@ -9,6 +9,8 @@ export declare function stopProcess(child: ChildProcess, graceMs?: number): Prom
 export declare function cpuMs(pid: number): Promise<number>;
 export declare function postgresCpuMs(): Promise<number>;
 export declare function treeCpuMs(pid: number): Promise<number>;
+export declare function serverEnvironment(): Record<string, string>;
+export declare function serverArguments(main?: string, env?: Record<string, string>): string[];
 
 export interface RunningHostdir {
   url: string;

@@ -1,7 +1,9 @@
 // What the benchmarks (and the tests that start nginx or PgBouncer) share: a database client for one task, a free
-// port, stopping a child process for good, the real server on a database, and the writer of a run's table.
+// port, stopping a child process for good, the real server on a database, started as deploy/systemd starts it, and
+// the writer of a run's table.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import os, { tmpdir } from 'node:os';
@@ -9,8 +11,31 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 
-const MAIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../dist/main.js');
-const PERFORMANCE_PAGE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../docs/performance.md');
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const MAIN = path.join(ROOT, 'dist/main.js');
+const PERFORMANCE_PAGE = path.join(ROOT, 'docs/performance.md');
+/** The environment the service unit starts the server in (deploy/systemd/hostdir.service, EnvironmentFile=). */
+const DEPLOYED_ENV = path.join(ROOT, 'deploy/systemd/hostdir.env');
+
+/**
+ * The variables of deploy/systemd/hostdir.env (KEY=VALUE lines; # and ; begin comments; a value may be quoted), with
+ * which the benchmarks start the server, as the unit does, so that their figures are the deployment's.
+ */
+export function serverEnvironment() {
+  const env = {};
+  for (const line of readFileSync(DEPLOYED_ENV, 'utf8').split('\n')) {
+    const assignment = /^\s*([A-Za-z_][A-Za-z0-9_]*)=(.*)$/.exec(line);
+    if (!assignment || /^\s*[#;]/.test(line)) continue;
+    const value = assignment[2].trim();
+    env[assignment[1]] = /^(["']).*\1$/.test(value) ? value.slice(1, -1) : value;
+  }
+  return env;
+}
+
+/** node's arguments for the server at `main`, as the unit's ExecStart gives them: `node $V8_FLAGS dist/main.js`. */
+export function serverArguments(main = MAIN, env = serverEnvironment()) {
+  return [...(env.V8_FLAGS ?? '').split(/\s+/).filter(Boolean), main];
+}
 
 /** fn with a connected client on `url`, closed afterwards. */
 export async function withClient(url, fn) {
@@ -109,16 +134,18 @@ export async function stopProcess(child, graceMs = 30_000) {
 }
 
 /**
- * The real server (node dist/main.js, or `main`: another build's) with `env` added (LOG_LEVEL warn unless given; the
- * embedded store in a temporary folder unless DATABASE_URL is given), once it answers /readyz. It is killed should
- * this process exit first.
+ * The real server (node dist/main.js, or `main`: another build's) as the service unit starts it, with `env` added
+ * (LOG_LEVEL warn unless given; the embedded store in a temporary folder unless DATABASE_URL is given), once it answers
+ * /readyz. It is killed should this process exit first.
  */
 export async function startServer(env = {}, main = MAIN) {
   const port = await freePort();
   const dataDir = await mkdtemp(path.join(tmpdir(), 'hostdir-bench-'));
   const adminToken = `bench-${randomBytes(12).toString('hex')}`;
-  const child = spawn(process.execPath, [main], {
+  const deployed = serverEnvironment();
+  const child = spawn(process.execPath, serverArguments(main, deployed), {
     env: {
+      ...deployed,
       PATH: process.env.PATH ?? '',
       HOST: '127.0.0.1',
       PORT: String(port),

@@ -1,14 +1,9 @@
 #!/usr/bin/env node
-// `node dist/main.js` starts the server (server.ts). The V8 flags the server sets itself (heap-flags.ts) are set
-// first, and glibc's malloc settings on the embedded store (malloc-settings.ts), and the server's modules are loaded
-// only then: parsing them fills V8's young generation, which would otherwise have grown before the flags applied, and
-// the threads that help load them make malloc arenas of their own.
-import './heap-flags.js';
+// `node dist/main.js` starts the server (server.ts). Node's and V8's memory settings are the deployment's, given when
+// node starts (deploy/systemd/hostdir.env).
 import { pathToFileURL } from 'node:url';
-import { fixMallocSettingsForStore } from './malloc-settings.js';
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  fixMallocSettingsForStore(process.env.DATABASE_URL);
   const { main } = await import('./server.js');
   main().catch((error: unknown) => {
     console.error(`hostdir failed to start: ${error instanceof Error ? error.message : String(error)}`);

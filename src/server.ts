@@ -1,13 +1,10 @@
-// The server: config → store → migrate → app → listen → graceful stop on SIGTERM/SIGINT. Started by main.ts (after
-// the V8 flags it sets first) or by `hostdir serve`.
+// The server: config → store → migrate → app → listen → graceful stop on SIGTERM/SIGINT. Started by main.ts or by
+// `hostdir serve`.
 import cluster from 'node:cluster';
-import { sizeYoungGeneration, startedWith } from './heap-flags.js';
-import v8 from 'node:v8';
 import { adminTokenPath, resolveAdminToken } from './admin-token.js';
 import { joinMetricsCollection, runPrimary } from './cluster.js';
 import { loadConfig, type Config } from './config.js';
 import { buildApp, loggerOptions } from './http/app.js';
-import { mallocOutcomes } from './malloc-settings.js';
 import { isUnavailable, type Database } from './store/db.js';
 import { migrate } from './store/migrate.js';
 import { keepRatesFresh } from './rates-refresh.js';
@@ -91,7 +88,6 @@ async function startServer(config: Config = loadConfig()): Promise<RunningServer
     {
       store: db.kind === 'postgres' ? 'postgresql' : `embedded (${config.dataDir})`,
       admin_token: admin.source === 'env' ? 'from ADMIN_TOKEN' : `in ${adminTokenPath(config.dataDir)}`,
-      ...Object.fromEntries(Object.entries(mallocOutcomes()).map(([setting, outcome]) => [`malloc_${setting}`, outcome])),
     },
     `hostdir listening on ${url}`,
   );
@@ -142,36 +138,6 @@ function stopOnSignal(server: RunningServer): void {
 }
 
 /**
- * How far, in percent, V8 lets its old generation grow past what survived its last full collection before the next.
- * A sync holds its normalized catalogue for seconds, so it reaches the old generation and is garbage there once the
- * sync ends. Left to its own heuristics, V8 let the heap grow to three or four times the data alive at its last
- * collection, and two or three syncs' worth of catalogues piled up: a 50 000-product sync peaked at about 350 MB of
- * resident memory instead of 220 (npm run bench, peak_rss_mb_50k). At 50 a full collection runs about twice per
- * large sync; the benchmark's times did not change measurably.
- */
-const HEAP_GROWING_PERCENT = 50;
-
-/**
- * The same on the embedded store, whose PostgreSQL shares the process: there a full collection comes more often,
- * about every 20% of growth, so that what a large sync leaves behind (its body's bytes once validated, the COPY
- * input already written) is freed before the sync ends instead of adding to its peak (README, "Memory of a large
- * sync").
- */
-const EMBEDDED_HEAP_GROWING_PERCENT = 20;
-
-/**
- * Bounds the heap's growth (see above) unless node was started with its own --heap-growing-percent, and on the embedded
- * store the young generation's unless it was started with its own semi-space flags.
- */
-function boundHeapGrowth(config: Config): void {
-  if (!startedWith(/heap[-_]growing[-_]percent/)) {
-    const percent = config.databaseUrl ? HEAP_GROWING_PERCENT : EMBEDDED_HEAP_GROWING_PERCENT;
-    v8.setFlagsFromString(`--heap-growing-percent=${percent}`);
-  }
-  sizeYoungGeneration(!config.databaseUrl);
-}
-
-/**
  * Serves with config.workers processes: one serves in this process; more make this process the primary of a
  * node:cluster whose workers share the port (config.ts refuses more than one on the embedded store).
  */
@@ -180,7 +146,6 @@ export async function serve(config: Config): Promise<void> {
     process.exit(await runPrimary(config));
   }
   if (cluster.isWorker) joinMetricsCollection();
-  boundHeapGrowth(config);
   stopOnSignal(await startServer(config));
 }
 

@@ -109,10 +109,7 @@ export function buildProgram(ctx: CliContext = processContext()): Command {
     .description('run the server (configured by HOST, PORT, DATA_DIR, DATABASE_URL, ADMIN_TOKEN, WORKERS, …)')
     .option('--workers <n>', 'server processes sharing the port (default: $WORKERS, else 1); more than 1 needs DATABASE_URL')
     .action(async (options: { workers?: string }) => {
-      // Loaded on demand so that client commands do not pay for Fastify and the database drivers; the server's V8
-      // flags and malloc settings set first, as main.ts does.
-      await import('../heap-flags.js');
-      (await import('../malloc-settings.js')).fixMallocSettingsForStore(ctx.env.DATABASE_URL);
+      // Loaded on demand so that client commands do not pay for Fastify and the database drivers.
       const [{ serve }, serverConfig] = await Promise.all([import('../server.js'), import('../config.js')]);
       let config: ServerConfig;
       try {

@@ -7,7 +7,6 @@ import type { Readable, Transform } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
-import { pastMmapThreshold } from '../large-block.js';
 import { Problem, retryAfter } from './problems.js';
 
 export interface BodyLimits {
@@ -21,30 +20,6 @@ export interface BodyLimits {
 
 /** The first charge of a body; each further one doubles what is charged, so a body costs at most twice its arrival. */
 const FIRST_CHARGE_BYTES = 64 * 1024;
-
-/** Bodies from this size on are held in a block past glibc's largest mmap threshold (see bodyBuffer). */
-const LARGE_BODY_BYTES = 4 * 1024 * 1024;
-
-/**
- * A buffer for a body of `size` bytes, whole. Once a 25 MB body was dropped, glibc's malloc served every later block
- * below 25 MB from its heap, which kept up to 50 MB of freed memory rather than give it back: the peak of a
- * 50 000-product sync was 15–30 MB higher (README, "Memory of a large sync"). A body of LARGE_BODY_BYTES or more is
- * therefore given a block past the largest mmap threshold (see pastMmapThreshold). Not a smaller one: V8 counts the
- * whole block against the heap's external memory, and a block of 32 MiB for every body of 250 KB made it collect so
- * often that re-sent catalogues cost 2.5 times the CPU.
- */
-function bodyBuffer(size: number): Buffer {
-  return size < LARGE_BODY_BYTES ? Buffer.allocUnsafe(size) : pastMmapThreshold(size);
-}
-
-/** The chunks of a body as one buffer (see bodyBuffer). */
-function joined(chunks: readonly Buffer[], size: number): Buffer {
-  if (chunks.length === 1) return chunks[0]!;
-  const whole = bodyBuffer(size);
-  let at = 0;
-  for (const chunk of chunks) at += chunk.copy(whole, at);
-  return whole;
-}
 
 export type Refusal = 'process' | 'group';
 
@@ -286,7 +261,7 @@ export function readJsonBody(request: IncomingMessage, payload: Readable, limits
         return;
       }
       if (refused || !charge(received)) return;
-      if (announced && whole === null) whole = bodyBuffer(declared);
+      if (announced && whole === null) whole = Buffer.allocUnsafe(declared);
       if (whole !== null) chunk.copy(whole, received - chunk.length);
       else chunks.push(chunk);
       hash.update(chunk);
@@ -310,7 +285,7 @@ export function readJsonBody(request: IncomingMessage, payload: Readable, limits
         return;
       }
       // node:http ends an announced body only after Content-Length bytes, so `whole` is full here.
-      const bytes = whole !== null ? whole.subarray(0, received) : joined(chunks, received);
+      const bytes = whole !== null ? whole.subarray(0, received) : Buffer.concat(chunks, received);
       finish(null, new ReceivedBody(hash.digest('hex'), bytes));
     });
   });

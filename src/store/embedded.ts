@@ -1,10 +1,6 @@
 // The PGlite adapter: PostgreSQL compiled to WebAssembly, in-process, persisted under DATA_DIR.
-import { mkdir, open } from 'node:fs/promises';
-import { createRequire } from 'node:module';
-import path from 'node:path';
-import v8 from 'node:v8';
-import { PGlite, type PGliteOptions } from '@electric-sql/pglite';
-import { pastMmapThreshold } from '../large-block.js';
+import { mkdir } from 'node:fs/promises';
+import { PGlite } from '@electric-sql/pglite';
 import type { Database, QueryResult, Row, Session, Statement, Transaction } from './db.js';
 
 /**
@@ -32,49 +28,6 @@ class Lock {
  * and after a large sync (docs/operations.md, "Sizing").
  */
 const SHARED_BUFFERS = '8MB';
-
-/**
- * PGlite's WebAssembly (PostgreSQL, 9 MB of it) is compiled by V8's baseline compiler only (Liftoff), not also by its
- * optimizing one (TurboFan) as its functions turn hot: the optimized code and the memory its compilations took stayed
- * in the process, about 35 MB before any sync and about 65 MB at the peak of a 50 000-product sync (README, "Sizing").
- * A 10 000-product sync took no longer on the benchmark's machine; a 50 000-product one took about 10-15% more CPU
- * time. Node started with a flag of its own about Liftoff (`--no-liftoff-only`) keeps it.
- */
-const WASM_BASELINE_ONLY = '--liftoff-only';
-
-function compileWasmBaselineOnly(): void {
-  if (process.execArgv.some((flag) => /liftoff/.test(flag))) return;
-  v8.setFlagsFromString(WASM_BASELINE_ONLY);
-}
-
-/** A compiled WebAssembly module, as PGlite's options take it. */
-type WasmModule = NonNullable<PGliteOptions['pgliteWasmModule']>;
-
-/** What this module uses of the WebAssembly global, which TypeScript declares only with the DOM's types. */
-declare const WebAssembly: { compile(bytes: Uint8Array): Promise<WasmModule> };
-
-/**
- * One of PGlite's WebAssembly modules (a file beside its code), compiled from its bytes read into a block past glibc's
- * largest mmap threshold. Left to PGlite, the 9 MB of pglite.wasm were read into a block of their own, freed once
- * compiled, which raised glibc's mmap threshold to 9 MB for the rest of the process and let its heap keep up to 18 MB
- * of freed memory (see pastMmapThreshold): three 50 000-product creates in a row, four runs alternated with PGlite
- * reading its own, peaked at 251–276 MB (median 266) against 262–307 MB (median 275) (README, "Memory of a large sync").
- */
-async function compiledModule(file: string): Promise<WasmModule> {
-  const handle = await open(path.join(path.dirname(createRequire(import.meta.url).resolve('@electric-sql/pglite')), file));
-  try {
-    const { size } = await handle.stat();
-    const bytes = pastMmapThreshold(size);
-    for (let at = 0; at < size; ) {
-      const { bytesRead } = await handle.read(bytes, at, size - at, at);
-      if (bytesRead === 0) throw new Error(`${file} ended at ${at} of ${size} bytes`);
-      at += bytesRead;
-    }
-    return await WebAssembly.compile(bytes);
-  } finally {
-    await handle.close();
-  }
-}
 
 /** About how much COPY input one statement of the embedded store reads (see copyFrom). */
 export const COPY_PIECE_BYTES = 1 << 20;
@@ -150,12 +103,8 @@ export class EmbeddedDatabase implements Database {
 
   static async open(dataDir: string | null): Promise<EmbeddedDatabase> {
     if (dataDir) await mkdir(dataDir, { recursive: true });
-    // Before PGlite compiles its module: V8 reads the flag when it compiles.
-    compileWasmBaselineOnly();
     const startParams = [...PGlite.defaultStartParams, '-c', `shared_buffers=${SHARED_BUFFERS}`];
-    const [pgliteWasmModule, initdbWasmModule] = await Promise.all([compiledModule('pglite.wasm'), compiledModule('initdb.wasm')]);
-    const options = { startParams, pgliteWasmModule, initdbWasmModule };
-    const db = await PGlite.create(dataDir ? { dataDir, ...options } : options);
+    const db = await PGlite.create(dataDir ? { dataDir, startParams } : { startParams });
     return new EmbeddedDatabase(db);
   }
 

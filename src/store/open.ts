@@ -14,10 +14,13 @@ export async function openDatabase(config: Config): Promise<Database> {
     });
   }
   // Loaded only for the embedded store: PGlite's code is no part of a server on PostgreSQL.
-  const [{ EmbeddedDatabase }, { makeEmbeddedStore }] = await Promise.all([import('./embedded.js'), import('./embedded-init.js')]);
+  const { EmbeddedDatabase } = await import('./embedded.js');
   const dir = path.join(config.dataDir, 'pglite');
-  await makeEmbeddedStore(dir);
-  return EmbeddedDatabase.open(dir);
+  try {
+    return await EmbeddedDatabase.open(dir);
+  } catch (error) {
+    throw new Error(`the embedded store in ${dir} cannot be opened: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+  }
 }
 
 /**

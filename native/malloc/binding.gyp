@@ -1,9 +1,0 @@
-{
-  "targets": [
-    {
-      "target_name": "malloc",
-      "sources": ["malloc.c"],
-      "cflags": ["-O2", "-Wall", "-Wextra"]
-    }
-  ]
-}
