@@ -73,8 +73,6 @@ export interface Config {
   ratesRefreshSeconds: number;
   /** a host whose last applied sync is older than this many days (or that never synced) is stale */
   staleAfterDays: number;
-  /** keep the prices each change replaces (PRICE_HISTORY=off only to measure what that costs) */
-  priceHistory: boolean;
   /**
    * the directory's public address (PUBLIC_URL, e.g. https://directory.example.org), for absolute links: canonical
    * links, the sitemap, robots.txt, structured data; null: see src/http/public-url.ts
@@ -106,14 +104,6 @@ function positiveNumber(env: Env, name: string, fallback: number, max: number): 
     throw new ConfigError(`${name} must be a number above 0 and at most ${max}, got "${raw}"`);
   }
   return value;
-}
-
-function onOff(env: Env, name: string, fallback: boolean): boolean {
-  const raw = env[name]?.trim().toLowerCase();
-  if (raw === undefined || raw === '') return fallback;
-  if (['on', '1', 'true'].includes(raw)) return true;
-  if (['off', '0', 'false'].includes(raw)) return false;
-  throw new ConfigError(`${name} must be on or off, got "${env[name]}"`);
 }
 
 function text(env: Env, name: string): string | null {
@@ -232,7 +222,6 @@ export function loadConfig(env: Env = process.env): Config {
     workers,
     trustProxy,
     staleAfterDays: positiveNumber(env, 'STALE_AFTER_DAYS', 30, 36_500),
-    priceHistory: onOff(env, 'PRICE_HISTORY', true),
     publicUrl,
     sitemapUrlsPerPage: integer(env, 'SITEMAP_URLS_PER_PAGE', 50_000, 1, 50_000),
   };
