@@ -6,7 +6,7 @@ import v8 from 'node:v8';
 import { adminTokenPath, resolveAdminToken } from './admin-token.js';
 import { joinMetricsCollection, runPrimary } from './cluster.js';
 import { loadConfig, type Config } from './config.js';
-import { buildApp, loggerOptions } from './http/app.js';
+import { buildApp, loggerOptions, type LogDestination } from './http/app.js';
 import { mallocOutcomes } from './malloc-settings.js';
 import { isUnavailable, type Database } from './store/db.js';
 import { migrate } from './store/migrate.js';
@@ -24,7 +24,11 @@ export interface RunningServer {
 /** Seconds between attempts to reach a database that was not reachable at start: doubling, up to the last. */
 const PREPARE_RETRY_SECONDS = [1, 2, 4, 8, 15];
 
-async function startServer(config: Config = loadConfig()): Promise<RunningServer> {
+/**
+ * Serves in this process as `config` says. The log goes to stdout, or to `log`: a server started inside another
+ * program (a test's) writes where that program reads it.
+ */
+export async function startServer(config: Config = loadConfig(), log?: LogDestination): Promise<RunningServer> {
   const db: Database = await openDatabase(config);
   const admin = await resolveAdminToken(config);
   const lifecycle = { closing: false, prepared: false };
@@ -32,7 +36,7 @@ async function startServer(config: Config = loadConfig()): Promise<RunningServer
   const instanceId = newId('ins');
   let heartbeat: { stop(): void } | null = null;
   let ratesRefresh: { stop(): void } | null = null;
-  const logger = loggerOptions(config.logLevel, admin.token);
+  const logger = loggerOptions(config.logLevel, admin.token, log);
   // The public directory's reads go to a fresh replica of DATABASE_READ_URL when there is one.
   const replicas = openDirectoryReads(config, db, (replica, usable, why) =>
     usable

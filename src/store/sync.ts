@@ -202,6 +202,12 @@ export type TransactionTrouble =
 /** SQLSTATE lock_not_available: lock_timeout expired */
 const LOCK_NOT_AVAILABLE = '55P03';
 
+/**
+ * How long a sync waits for another sync of the same host to finish before it is answered 429: the other one will
+ * most likely take the window, and a wait holds a sync slot and a connection meanwhile.
+ */
+export const LOCK_TIMEOUT_MS = 10_000;
+
 /** Who runs a sync's transaction: the sync's id, its host, the key it came with, and how long it waits for the host. */
 export interface SyncIdentity {
   /** known before anything is sent, so that a sync whose COMMIT lost its answer can be looked for afterwards */
