@@ -12,7 +12,6 @@
 //   BENCH_PRODUCTS=20000 npm run bench:read a quick smoke (database hostdir_bench_read_20000)
 //   BENCH_REGENERATE=1                      load the products again
 //   BENCH_DURATION=10                       seconds per measurement (after BENCH_WARMUP seconds of warm-up)
-//   DIRECTORY_CONCURRENCY=10                passed on to the servers measured (the directory's share of their pool)
 //
 // The products are loaded with COPY into the schema the server migrates (its secondary indexes dropped during
 // the load and built again after it), and kept in the database for the next run.
@@ -375,8 +374,7 @@ async function main() {
   const figures = {};
   let bodies = {};
   for (const processes of PROCESSES) {
-    const share = process.env.DIRECTORY_CONCURRENCY ? { DIRECTORY_CONCURRENCY: process.env.DIRECTORY_CONCURRENCY } : {};
-    const hostdir = await startHostdir(databaseUrl, { WORKERS: String(processes), ...share });
+    const hostdir = await startHostdir(databaseUrl, { WORKERS: String(processes) });
     const answers = await answersOf(hostdir.url, pages);
     bodies = Object.fromEntries(Object.entries(pages).map(([page, paths]) => [page, Buffer.from(answers[paths[0]].body, 'base64').length]));
     const floor = await startFloor(answers, processes);

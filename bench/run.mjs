@@ -167,7 +167,7 @@ async function createDatabase() {
 }
 
 /** The real server (node dist/main.js) as the service unit starts it, rate limit lifted so that the window never refuses a run. */
-async function startHostdir(store, databaseUrl, dataDir, extraEnv = {}) {
+async function startHostdir(store, databaseUrl, dataDir) {
   // A port nothing listens on now: a random one collided with another suite's server when tests ran side by side.
   const port = await freePort();
   const adminToken = `bench-admin-${randomBytes(12).toString('hex')}`;
@@ -188,9 +188,8 @@ async function startHostdir(store, databaseUrl, dataDir, extraEnv = {}) {
     // hang up"): ten minutes.
     KEEP_ALIVE_TIMEOUT_MS: '600000',
     ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
-    ...extraEnv,
   };
-  const flags = PROFILE_DIR && !extraEnv.PRICE_HISTORY ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(PROFILE_DIR)}`, `--cpu-prof-name=hostdir-${store}.cpuprofile`] : [];
+  const flags = PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(PROFILE_DIR)}`, `--cpu-prof-name=hostdir-${store}.cpuprofile`] : [];
   const child = track(spawn(process.execPath, [...flags, ...serverArguments(MAIN, deployed)], { env, stdio: ['ignore', 'pipe', 'pipe'] }));
   let output = '';
   child.stdout.on('data', (chunk) => (output += chunk));
@@ -377,18 +376,11 @@ async function benchStore(store) {
   // Started side by side: an embedded store's first start (initdb in WebAssembly) takes seconds each.
   const scenarios = ['create', 'unchanged', 'mixed', 'create_50k'].filter(wanted).length;
   const hostCount = scenarios * TIMES + (wanted('throughput') ? SIZES.hosts * TIMES : 0) + (wanted('steady') ? SIZES.steadyHosts : 0);
-  // The same code without price history (PRICE_HISTORY=off), measured in the same rounds: a second server, on the same
-  // database (PostgreSQL) or on an embedded store of its own, with hosts of its own.
-  const withoutHistory = ['create', 'unchanged', 'mixed'].filter(wanted);
-  const plainCount = withoutHistory.length * TIMES;
-  const plainDir = store === 'embedded' ? await mkdtemp(path.join(os.tmpdir(), `hostdir-bench-${store}-plain-`)) : dataDir;
-  log(`  onboarding ${hostCount} + ${plainCount} hosts`);
-  const keys = await seedHosts(database?.url ?? null, dataDir, hostCount + (store === 'embedded' ? 0 : plainCount));
-  const plainKeys = store === 'embedded' ? await seedHosts(null, plainDir, plainCount) : keys.splice(hostCount, plainCount);
+  log(`  onboarding ${hostCount} hosts`);
+  const keys = await seedHosts(database?.url ?? null, dataDir, hostCount);
   const take = (count) => keys.splice(0, count);
-  const [server, plain, floor, floorDb] = await Promise.all([
+  const [server, floor, floorDb] = await Promise.all([
     startHostdir(store, database?.url ?? null, dataDir),
-    plainCount > 0 ? startHostdir(store, database?.url ?? null, plainDir, { PRICE_HISTORY: 'off' }) : null,
     startFloorServer(store, database?.url ?? null),
     openFloorDatabase(store, database?.url ?? null, dataDir),
   ]);
@@ -411,10 +403,6 @@ async function benchStore(store) {
     const createHosts = hostsFor('create', TIMES);
     const unchangedHosts = hostsFor('unchanged', TIMES);
     const mixedHosts = hostsFor('mixed', TIMES);
-    const plainFor = (scenario) => (wanted(scenario) ? plainKeys.splice(0, TIMES) : []);
-    const plainCreate = plainFor('create');
-    const plainUnchanged = plainFor('unchanged');
-    const plainMixed = plainFor('mixed');
     const bigHosts = hostsFor('create_50k', TIMES);
     const throughputHosts = Array.from({ length: TIMES }, () => hostsFor('throughput', SIZES.hosts));
     // The steady state: the same hosts every round, each re-sending its unchanged catalogue (sizes cycle through
@@ -450,11 +438,8 @@ async function benchStore(store) {
         },
       ],
       create_ms: [(k) => createHosts[k], (key) => syncAs(server, key, payload)],
-      create_without_history_ms: [(k) => plainCreate[k], (key) => syncAs(plain, key, payload)],
       unchanged_ms: [async (k) => (await syncAs(server, unchangedHosts[k], payload), unchangedHosts[k]), (key) => syncAs(server, key, payload)],
-      unchanged_without_history_ms: [async (k) => (await syncAs(plain, plainUnchanged[k], payload), plainUnchanged[k]), (key) => syncAs(plain, key, payload)],
       mixed_ms: [async (k) => (await syncAs(server, mixedHosts[k], payload), mixedHosts[k]), (key) => syncAs(server, key, mixedPayload)],
-      mixed_without_history_ms: [async (k) => (await syncAs(plain, plainMixed[k], payload), plainMixed[k]), (key) => syncAs(plain, key, mixedPayload)],
       create_50k_ms: [
         async (k) => {
           // Resets VmHWM (Linux), so that after the run it is this run's peak; the samples are the fallback.
@@ -496,26 +481,14 @@ async function benchStore(store) {
         },
       ],
     };
-    const scenarioOf = (name) => name.replace(/_ms$/, '').replace(/_without_history$/, '');
-    const active = Object.keys(measurements).filter((name) => name.startsWith('floor_') || wanted(scenarioOf(name)));
+    const active = Object.keys(measurements).filter((name) => name.startsWith('floor_') || wanted(name.replace(/_ms$/, '')));
 
     // Rounds, each measuring everything once: a machine whose load changes during the run then weighs on the
     // floors and the scenarios alike, which keeps their ratios meaningful.
     const times = Object.fromEntries(active.map((name) => [name, []]));
-    // Each scenario and the same without price history run back to back, in turns first: whichever runs first meets
-    // what the writes before it left to the database (checkpoints, autovacuum), which must not count against one side.
-    const inTurns = (names, k) => {
-      const out = [...names];
-      if (k % 2 === 1) {
-        for (let i = 0; i + 1 < out.length; i++) {
-          if (out[i + 1] === out[i].replace(/_ms$/, '_without_history_ms')) [out[i], out[i + 1]] = [out[i + 1], out[i]];
-        }
-      }
-      return out;
-    };
     for (let k = 0; k < TIMES; k++) {
       const round = [];
-      for (const name of inTurns(active, k)) {
+      for (const name of active) {
         const [prepare, run] = measurements[name];
         const context = await prepare(k);
         const start = performance.now();
@@ -532,14 +505,6 @@ async function benchStore(store) {
     figures.floor_throughput_per_s = (SIZES.hosts / medianOf('floor_throughput_ms')) * 1000;
     figures.floor_db_syncs_per_s = (SIZES.hosts / medianOf('floor_db_syncs_ms')) * 1000;
     for (const name of ['create_ms', 'unchanged_ms', 'mixed_ms', 'create_50k_ms']) figures[name] = medianOf(name);
-    for (const name of ['create_without_history_ms', 'unchanged_without_history_ms', 'mixed_without_history_ms']) figures[name] = medianOf(name);
-    // With over without price history, round by round (the two ran back to back), then the median: a machine whose
-    // load drifts during the run moves both sides of each ratio alike.
-    for (const scenario of ['create', 'unchanged', 'mixed']) {
-      const withIt = times[`${scenario}_ms`] ?? [];
-      const without = times[`${scenario}_without_history_ms`] ?? [];
-      figures[`${scenario}_history_ratio`] = withIt.length && without.length ? median(withIt.map((ms, k) => ms / without[k])) : NaN;
-    }
     figures.peak_rss_mb_50k = peaks.length ? median(peaks) : NaN;
     figures.body_mb_50k = bigPayload.length / 1024 / 1024;
     figures.throughput_syncs_per_s = (SIZES.hosts / medianOf('throughput_ms')) * 1000;
@@ -567,10 +532,8 @@ async function benchStore(store) {
     await floorDb.close();
     await stopProcess(floor.child);
     await stopProcess(server.child);
-    if (plain) await stopProcess(plain.child);
     await database?.drop();
     await rm(dataDir, { recursive: true, force: true });
-    if (plainDir !== dataDir) await rm(plainDir, { recursive: true, force: true });
   }
 }
 
@@ -580,14 +543,8 @@ function targets(r) {
   const memory = ['peak_rss_mb_50k ≤ 150 + 4 × body_mb_50k', r.peak_rss_mb_50k, 150 + 4 * r.body_mb_50k];
   // PostgreSQL runs inside the embedded server's process, and its memory with it.
   const embeddedMemory = ['peak_rss_mb_50k ≤ 512', r.peak_rss_mb_50k, 512];
-  // Price history may cost at most 10% on the unchanged path and on creation, against the same run without it.
-  const history = [
-    ['create with / without history ≤ 1.1', r.create_history_ratio, 1.1],
-    ['unchanged with / without history ≤ 1.1', r.unchanged_history_ratio, 1.1],
-  ];
-  if (r.store === 'embedded') return [embeddedMemory, ...history];
+  if (r.store === 'embedded') return [embeddedMemory];
   return [
-    ...history,
     ['create_ms ≤ 1.5 × (http+parse+copy)', r.create_ms, 1.5 * (r.floor_http_ms + r.floor_parse_ms + r.floor_copy_ms)],
     ['unchanged_ms ≤ 2.0 × (http+parse+select)', r.unchanged_ms, 2 * (r.floor_http_ms + r.floor_parse_ms + r.floor_select_ms)],
     ['mixed_ms ≤ 1.5 × create_ms', r.mixed_ms, 1.5 * r.create_ms],

@@ -1,7 +1,16 @@
-// Every setting hostdir reads from its environment, parsed and checked once at start.
+// Every setting hostdir reads from its environment, parsed and checked once at start; the values derived from them;
+// and, as fields a test may change, the values fixed in code (each a named constant beside the code that uses it).
 import { isIP } from 'node:net';
 import path from 'node:path';
 import { isKnownCurrency } from './catalog/currency.js';
+import { HEADERS_TIMEOUT_MS } from './http/app.js';
+import { AUTH_FAILURE_LIMIT, AUTH_FAILURE_WINDOW_SECONDS } from './http/auth-failures.js';
+import { MIN_UPLOAD_BYTES_PER_S, UPLOAD_GRACE_SECONDS } from './http/body.js';
+import { RATES_REFRESH_SECONDS } from './rates-refresh.js';
+import { LOCK_TIMEOUT_MS } from './store/sync.js';
+import { IDEMPOTENCY_KEY_TTL_SECONDS } from './sync/idempotency.js';
+import { SYNC_QUEUE_LIMIT } from './sync/slots.js';
+import { SITEMAP_URLS_PER_PAGE } from './web/seo.js';
 
 export interface Config {
   host: string;
@@ -23,9 +32,7 @@ export interface Config {
   syncWindowSeconds: number;
   /** refused sync requests (413, 415, 422) per host per SYNC_WINDOW_SECONDS before it gets 429 */
   refusedMaxPerWindow: number;
-  /** how long an Idempotency-Key and its answer are kept */
-  idempotencyKeyTtlSeconds: number;
-  /** how long a running request's claim on its Idempotency-Key lasts if its process dies */
+  /** derived: how long a running request's claim on its Idempotency-Key lasts if nothing releases it */
   idempotencyLeaseSeconds: number;
   /** finished Idempotency-Keys kept per host, and the bytes of their stored answers */
   idempotencyMaxKeysPerHost: number;
@@ -35,30 +42,18 @@ export interface Config {
   shutdownTimeoutMs: number;
   /** PostgreSQL statement_timeout for request queries */
   statementTimeoutMs: number;
-  /** a client must have sent its request headers within this time */
-  headersTimeoutMs: number;
   /** a client must have sent its whole request, body included, within this time */
   requestTimeoutMs: number;
   /** how long an idle keep-alive connection stays open */
   keepAliveTimeoutMs: number;
   /** request body bytes held in memory at once by all requests of this process; past it, 503 */
   maxBodyBytesInFlight: number;
-  /** of those, what one provider's requests may hold at once; past it, that provider gets 429 */
+  /** derived: of those, what one provider's requests may hold at once; past it, that provider gets 429 */
   maxBodyBytesPerHost: number;
-  /** the slowest average rate a request body may arrive at once its grace has passed; slower is cut off with 408 */
-  minUploadBytesPerS: number;
-  uploadGraceMs: number;
-  /** failed authentications from one client address per window before it gets 429 */
-  authFailureLimit: number;
-  authFailureWindowSeconds: number;
-  /** how long a sync waits for another sync of the same host to finish before it is answered 429 */
-  lockTimeoutMs: number;
   /** sync transactions one process runs at once; the rest wait in a queue */
   syncConcurrency: number;
-  /** statements the public directory runs at once per process; the rest wait their turn, then 503 */
+  /** derived: statements the public directory runs at once per process; the rest wait their turn, then 503 */
   directoryConcurrency: number;
-  /** syncs that may wait for a free slot; beyond that a sync is answered 503 */
-  syncQueueLimit: number;
   /** server processes sharing the port (node:cluster); more than 1 needs DATABASE_URL */
   workers: number;
   /**
@@ -70,17 +65,33 @@ export interface Config {
   displayCurrency: string;
   /** where the server fetches exchange rates itself (the ECB's XML or the JSON form); null: only imports */
   ratesUrl: string | null;
-  ratesRefreshSeconds: number;
   /** a host whose last applied sync is older than this many days (or that never synced) is stale */
   staleAfterDays: number;
-  /** keep the prices each change replaces (PRICE_HISTORY=off only to measure what that costs) */
-  priceHistory: boolean;
   /**
    * the directory's public address (PUBLIC_URL, e.g. https://directory.example.org), for absolute links: canonical
    * links, the sitemap, robots.txt, structured data; null: see src/http/public-url.ts
    */
   publicUrl: string | null;
-  /** URLs per sitemap page (at most 50 000, the protocol's limit) */
+
+  // Fixed in code, each the named constant beside the code that uses it; no variable sets them. Fields only so that a
+  // test can run a server with other values.
+  /** SYNC_QUEUE_LIMIT (sync/slots.ts): syncs that may wait for a free slot; beyond that a sync is answered 503 */
+  syncQueueLimit: number;
+  /** HEADERS_TIMEOUT_MS (http/app.ts), or REQUEST_TIMEOUT_MS if shorter: a client must have sent its headers by then */
+  headersTimeoutMs: number;
+  /** MIN_UPLOAD_BYTES_PER_S and UPLOAD_GRACE_SECONDS (http/body.ts): a body arriving slower is cut off with 408 */
+  minUploadBytesPerS: number;
+  uploadGraceMs: number;
+  /** AUTH_FAILURE_LIMIT per AUTH_FAILURE_WINDOW_SECONDS (http/auth-failures.ts): then a client address gets 429 */
+  authFailureLimit: number;
+  authFailureWindowSeconds: number;
+  /** IDEMPOTENCY_KEY_TTL_SECONDS (sync/idempotency.ts): how long an Idempotency-Key and its answer are kept */
+  idempotencyKeyTtlSeconds: number;
+  /** LOCK_TIMEOUT_MS (store/sync.ts): how long a sync waits for another sync of the same host before it gets 429 */
+  lockTimeoutMs: number;
+  /** RATES_REFRESH_SECONDS (rates-refresh.ts): how often RATES_URL is fetched */
+  ratesRefreshSeconds: number;
+  /** SITEMAP_URLS_PER_PAGE (web/seo.ts): URLs per sitemap page */
   sitemapUrlsPerPage: number;
 }
 
@@ -106,14 +117,6 @@ function positiveNumber(env: Env, name: string, fallback: number, max: number): 
     throw new ConfigError(`${name} must be a number above 0 and at most ${max}, got "${raw}"`);
   }
   return value;
-}
-
-function onOff(env: Env, name: string, fallback: boolean): boolean {
-  const raw = env[name]?.trim().toLowerCase();
-  if (raw === undefined || raw === '') return fallback;
-  if (['on', '1', 'true'].includes(raw)) return true;
-  if (['off', '0', 'false'].includes(raw)) return false;
-  throw new ConfigError(`${name} must be on or off, got "${env[name]}"`);
 }
 
 function text(env: Env, name: string): string | null {
@@ -145,23 +148,10 @@ export function loadConfig(env: Env = process.env): Config {
   const dbPoolSize = integer(env, 'DB_POOL_SIZE', 10, 1, 1000);
   const syncConcurrency = integer(env, 'SYNC_CONCURRENCY', 4, 1, 1000);
   const requestTimeoutMs = integer(env, 'REQUEST_TIMEOUT_MS', 120_000, 100, 3_600_000);
-  const headersTimeoutMs = integer(env, 'HEADERS_TIMEOUT_MS', Math.min(10_000, requestTimeoutMs), 100, 3_600_000);
-  if (headersTimeoutMs > requestTimeoutMs) {
-    throw new ConfigError('HEADERS_TIMEOUT_MS must not be larger than REQUEST_TIMEOUT_MS');
-  }
+  const statementTimeoutMs = integer(env, 'STATEMENT_TIMEOUT_MS', 30_000, 100, 3_600_000);
   const maxBodyBytesInFlight = integer(env, 'MAX_BODY_BYTES_IN_FLIGHT', 2 * maxBodyBytes, 1024, 64 * 1024 * 1024 * 1024);
   if (maxBodyBytesInFlight < maxBodyBytes) {
     throw new ConfigError('MAX_BODY_BYTES_IN_FLIGHT must be at least MAX_BODY_BYTES, or no largest body could ever pass');
-  }
-  const maxBodyBytesPerHost = integer(
-    env,
-    'MAX_BODY_BYTES_PER_HOST',
-    Math.max(maxBodyBytes, Math.floor(maxBodyBytesInFlight / 2)),
-    1024,
-    64 * 1024 * 1024 * 1024,
-  );
-  if (maxBodyBytesPerHost < maxBodyBytes || maxBodyBytesPerHost > maxBodyBytesInFlight) {
-    throw new ConfigError('MAX_BODY_BYTES_PER_HOST must be between MAX_BODY_BYTES and MAX_BODY_BYTES_IN_FLIGHT');
   }
   const trustProxy = (text(env, 'TRUST_PROXY') ?? '').split(/[\s,]+/).filter(Boolean);
   for (const entry of trustProxy) {
@@ -193,7 +183,6 @@ export function loadConfig(env: Env = process.env): Config {
   return {
     displayCurrency,
     ratesUrl,
-    ratesRefreshSeconds: integer(env, 'RATES_REFRESH_SECONDS', 86_400, 1, 86_400 * 30),
     host: text(env, 'HOST') ?? '127.0.0.1',
     port: integer(env, 'PORT', 3000, 0, 65535),
     dataDir: path.resolve(text(env, 'DATA_DIR') ?? './data'),
@@ -208,34 +197,52 @@ export function loadConfig(env: Env = process.env): Config {
     syncMaxPerWindow: integer(env, 'SYNC_MAX_PER_WINDOW', 1, 1, 1_000_000),
     dryRunMaxPerWindow: integer(env, 'DRY_RUN_MAX_PER_WINDOW', 10, 1, 1_000_000),
     syncWindowSeconds: integer(env, 'SYNC_WINDOW_SECONDS', 300, 1, 86_400 * 30),
-    idempotencyKeyTtlSeconds: integer(env, 'IDEMPOTENCY_KEY_TTL_SECONDS', 86_400, 1, 86_400 * 30),
-    idempotencyLeaseSeconds: integer(env, 'IDEMPOTENCY_LEASE_SECONDS', 300, 1, 86_400),
+    idempotencyLeaseSeconds: idempotencyLeaseSeconds(requestTimeoutMs, statementTimeoutMs),
     dbPoolSize,
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 25_000, 0, 600_000),
-    statementTimeoutMs: integer(env, 'STATEMENT_TIMEOUT_MS', 30_000, 100, 3_600_000),
-    headersTimeoutMs,
+    statementTimeoutMs,
     requestTimeoutMs,
     keepAliveTimeoutMs: integer(env, 'KEEP_ALIVE_TIMEOUT_MS', 5_000, 100, 600_000),
     maxBodyBytesInFlight,
-    maxBodyBytesPerHost,
+    // Half the budget, so that one provider's uploads never hold all of it, yet always room for one largest body.
+    maxBodyBytesPerHost: Math.max(maxBodyBytes, Math.floor(maxBodyBytesInFlight / 2)),
     refusedMaxPerWindow: integer(env, 'REFUSED_MAX_PER_WINDOW', 60, 1, 1_000_000),
     idempotencyMaxKeysPerHost: integer(env, 'IDEMPOTENCY_MAX_KEYS_PER_HOST', 1000, 1, 10_000_000),
     idempotencyMaxBytesPerHost: integer(env, 'IDEMPOTENCY_MAX_BYTES_PER_HOST', 256 * 1024 * 1024, 1024, 1024 * 1024 * 1024 * 1024),
-    minUploadBytesPerS: integer(env, 'MIN_UPLOAD_BYTES_PER_S', 8 * 1024, 0, 1024 * 1024 * 1024),
-    uploadGraceMs: integer(env, 'UPLOAD_GRACE_SECONDS', 10, 0, 3_600) * 1000,
-    authFailureLimit: integer(env, 'AUTH_FAILURE_LIMIT', 20, 1, 1_000_000),
-    authFailureWindowSeconds: integer(env, 'AUTH_FAILURE_WINDOW_SECONDS', 60, 1, 86_400),
-    lockTimeoutMs: integer(env, 'LOCK_TIMEOUT_MS', 10_000, 10, 3_600_000),
     syncConcurrency,
-    directoryConcurrency: integer(env, 'DIRECTORY_CONCURRENCY', Math.max(1, dbPoolSize - syncConcurrency - 1), 1, 1000),
-    syncQueueLimit: integer(env, 'SYNC_QUEUE_LIMIT', 100, 0, 100_000),
+    // The pool less the sync slots, less one kept for authentication and the operator: however many and slow the
+    // visitors' reads, providers and the operator are served.
+    directoryConcurrency: Math.max(1, dbPoolSize - syncConcurrency - 1),
     workers,
     trustProxy,
     staleAfterDays: positiveNumber(env, 'STALE_AFTER_DAYS', 30, 36_500),
-    priceHistory: onOff(env, 'PRICE_HISTORY', true),
     publicUrl,
-    sitemapUrlsPerPage: integer(env, 'SITEMAP_URLS_PER_PAGE', 50_000, 1, 50_000),
+    syncQueueLimit: SYNC_QUEUE_LIMIT,
+    headersTimeoutMs: Math.min(HEADERS_TIMEOUT_MS, requestTimeoutMs),
+    minUploadBytesPerS: MIN_UPLOAD_BYTES_PER_S,
+    uploadGraceMs: UPLOAD_GRACE_SECONDS * 1000,
+    authFailureLimit: AUTH_FAILURE_LIMIT,
+    authFailureWindowSeconds: AUTH_FAILURE_WINDOW_SECONDS,
+    idempotencyKeyTtlSeconds: IDEMPOTENCY_KEY_TTL_SECONDS,
+    lockTimeoutMs: LOCK_TIMEOUT_MS,
+    ratesRefreshSeconds: RATES_REFRESH_SECONDS,
+    sitemapUrlsPerPage: SITEMAP_URLS_PER_PAGE,
   };
+}
+
+/** The shortest lease of a running request's Idempotency-Key claim, whatever the timeouts. */
+const IDEMPOTENCY_LEASE_MIN_SECONDS = 300;
+
+/**
+ * How long a running request's claim on its Idempotency-Key blocks the key should nothing release it. It must outlast
+ * the request, or a retry would run beside it: its body arrives within REQUEST_TIMEOUT_MS; then come validation, the
+ * wait for the host's lock and the sync's transaction, a few bulk statements each ended by STATEMENT_TIMEOUT_MS, for
+ * which two statement timeouts leave room. The lease is only the last resort: a request that is answered keeps its
+ * answer under the key or releases it, and a process that dies leaves claims that are free again once its heartbeat
+ * stops (store/instances.ts).
+ */
+function idempotencyLeaseSeconds(requestTimeoutMs: number, statementTimeoutMs: number): number {
+  return Math.max(IDEMPOTENCY_LEASE_MIN_SECONDS, Math.ceil((requestTimeoutMs + 2 * statementTimeoutMs) / 1000));
 }
 
 /** An http(s) origin, with no path, query or fragment: "https://directory.example.org" (a trailing slash is dropped). */

@@ -1,9 +1,11 @@
-// With RATES_URL set, the server fetches the exchange rates itself: at start, then every RATES_REFRESH_SECONDS.
+// With RATES_URL set, the server fetches the exchange rates itself: at start, then every RATES_REFRESH_SECONDS (a day).
 // Each fetch is one import (store/rates.ts): the rates and every affected product's EUR price, in one transaction.
 import { parseRatesFile } from './catalog/rates.js';
 import type { Database } from './store/db.js';
 import { importRates, type RatesImport } from './store/rates.js';
 
+/** How often the rates are fetched again: the reference rates are published once a working day. */
+export const RATES_REFRESH_SECONDS = 86_400;
 const FETCH_TIMEOUT_MS = 30_000;
 /** After a failed fetch, the next try comes sooner than a whole refresh period. */
 const RETRY_AFTER_FAILURE_SECONDS = 600;

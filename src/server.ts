@@ -4,7 +4,7 @@ import cluster from 'node:cluster';
 import { adminTokenPath, resolveAdminToken } from './admin-token.js';
 import { joinMetricsCollection, runPrimary } from './cluster.js';
 import { loadConfig, type Config } from './config.js';
-import { buildApp, loggerOptions } from './http/app.js';
+import { buildApp, loggerOptions, type LogDestination } from './http/app.js';
 import { isUnavailable, type Database } from './store/db.js';
 import { migrate } from './store/migrate.js';
 import { keepRatesFresh } from './rates-refresh.js';
@@ -21,7 +21,11 @@ export interface RunningServer {
 /** Seconds between attempts to reach a database that was not reachable at start: doubling, up to the last. */
 const PREPARE_RETRY_SECONDS = [1, 2, 4, 8, 15];
 
-async function startServer(config: Config = loadConfig()): Promise<RunningServer> {
+/**
+ * Serves in this process as `config` says. The log goes to stdout, or to `log`: a server started inside another
+ * program (a test's) writes where that program reads it.
+ */
+export async function startServer(config: Config = loadConfig(), log?: LogDestination): Promise<RunningServer> {
   const db: Database = await openDatabase(config);
   const admin = await resolveAdminToken(config);
   const lifecycle = { closing: false, prepared: false };
@@ -29,7 +33,7 @@ async function startServer(config: Config = loadConfig()): Promise<RunningServer
   const instanceId = newId('ins');
   let heartbeat: { stop(): void } | null = null;
   let ratesRefresh: { stop(): void } | null = null;
-  const logger = loggerOptions(config.logLevel, admin.token);
+  const logger = loggerOptions(config.logLevel, admin.token, log);
   // The public directory's reads go to a fresh replica of DATABASE_READ_URL when there is one.
   const replicas = openDirectoryReads(config, db, (replica, usable, why) =>
     usable

@@ -1,8 +1,90 @@
-// Settings of the read replicas, read and checked once at start.
+// The settings read from the environment, checked once at start, and the values derived from them.
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../src/config.js';
 
 const PRIMARY = 'postgres://hostdir@db/hostdir';
+
+/** The names of the variables loadConfig asks its environment for. */
+function variablesRead(): string[] {
+  const read = new Set<string>();
+  const env = new Proxy({} as Record<string, string | undefined>, {
+    get: (_target, name) => {
+      if (typeof name === 'string') read.add(name);
+      return undefined;
+    },
+  });
+  loadConfig(env);
+  return [...read].sort();
+}
+
+describe('the environment', () => {
+  it('reads at most 30 variables, exactly those docs/configuration.md lists', () => {
+    const documented = [...readFileSync(new URL('../docs/configuration.md', import.meta.url), 'utf8').matchAll(/^\| `([A-Z_]+)` \|/gm)].map(
+      (match) => match[1]!,
+    );
+    expect(variablesRead()).toEqual([...documented].sort());
+    expect(variablesRead().length).toBeLessThanOrEqual(30);
+  });
+
+  it('no longer reads the settings now fixed in code or derived: setting one changes nothing', () => {
+    const removed = {
+      PRICE_HISTORY: 'off',
+      MAX_BODY_BYTES_PER_HOST: '1048576',
+      DIRECTORY_CONCURRENCY: '1',
+      SYNC_QUEUE_LIMIT: '0',
+      HEADERS_TIMEOUT_MS: '1000',
+      MIN_UPLOAD_BYTES_PER_S: '1',
+      UPLOAD_GRACE_SECONDS: '1',
+      AUTH_FAILURE_LIMIT: '1',
+      AUTH_FAILURE_WINDOW_SECONDS: '1',
+      IDEMPOTENCY_LEASE_SECONDS: '1',
+      IDEMPOTENCY_KEY_TTL_SECONDS: '1',
+      LOCK_TIMEOUT_MS: '100',
+      RATES_REFRESH_SECONDS: '1',
+      SITEMAP_URLS_PER_PAGE: '100',
+    };
+    const read = variablesRead();
+    for (const name of Object.keys(removed)) expect(read).not.toContain(name);
+    expect(loadConfig(removed)).toEqual(loadConfig({}));
+    expect(loadConfig({})).toMatchObject({
+      syncQueueLimit: 100,
+      headersTimeoutMs: 10_000,
+      minUploadBytesPerS: 8192,
+      uploadGraceMs: 10_000,
+      authFailureLimit: 20,
+      authFailureWindowSeconds: 60,
+      idempotencyKeyTtlSeconds: 86_400,
+      lockTimeoutMs: 10_000,
+      ratesRefreshSeconds: 86_400,
+      sitemapUrlsPerPage: 50_000,
+    });
+  });
+});
+
+describe('derived values', () => {
+  it('gives one provider half the body memory, and never less than one largest body', () => {
+    expect(loadConfig({}).maxBodyBytesPerHost).toBe(32 * 1024 * 1024);
+    expect(loadConfig({ MAX_BODY_BYTES: '1048576', MAX_BODY_BYTES_IN_FLIGHT: '8388608' }).maxBodyBytesPerHost).toBe(4 * 1024 * 1024);
+    expect(loadConfig({ MAX_BODY_BYTES: '1048576', MAX_BODY_BYTES_IN_FLIGHT: '1572864' }).maxBodyBytesPerHost).toBe(1024 * 1024);
+  });
+
+  it('gives the public directory the pool less the sync slots less one, at least one', () => {
+    expect(loadConfig({}).directoryConcurrency).toBe(5);
+    expect(loadConfig({ DB_POOL_SIZE: '20', SYNC_CONCURRENCY: '2' }).directoryConcurrency).toBe(17);
+    expect(loadConfig({ DB_POOL_SIZE: '4', SYNC_CONCURRENCY: '4' }).directoryConcurrency).toBe(1);
+  });
+
+  it('leases an Idempotency-Key for longer than a request may take, at least 5 minutes', () => {
+    expect(loadConfig({}).idempotencyLeaseSeconds).toBe(300);
+    expect(loadConfig({ REQUEST_TIMEOUT_MS: '600000', STATEMENT_TIMEOUT_MS: '120000' }).idempotencyLeaseSeconds).toBe(840);
+  });
+
+  it('wants the headers within 10 s, or within REQUEST_TIMEOUT_MS if that is shorter', () => {
+    expect(loadConfig({ REQUEST_TIMEOUT_MS: '2000' }).headersTimeoutMs).toBe(2000);
+    expect(loadConfig({ REQUEST_TIMEOUT_MS: '60000' }).headersTimeoutMs).toBe(10_000);
+  });
+});
 
 describe('DATABASE_READ_URL and REPLICA_MAX_LAG_SECONDS', () => {
   it('takes one or more replicas, separated by commas (and spaces)', () => {
@@ -64,11 +146,5 @@ describe('PUBLIC_URL', () => {
     for (const bad of ['directory.example.org', 'ftp://example.org', 'https://example.org/dir', 'https://example.org/?a=1', 'https://u:p@example.org', 'https://']) {
       expect(() => loadConfig({ PUBLIC_URL: bad }), bad).toThrow(/PUBLIC_URL/);
     }
-  });
-
-  it('pages sitemaps by at most 50 000 URLs', () => {
-    expect(loadConfig({}).sitemapUrlsPerPage).toBe(50_000);
-    expect(loadConfig({ SITEMAP_URLS_PER_PAGE: '100' }).sitemapUrlsPerPage).toBe(100);
-    expect(() => loadConfig({ SITEMAP_URLS_PER_PAGE: '50001' })).toThrow(/SITEMAP_URLS_PER_PAGE/);
   });
 });

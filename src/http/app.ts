@@ -39,6 +39,13 @@ export interface AppOptions extends Omit<AppContext, 'metrics' | 'syncSlots' | '
   directory?: AppContext['directory'];
 }
 
+/**
+ * A client must have sent its request headers within this time (never longer than REQUEST_TIMEOUT_MS, config.ts):
+ * headers are a few hundred bytes, so 10 s is ample for any client, and short enough that connections opened and
+ * left silent do not pile up.
+ */
+export const HEADERS_TIMEOUT_MS = 10_000;
+
 /** How long a directory statement waits for its turn before the request is answered 503: as long as any request waits for a pool connection. */
 const DIRECTORY_WAIT_MS = 5_000;
 
@@ -57,9 +64,15 @@ function loggableUrl(url: string, adminToken?: string): string {
   return safe;
 }
 
-export function loggerOptions(level: string, adminToken?: string): FastifyServerOptions['logger'] {
+/** Where log lines are written instead of stdout: one JSON line per write. */
+export interface LogDestination {
+  write(line: string): void;
+}
+
+export function loggerOptions(level: string, adminToken?: string, destination?: LogDestination): FastifyServerOptions['logger'] {
   return {
     level,
+    ...(destination ? { stream: destination } : {}),
     // Credentials never reach the log, whatever a future serializer decides to include.
     redact: {
       paths: ['req.headers.authorization', 'req.headers["x-admin-token"]', 'headers.authorization'],

@@ -4,6 +4,11 @@
 // at most n × the limit; a shared store would add a database write to every failure, which is what an attacker
 // would want.
 
+/** Failed authentications from one client address per window before it is answered 429. */
+export const AUTH_FAILURE_LIMIT = 20;
+/** That window: a mistyped key retried a few times stays well below the limit; a client guessing waits a minute. */
+export const AUTH_FAILURE_WINDOW_SECONDS = 60;
+
 interface Window {
   startedAt: number;
   failures: number;

@@ -18,6 +18,16 @@ export interface BodyLimits {
   graceMs?: number;
 }
 
+/**
+ * The slowest average rate, in bytes a second over the wire, a request body may arrive at once UPLOAD_GRACE_SECONDS
+ * have passed; slower is cut off with 408. A billing system on the slowest link sends far faster; a client that
+ * trickles holds a connection and its part of the body memory for nothing.
+ */
+export const MIN_UPLOAD_BYTES_PER_S = 8 * 1024;
+
+/** How long a body may arrive at any rate before the minimum applies: a connection's first seconds may stall. */
+export const UPLOAD_GRACE_SECONDS = 10;
+
 /** The first charge of a body; each further one doubles what is charged, so a body costs at most twice its arrival. */
 const FIRST_CHARGE_BYTES = 64 * 1024;
 

@@ -88,7 +88,7 @@ export function createMetrics(db: Database, slots: SyncSlots, directory: ReadSha
   });
   new Gauge({
     name: 'hostdir_directory_statements',
-    help: "Statements of the public directory's reads running in this process (at most DIRECTORY_CONCURRENCY), and statements waiting their turn",
+    help: "Statements of the public directory's reads running in this process (at most DB_POOL_SIZE - SYNC_CONCURRENCY - 1), and statements waiting their turn",
     labelNames: ['state'],
     registers: [registry],
     collect() {

@@ -202,6 +202,12 @@ export type TransactionTrouble =
 /** SQLSTATE lock_not_available: lock_timeout expired */
 const LOCK_NOT_AVAILABLE = '55P03';
 
+/**
+ * How long a sync waits for another sync of the same host to finish before it is answered 429: the other one will
+ * most likely take the window, and a wait holds a sync slot and a connection meanwhile.
+ */
+export const LOCK_TIMEOUT_MS = 10_000;
+
 /** Who runs a sync's transaction: the sync's id, its host, the key it came with, and how long it waits for the host. */
 export interface SyncIdentity {
   /** known before anything is sent, so that a sync whose COMMIT lost its answer can be looked for afterwards */
@@ -209,8 +215,6 @@ export interface SyncIdentity {
   hostId: number;
   keyId: string;
   lockTimeoutMs: number;
-  /** keep the prices a change replaces (store/price-history.ts); off only to measure what that costs */
-  priceHistory: boolean;
 }
 
 /** Runs `fn` in the transaction of one sync; the troubles of the database come back as values. */
@@ -395,7 +399,7 @@ class OpenSync implements SyncTransaction {
         `COPY product_changes (external_id, ${CONTENT_COLUMNS}, ${DERIVED_PRICE_COLUMNS}, fingerprint)`,
         copyChunks(changed, (c) => `${copyText(c.external_id)}\t${copyContent(c.content)}\t${copyDerivedPrices(c.content, rates)}\t${c.content.fingerprint}`),
       );
-      await tx.query(this.#changedFrom('product_changes x', '$2'), this.sync.priceHistory ? [hostId, this.sync.syncId] : [hostId]);
+      await tx.query(this.#changedFrom('product_changes x', '$2'), [hostId, this.sync.syncId]);
     }
     const receipts = then.receipts;
     // New receipts are megabytes for a large catalogue, and so are a large run's actions: streamed by COPY once the
@@ -420,7 +424,7 @@ class OpenSync implements SyncTransaction {
           changed.length > 0 && changed.length <= WRITE_BY_STATEMENT_MAX
             ? {
                 sql: this.#changedFrom(`json_to_recordset($2::json) AS x (external_id text, ${CONTENT_RECORD}, ${DERIVED_PRICE_RECORD}, fingerprint text)`, '$3'),
-                params: this.sync.priceHistory ? [hostId, recordsJson(changed, rates), this.sync.syncId] : [hostId, recordsJson(changed, rates)],
+                params: [hostId, recordsJson(changed, rates), this.sync.syncId],
               }
             : undefined,
         // A join, not "IN (SELECT …)": for a host the statistics do not know yet, the planner estimates one active
@@ -466,14 +470,11 @@ class OpenSync implements SyncTransaction {
   }
 
   /**
-   * Writes the changed products from `source` (rows aliased x: external_id, content, fingerprint) and, with price
-   * history, keeps in the same statement the prices each replaces (store/price-history.ts); `sync` is the parameter
-   * of the sync's id, then.
+   * Writes the changed products from `source` (rows aliased x: external_id, content, fingerprint) and keeps, in the
+   * same statement, the prices each replaces (store/price-history.ts); `sync` is the parameter of the sync's id.
    */
   #changedFrom(source: string, sync: string): string {
-    return this.sync.priceHistory
-      ? changedWithHistory(`SELECT * FROM ${source}`, OVERWRITE, '$1', sync)
-      : `UPDATE products p SET ${OVERWRITE} FROM ${source} WHERE p.host_id = $1 AND p.external_id = x.external_id`;
+    return changedWithHistory(`SELECT * FROM ${source}`, OVERWRITE, '$1', sync);
   }
 
   #runStatement(run: NewRun, actionsInRow: boolean): Statement {

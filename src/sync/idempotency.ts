@@ -9,6 +9,9 @@ import { claimIdempotencyKey, releaseIdempotencyKey, type ClaimRef, type Idempot
 
 export type { StoredAnswer };
 
+/** How long an Idempotency-Key and its answer are kept: 24 hours, as the contract promises providers. */
+export const IDEMPOTENCY_KEY_TTL_SECONDS = 86_400;
+
 /** 1–255 visible ASCII characters. */
 export const IDEMPOTENCY_KEY_PATTERN = '^[!-~]{1,255}$';
 const WELL_FORMED = new RegExp(IDEMPOTENCY_KEY_PATTERN);
@@ -31,8 +34,6 @@ export function requestFingerprint(dryRun: boolean, bodyDigest: string): string 
 export function idempotencyPolicy(config: Config, instance: string): IdempotencyPolicy {
   return {
     ttlSeconds: config.idempotencyKeyTtlSeconds,
-    // Longer than a request may take (120 s to send its body, then validation and the transaction), so that only a
-    // claim left by a process that died is taken over.
     leaseSeconds: config.idempotencyLeaseSeconds,
     maxKeysPerHost: config.idempotencyMaxKeysPerHost,
     maxBytesPerHost: config.idempotencyMaxBytesPerHost,

@@ -189,8 +189,7 @@ export class SyncService {
   async #apply(admission: Admission, hold: KeyHold | null, fingerprint: string, catalogue: Catalogue, request: SyncRequest): Promise<SyncOutcome> {
     const { caller, dryRun, window } = admission;
     const syncId = newId('syn');
-    const { lockTimeoutMs, priceHistory } = this.#config;
-    const identity = { syncId, hostId: caller.hostId, keyId: caller.keyId, lockTimeoutMs, priceHistory };
+    const identity = { syncId, hostId: caller.hostId, keyId: caller.keyId, lockTimeoutMs: this.#config.lockTimeoutMs };
     const ended = await inSyncTransaction(this.#db, identity, async (tx): Promise<SyncOutcome> => {
       const host = await tx.takeHost({ window, claim: hold?.claim ?? null, receiptsWrittenBy: receiptsToCheck(catalogue.receipts) });
       if (!host.active) return { kind: 'revoked' };

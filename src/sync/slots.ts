@@ -1,6 +1,13 @@
 // Bounds the sync transactions one process runs at once, so that a flood of syncs cannot take every
 // connection of the pool (reads and authentication keep theirs) nor queue without limit.
 
+/**
+ * Syncs one process lets wait for a free slot; beyond them a sync is answered 503 with Retry-After. A waiting sync
+ * holds its validated catalogue in memory, so the queue has a bound; each provider syncs about once a window, and a
+ * hundred syncs waiting in one process is a flood already.
+ */
+export const SYNC_QUEUE_LIMIT = 100;
+
 export class SyncSlots {
   #running = 0;
   readonly #waiting: Array<() => void> = [];

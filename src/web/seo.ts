@@ -20,7 +20,10 @@ function escapeXml(text: string): string {
 const XML_HEAD = '<?xml version="1.0" encoding="UTF-8"?>\n';
 const NAMESPACE = 'http://www.sitemaps.org/schemas/sitemap/0.9';
 
-/** The sitemap index: one <sitemap> per page of at most 50 000 URLs. */
+/** URLs per sitemap page: the sitemap protocol's limit, so that a search engine is sent as few pages as it allows. */
+export const SITEMAP_URLS_PER_PAGE = 50_000;
+
+/** The sitemap index: one <sitemap> per page of at most SITEMAP_URLS_PER_PAGE URLs. */
 export function sitemapIndex(pages: string[]): string {
   return `${XML_HEAD}<sitemapindex xmlns="${NAMESPACE}">\n${pages.map((loc) => `<sitemap><loc>${escapeXml(loc)}</loc></sitemap>\n`).join('')}</sitemapindex>\n`;
 }

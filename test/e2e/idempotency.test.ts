@@ -4,24 +4,24 @@ import { createHash } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, onboard, product, type Answer } from '../support/api.js';
-import { STORES, startServer, type TestServer } from '../support/server.js';
+import { STORES, startInProcessServer, startServer, type ServerUnderTest, type TestServer } from '../support/server.js';
 
 /** An Idempotency-Key as the directory keeps it: its SHA-256, never the key as sent. */
 const stored = (key: string) => createHash('sha256').update(key).digest('hex');
 
 const SYNC = '/api/v1/sync/products';
 
-function keyed(server: TestServer, key: string, idempotencyKey: string, body: unknown, query = ''): Promise<Answer> {
+function keyed(server: ServerUnderTest, key: string, idempotencyKey: string, body: unknown, query = ''): Promise<Answer> {
   return call(server, 'POST', `${SYNC}${query}`, { token: key, json: body, headers: { 'idempotency-key': idempotencyKey } });
 }
 
-async function runsOf(server: TestServer, key: string): Promise<any[]> {
+async function runsOf(server: ServerUnderTest, key: string): Promise<any[]> {
   const answer = await call(server, 'GET', '/api/v1/sync/runs?limit=100', { token: key });
   expect(answer.status, answer.text).toBe(200);
   return answer.body.runs;
 }
 
-async function listingOf(server: TestServer, key: string): Promise<any[]> {
+async function listingOf(server: ServerUnderTest, key: string): Promise<any[]> {
   const answer = await call(server, 'GET', '/api/v1/products?status=all&limit=1000', { token: key });
   expect(answer.status, answer.text).toBe(200);
   return answer.body.products;
@@ -31,7 +31,7 @@ async function listingOf(server: TestServer, key: string): Promise<any[]> {
  * Sends a sync whose body arrives in two parts: the headers and the first part now, the rest when `finish` is
  * called. Until then the request is in flight on the server.
  */
-function slowSync(server: TestServer, key: string, idempotencyKey: string, body: string) {
+function slowSync(server: ServerUnderTest, key: string, idempotencyKey: string, body: string) {
   const bytes = Buffer.from(body);
   const half = Math.floor(bytes.length / 2);
   let answered!: (answer: { status: number; text: string; headers: Record<string, unknown> }) => void;
@@ -245,10 +245,11 @@ describe.each(STORES)('Idempotency-Key (%s store)', (store) => {
 });
 
 describe('Idempotency-Key expiry', () => {
-  let server: TestServer;
+  let server: ServerUnderTest;
 
   beforeAll(async () => {
-    server = await startServer('postgres', { env: { IDEMPOTENCY_KEY_TTL_SECONDS: '1', SYNC_MAX_PER_WINDOW: '10' } });
+    // Keys kept a second instead of IDEMPOTENCY_KEY_TTL_SECONDS (a day), so that the test sees them expire.
+    server = await startInProcessServer('postgres', { env: { SYNC_MAX_PER_WINDOW: '10' }, config: { idempotencyKeyTtlSeconds: 1 } });
   });
   afterAll(async () => {
     await server?.stop();
@@ -276,12 +277,13 @@ describe('Idempotency-Key expiry', () => {
 });
 
 describe('Idempotency-Key across server processes sharing one PostgreSQL', () => {
-  let first: TestServer;
+  let first: ServerUnderTest;
   let second: TestServer;
 
   beforeAll(async () => {
-    // A short lease on the first process, so that the claim it leaves when killed lapses within the test.
-    first = await startServer('postgres', { env: { IDEMPOTENCY_LEASE_SECONDS: '2' } });
+    // A lease of 2 s on the first server (in this process) instead of the 5 minutes derived from the timeouts, so
+    // that its claim lapses within the test.
+    first = await startInProcessServer('postgres', { config: { idempotencyLeaseSeconds: 2 } });
     second = await startServer('postgres', { databaseUrl: first.databaseUrl! });
   });
   afterAll(async () => {
@@ -289,7 +291,7 @@ describe('Idempotency-Key across server processes sharing one PostgreSQL', () =>
     await first?.stop();
   });
 
-  it('answers 409 on one process while another runs the key, and frees a dead process’s claim after its lease', async () => {
+  it('answers 409 on one process while another runs the key, and takes the claim over once its lease lapses', async () => {
     const host = await onboard(first, 'Two Process Hosting');
     const body = JSON.stringify({ products: [product('a'), product('b')] });
     const headers = { 'content-type': 'application/json', 'idempotency-key': 'shared-claim' };
@@ -305,10 +307,8 @@ describe('Idempotency-Key across server processes sharing one PostgreSQL', () =>
     expect(elsewhere.status, elsewhere.text).toBe(409);
     expect(elsewhere.body.code).toBe('IDEMPOTENCY_KEY_IN_USE');
 
-    // The process holding the claim dies with the request half read: its claim stays until the lease lapses.
-    await first.kill('SIGKILL');
-    const blocked = await call(second, 'POST', SYNC, { token: host.key, body, headers });
-    expect(blocked.status).toBe(409);
+    // The request holding the claim stalls with its body half read, its process alive: nothing releases the claim,
+    // and a process's heartbeat frees only the claims of a dead one. It blocks the key until its lease lapses.
     await new Promise((resolve) => setTimeout(resolve, 2_500));
     const recovered = await call(second, 'POST', SYNC, { token: host.key, body, headers });
     expect(recovered.status, recovered.text).toBe(200);
@@ -316,5 +316,6 @@ describe('Idempotency-Key across server processes sharing one PostgreSQL', () =>
     const replay = await call(second, 'POST', SYNC, { token: host.key, body, headers });
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
     expect(replay.text).toBe(recovered.text);
+    inFlight.abort();
   });
 });

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { admin, call, onboard, product, sync, type Onboarded } from '../support/api.js';
-import { CLI, startServer, STORES, type TestServer } from '../support/server.js';
+import { CLI, startInProcessServer, startServer, STORES, type ServerUnderTest, type TestServer } from '../support/server.js';
 import { until } from '../support/until.js';
 
 const TEMPLATE = 'https://billing.acme.example.com/cart.php?a=add&pid={external_id}';
@@ -293,7 +293,7 @@ describe.each(STORES)('profiles, order links and currencies (%s store)', (store)
 });
 
 describe.each(STORES)('RATES_URL (%s store)', (store) => {
-  let server: TestServer;
+  let server: ServerUnderTest;
   let rates: Server;
   let served = ecbXml('2026-11-20', { USD: '1.2000' });
   let requests = 0;
@@ -305,7 +305,11 @@ describe.each(STORES)('RATES_URL (%s store)', (store) => {
     });
     await new Promise<void>((resolve) => rates.listen(0, '127.0.0.1', resolve));
     const { port } = rates.address() as { port: number };
-    server = await startServer(store, { env: { RATES_URL: `http://127.0.0.1:${port}/stats/eurofxref/eurofxref-daily.xml?x=1`, RATES_REFRESH_SECONDS: '1' } });
+    // Fetched every second instead of every RATES_REFRESH_SECONDS (a day), so that the test sees the next fetch.
+    server = await startInProcessServer(store, {
+      env: { RATES_URL: `http://127.0.0.1:${port}/stats/eurofxref/eurofxref-daily.xml?x=1` },
+      config: { ratesRefreshSeconds: 1 },
+    });
   });
 
   afterAll(async () => {

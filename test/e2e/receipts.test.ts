@@ -156,7 +156,7 @@ describe('receipts and the host lock (PostgreSQL store)', () => {
   let server: TestServer;
 
   beforeAll(async () => {
-    server = await startServer('postgres', { env: { SYNC_MAX_PER_WINDOW: '1000', LOCK_TIMEOUT_MS: '20000' } });
+    server = await startServer('postgres', { env: { SYNC_MAX_PER_WINDOW: '1000' } });
   });
 
   afterAll(async () => {

@@ -3,7 +3,7 @@
 // schema.org Product/Offer data on product pages that no product text can break out of.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { admin, call, onboard, product, sync, type Onboarded } from '../support/api.js';
-import { STORES, startServer, type TestServer } from '../support/server.js';
+import { STORES, startInProcessServer, startServer, type ServerUnderTest, type TestServer } from '../support/server.js';
 
 const PER_PAGE = 40;
 const PUBLIC_URL = 'https://directory.example.org';
@@ -21,7 +21,7 @@ function locsOf(xml: string): string[] {
 }
 
 describe.each(STORES)('findable pages (%s store)', (store) => {
-  let server: TestServer;
+  let server: ServerUnderTest;
   // The embedded server is told its public address; the PostgreSQL one is not and names its own.
   const withPublicUrl = store === 'embedded';
   let base: string;
@@ -32,8 +32,10 @@ describe.each(STORES)('findable pages (%s store)', (store) => {
   const local = (url: string) => url.replace(base, '');
 
   beforeAll(async () => {
-    server = await startServer(store, {
-      env: { SITEMAP_URLS_PER_PAGE: String(PER_PAGE), ...(withPublicUrl ? { PUBLIC_URL: `${PUBLIC_URL}/` } : {}) },
+    // Sitemap pages of PER_PAGE URLs instead of SITEMAP_URLS_PER_PAGE (50 000), so that a few products fill several.
+    server = await startInProcessServer(store, {
+      env: withPublicUrl ? { PUBLIC_URL: `${PUBLIC_URL}/` } : {},
+      config: { sitemapUrlsPerPage: PER_PAGE },
     });
     base = withPublicUrl ? PUBLIC_URL : server.url;
     hosts = [];

@@ -1,6 +1,7 @@
-// The public directory's share of a process's connections (DIRECTORY_CONCURRENCY): visitors' reads stuck in the
-// database take at most their share, so that a provider's sync and reads are served meanwhile, and the reads beyond
-// it are answered 503 with Retry-After once they have waited their turn as long as a pool connection is waited for.
+// The public directory's share of a process's connections (DB_POOL_SIZE - SYNC_CONCURRENCY - 1): visitors' reads
+// stuck in the database take at most their share, so that a provider's sync and reads are served meanwhile, and the
+// reads beyond it are answered 503 with Retry-After once they have waited their turn as long as a pool connection is
+// waited for.
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, onboard, product, sync, type Answer } from '../support/api.js';

@@ -3,15 +3,16 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { onboard, product, sync } from '../support/api.js';
-import { startServer, type TestServer } from '../support/server.js';
+import { startInProcessServer, type ServerUnderTest } from '../support/server.js';
 
 describe('lock wait and sync slots (PostgreSQL)', () => {
-  let server: TestServer;
+  let server: ServerUnderTest;
   let locker: pg.Client;
 
   beforeAll(async () => {
-    server = await startServer('postgres', {
-      env: { LOCK_TIMEOUT_MS: '700', SYNC_CONCURRENCY: '1', SYNC_QUEUE_LIMIT: '0', DB_POOL_SIZE: '4', LOG_LEVEL: 'warn' },
+    server = await startInProcessServer('postgres', {
+      env: { SYNC_CONCURRENCY: '1', DB_POOL_SIZE: '4', LOG_LEVEL: 'warn' },
+      config: { lockTimeoutMs: 700, syncQueueLimit: 0 },
     });
     locker = new pg.Client({ connectionString: server.databaseUrl! });
     await locker.connect();

@@ -19,7 +19,6 @@ const DRY_RUN_MAX_PER_WINDOW = 40;
 const REFUSED_MAX_PER_WINDOW = 10;
 const IDEMPOTENCY_MAX_KEYS_PER_HOST = 16;
 const IDEMPOTENCY_MAX_BYTES_PER_HOST = 12 * 1024;
-const IDEMPOTENCY_KEY_TTL_SECONDS = 2 * WINDOW_SECONDS;
 const MAX_BODY_BYTES = 64 * 1024;
 
 const SYNC = '/api/v1/sync/products';
@@ -597,12 +596,9 @@ describe(`a ${SOAK_SECONDS} s soak: two servers, ${PROVIDER_SHAPES.length} provi
       REFUSED_MAX_PER_WINDOW: String(REFUSED_MAX_PER_WINDOW),
       IDEMPOTENCY_MAX_KEYS_PER_HOST: String(IDEMPOTENCY_MAX_KEYS_PER_HOST),
       IDEMPOTENCY_MAX_BYTES_PER_HOST: String(IDEMPOTENCY_MAX_BYTES_PER_HOST),
-      // Keys are also forgotten by age within the soak, not only by the caps.
-      IDEMPOTENCY_KEY_TTL_SECONDS: String(IDEMPOTENCY_KEY_TTL_SECONDS),
       MAX_BODY_BYTES: String(MAX_BODY_BYTES),
       // Body memory is not what this soak is about: a 503 or 429 for it would hide what is.
       MAX_BODY_BYTES_IN_FLIGHT: String(64 * 1024 * 1024),
-      MAX_BODY_BYTES_PER_HOST: String(64 * 1024 * 1024),
     };
     servers.push(await startServer('postgres', { databaseUrl: database.url, env }));
     servers.push(await startServer('postgres', { databaseUrl: database.url, env }));

@@ -3,21 +3,21 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { admin, call, onboard, product, sync, type Onboarded } from '../support/api.js';
-import { startServer, type TestServer } from '../support/server.js';
+import { startInProcessServer, type ServerUnderTest } from '../support/server.js';
 
+/** AUTH_FAILURE_LIMIT, as documented */
 const LIMIT = 20;
+/** instead of AUTH_FAILURE_WINDOW_SECONDS (a minute), so that the test sees a window end */
 const WINDOW_SECONDS = 3;
 
 const wellFormedUnknownKey = () => `rk_${randomBytes(32).toString('hex')}`;
 
 describe('authentication abuse', () => {
-  let server: TestServer;
+  let server: ServerUnderTest;
   let host: Onboarded;
 
   beforeAll(async () => {
-    server = await startServer('postgres', {
-      env: { AUTH_FAILURE_LIMIT: String(LIMIT), AUTH_FAILURE_WINDOW_SECONDS: String(WINDOW_SECONDS) },
-    });
+    server = await startInProcessServer('postgres', { config: { authFailureWindowSeconds: WINDOW_SECONDS } });
     host = await onboard(server, 'Auth Target');
   });
 

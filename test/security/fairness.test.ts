@@ -5,7 +5,7 @@ import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, onboard, product, type Onboarded } from '../support/api.js';
 import { parseResponses, rawExchange, syncHead } from '../support/raw-http.js';
-import { startServer, type TestServer } from '../support/server.js';
+import { startInProcessServer, type ServerUnderTest } from '../support/server.js';
 
 const MiB = 1024 * 1024;
 const MAX_BODY_BYTES = MiB;
@@ -40,20 +40,19 @@ async function until<T>(probe: () => T | undefined, what: string, deadlineMs = 1
 }
 
 describe('fair shares of body memory', () => {
-  let server: TestServer;
+  let server: ServerUnderTest;
   let noisy: Onboarded;
   let quiet: Onboarded;
 
   beforeAll(async () => {
-    server = await startServer('postgres', {
+    server = await startInProcessServer('postgres', {
       env: {
         MAX_BODY_BYTES: String(MAX_BODY_BYTES),
         MAX_BODY_BYTES_IN_FLIGHT: String(2 * MAX_BODY_BYTES),
-        MIN_UPLOAD_BYTES_PER_S: '1000',
-        UPLOAD_GRACE_SECONDS: '2',
         REQUEST_TIMEOUT_MS: '60000',
         SYNC_MAX_PER_WINDOW: '100',
       },
+      config: { minUploadBytesPerS: 1000, uploadGraceMs: 2_000 },
     });
     noisy = await onboard(server, 'Noisy Neighbour');
     quiet = await onboard(server, 'Quiet Neighbour');

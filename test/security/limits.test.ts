@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, onboard, product, sync, type Onboarded } from '../support/api.js';
 import { rawExchange, syncHead } from '../support/raw-http.js';
-import { startServer, type TestServer } from '../support/server.js';
+import { startInProcessServer, type ServerUnderTest } from '../support/server.js';
 import { databaseDigest } from '../support/state.js';
 
 const HEADERS_TIMEOUT_MS = 1_000;
@@ -14,18 +14,18 @@ const MAX_BODY_BYTES = 4 * 1024 * 1024;
 const SLACK_MS = 1_500;
 
 describe('resource limits', () => {
-  let server: TestServer;
+  let server: ServerUnderTest;
   let host: Onboarded;
 
   beforeAll(async () => {
-    server = await startServer('postgres', {
+    server = await startInProcessServer('postgres', {
       env: {
-        HEADERS_TIMEOUT_MS: String(HEADERS_TIMEOUT_MS),
         REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS),
         KEEP_ALIVE_TIMEOUT_MS: String(KEEP_ALIVE_TIMEOUT_MS),
         MAX_BODY_BYTES: String(MAX_BODY_BYTES),
         SYNC_MAX_PER_WINDOW: '1000',
       },
+      config: { headersTimeoutMs: HEADERS_TIMEOUT_MS },
     });
     host = await onboard(server, 'Limits');
     expect((await sync(server, host.key, [product('keep')])).status).toBe(200);

@@ -25,7 +25,7 @@ function written(externalId: string, price: number): WrittenProduct {
 /** Runs a sync creating `product`; `between` runs once the transaction holds its host (and the rates lock). */
 function syncCreating(db: Database, hostId: number, product: WrittenProduct, between: () => Promise<void>) {
   const syncId = newId('syn');
-  return inSyncTransaction(db, { syncId, hostId, keyId: 'key_none', lockTimeoutMs: 30_000, priceHistory: true }, async (tx) => {
+  return inSyncTransaction(db, { syncId, hostId, keyId: 'key_none', lockTimeoutMs: 30_000 }, async (tx) => {
     await tx.takeHost({ window: { dryRun: false, seconds: 300, max: 100 }, claim: null, receiptsWrittenBy: null });
     await between();
     return tx.write(

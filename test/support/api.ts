@@ -1,7 +1,7 @@
 // Small HTTP helpers the end-to-end tests share: onboarding a host, syncing, realistic products. Every answer
 // call() receives is checked against the server's own OpenAPI document (see openapi-check.ts).
 import { checkAgainstDocument } from './openapi-check.js';
-import type { TestServer } from './server.js';
+import type { ServerUnderTest } from './server.js';
 
 export interface Answer<T = any> {
   status: number;
@@ -11,7 +11,7 @@ export interface Answer<T = any> {
 }
 
 export async function call<T = any>(
-  server: TestServer,
+  server: ServerUnderTest,
   method: string,
   path: string,
   options: { token?: string; json?: unknown; body?: string | Buffer; headers?: Record<string, string> } = {},
@@ -36,7 +36,7 @@ export async function call<T = any>(
   return answer;
 }
 
-export function admin<T = any>(server: TestServer, method: string, path: string, json?: unknown): Promise<Answer<T>> {
+export function admin<T = any>(server: ServerUnderTest, method: string, path: string, json?: unknown): Promise<Answer<T>> {
   return call<T>(server, method, `/admin/v1${path}`, { token: server.adminToken, ...(json === undefined ? {} : { json }) });
 }
 
@@ -46,13 +46,13 @@ export interface Onboarded {
   keyId: string;
 }
 
-export async function onboard(server: TestServer, name: string, extra: Record<string, unknown> = {}): Promise<Onboarded> {
+export async function onboard(server: ServerUnderTest, name: string, extra: Record<string, unknown> = {}): Promise<Onboarded> {
   const answer = await admin(server, 'POST', '/hosts', { name, ...extra });
   if (answer.status !== 201) throw new Error(`onboarding failed: ${answer.status} ${answer.text}`);
   return { slug: answer.body.host.slug, key: answer.body.api_key.key, keyId: answer.body.api_key.id };
 }
 
-export function sync(server: TestServer, key: string, products: unknown[], query = ''): Promise<Answer> {
+export function sync(server: ServerUnderTest, key: string, products: unknown[], query = ''): Promise<Answer> {
   return call(server, 'POST', `/api/v1/sync/products${query}`, { token: key, json: { products } });
 }
 

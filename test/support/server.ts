@@ -1,4 +1,5 @@
-// Starts the real hostdir server (node dist/main.js) on a fresh store, for end-to-end tests over HTTP.
+// Starts the real hostdir server (node dist/main.js) on a fresh store, for end-to-end tests over HTTP; or the same
+// server in the test's own process, when a test needs a value the environment does not set (startInProcessServer).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { cp, mkdtemp, readFile, rm } from 'node:fs/promises';
@@ -8,6 +9,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { inject } from 'vitest';
+import type { Config } from '../../src/config.js';
 import { loadDocument } from './openapi-check.js';
 
 export type StoreKind = 'embedded' | 'postgres';
@@ -72,24 +74,28 @@ export async function copyEmbeddedTemplate(dataDir: string): Promise<string> {
   return target;
 }
 
-export interface TestServer {
+/** A hostdir server a test talks to over HTTP, on a store of its own: a process (TestServer) or in this one. */
+export interface ServerUnderTest {
   store: StoreKind;
   url: string;
   port: number;
   adminToken: string;
   dataDir: string;
   databaseUrl: string | null;
-  /** everything the process wrote to stdout and stderr so far */
+  /** everything the server logged so far */
   output(): string;
+  /** stops the server and removes the store */
+  stop(): Promise<void>;
+  /** a pg client on the server's database (postgres store only) */
+  sql<R = Record<string, unknown>>(text: string, params?: unknown[]): Promise<R[]>;
+}
+
+export interface TestServer extends ServerUnderTest {
   process(): ChildProcess;
   /** stops the process (SIGTERM) and starts it again on the same store and port */
   restart(): Promise<void>;
   /** stops the process; keeps the store */
   kill(signal?: NodeJS.Signals): Promise<number | null>;
-  /** stops the process and removes the store */
-  stop(): Promise<void>;
-  /** a pg client on the server's database (postgres store only) */
-  sql<R = Record<string, unknown>>(text: string, params?: unknown[]): Promise<R[]>;
 }
 
 export interface StartOptions {
@@ -211,7 +217,7 @@ export async function startServer(store: StoreKind, options: StartOptions = {}):
     if (!options.dataDir) await rm(dataDir, { recursive: true, force: true });
     throw error;
   }
-  let pool: pg.Pool | null = null;
+  const queries = databaseQueries(databaseUrl);
   return {
     store,
     url,
@@ -228,10 +234,18 @@ export async function startServer(store: StoreKind, options: StartOptions = {}):
     kill,
     stop: async () => {
       await kill();
-      await pool?.end();
+      await queries.end();
       await database?.drop();
       if (!options.dataDir) await rm(dataDir, { recursive: true, force: true });
     },
+    sql: queries.sql,
+  };
+}
+
+/** Queries on a server's database (postgres store only), through a small pool opened at the first one. */
+function databaseQueries(databaseUrl: string | null) {
+  let pool: pg.Pool | null = null;
+  return {
     sql: async <R>(text: string, params?: unknown[]) => {
       if (!databaseUrl) throw new Error('sql() needs the postgres store');
       if (!pool) {
@@ -242,5 +256,67 @@ export async function startServer(store: StoreKind, options: StartOptions = {}):
       }
       return (await pool.query(text, params)).rows as R[];
     },
+    end: async () => {
+      await pool?.end();
+    },
+  };
+}
+
+export interface InProcessOptions {
+  /** the environment the server's Config is read from, besides what every test server gets */
+  env?: Record<string, string>;
+  /** Config values set after it is read: those fixed in code (config.ts), which no variable sets */
+  config?: Partial<Config>;
+  /** reuse a database (postgres) instead of creating one */
+  databaseUrl?: string;
+}
+
+/**
+ * The server as src/server.ts starts it (migrations, heartbeat, rates, listening on a free port of 127.0.0.1), in this
+ * process, with a Config of the test's own. Its log is kept for output().
+ */
+export async function startInProcessServer(store: StoreKind, options: InProcessOptions = {}): Promise<ServerUnderTest> {
+  const dataDir = await mkdtemp(path.join(tmpdir(), 'hostdir-test-'));
+  if (store === 'embedded') await copyEmbeddedTemplate(dataDir);
+  const database = store === 'postgres' && !options.databaseUrl ? await createTestDatabase() : null;
+  const databaseUrl = store === 'postgres' ? (options.databaseUrl ?? database!.url) : null;
+  const adminToken = `test-admin-${randomBytes(12).toString('hex')}`;
+  const env = {
+    HOST: '127.0.0.1',
+    PORT: '0',
+    DATA_DIR: dataDir,
+    ADMIN_TOKEN: adminToken,
+    LOG_LEVEL: 'info',
+    ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+    ...options.env,
+  };
+  // Loaded here, not with this module: the tests that start a server process need none of the server's modules.
+  const [{ loadConfig }, { startServer: serveInProcess }] = await Promise.all([import('../../src/config.js'), import('../../src/server.js')]);
+  let log = '';
+  let running: { url: string; stop(): Promise<void> };
+  try {
+    running = await serveInProcess({ ...loadConfig(env), ...options.config }, { write: (line) => void (log += line) });
+    await loadDocument(running.url);
+  } catch (error) {
+    await database?.drop();
+    await rm(dataDir, { recursive: true, force: true });
+    throw error;
+  }
+  const queries = databaseQueries(databaseUrl);
+  return {
+    store,
+    url: running.url,
+    port: Number(new URL(running.url).port),
+    adminToken,
+    dataDir,
+    databaseUrl,
+    output: () => log,
+    stop: async () => {
+      await running.stop();
+      await queries.end();
+      await database?.drop();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+    sql: queries.sql,
   };
 }

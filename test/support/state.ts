@@ -1,6 +1,6 @@
 // What the directory holds, reduced to digests, so that a test can prove a refused request changed nothing.
 import { call, admin } from './api.js';
-import type { TestServer } from './server.js';
+import type { ServerUnderTest } from './server.js';
 
 /**
  * md5 of every row of every table (postgres store), read straight from the database. Tables are listed from the
@@ -8,7 +8,7 @@ import type { TestServer } from './server.js';
  * requests (sync_refusals), which a refusal is meant to add to (REFUSED_MAX_PER_WINDOW; the refusals tests check
  * it), and the server processes' heartbeats (server_instances), which change every few seconds whatever happens.
  */
-export async function databaseDigest(server: TestServer): Promise<string> {
+export async function databaseDigest(server: ServerUnderTest): Promise<string> {
   const tables = await server.sql<{ name: string }>(
     `SELECT quote_ident(table_name) AS name FROM information_schema.tables
      WHERE table_schema = 'public' AND table_type = 'BASE TABLE'
@@ -27,7 +27,7 @@ export async function databaseDigest(server: TestServer): Promise<string> {
 }
 
 /** The same promise through the API, for both stores: every host's products (all statuses) and sync runs. */
-export async function visibleDigest(server: TestServer, keys: string[], slugs: string[]): Promise<string> {
+export async function visibleDigest(server: ServerUnderTest, keys: string[], slugs: string[]): Promise<string> {
   const parts: string[] = [];
   for (const key of keys) {
     const listing = await call(server, 'GET', '/api/v1/products?status=all&limit=1000', { token: key });
@@ -41,6 +41,6 @@ export async function visibleDigest(server: TestServer, keys: string[], slugs: s
 }
 
 /** The state a test compares before and after: the database digest where it can be read, else the API view. */
-export function stateOf(server: TestServer, keys: string[], slugs: string[]): Promise<string> {
+export function stateOf(server: ServerUnderTest, keys: string[], slugs: string[]): Promise<string> {
   return server.store === 'postgres' ? databaseDigest(server) : visibleDigest(server, keys, slugs);
 }

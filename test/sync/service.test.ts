@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashApiKey } from '../../src/catalog/api-keys.js';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig, type Config } from '../../src/config.js';
 import { slugFromName } from '../../src/catalog/slugs.js';
 import { syncAnswers } from '../../src/http/sync-answers.js';
 import { issueApiKey, revokeApiKey } from '../../src/store/api-keys.js';
@@ -44,8 +44,9 @@ describe.each(['embedded', 'postgres'] as const)('the sync service (%s store)', 
     await close?.();
   });
 
-  function serviceWith(env: Record<string, string> = {}, slots = new SyncSlots(4, 100)) {
-    const config = loadConfig({ SYNC_MAX_PER_WINDOW: '1', ...env });
+  /** `changes`: values the environment does not set (config.ts), such as LOCK_TIMEOUT_MS */
+  function serviceWith(env: Record<string, string> = {}, slots = new SyncSlots(4, 100), changes: Partial<Config> = {}) {
+    const config = { ...loadConfig({ SYNC_MAX_PER_WINDOW: '1', ...env }), ...changes };
     return new SyncService({ db, config, instanceId, slots, answers: syncAnswers });
   }
 
@@ -282,7 +283,7 @@ describe.each(['embedded', 'postgres'] as const)('the sync service (%s store)', 
   if (store === 'postgres') {
     it('answers busy when another sync holds the host longer than LOCK_TIMEOUT_MS', async () => {
       const host = await onboard('Busy');
-      const service = serviceWith({ LOCK_TIMEOUT_MS: '200' });
+      const service = serviceWith({}, undefined, { lockTimeoutMs: 200 });
       const admitted = await admit(service, host.key);
       await db.transaction(async (tx) => {
         await tx.query('SELECT 1 FROM hosts WHERE id = $1 FOR UPDATE', [host.hostId]);
