@@ -18,7 +18,6 @@ const EXTERNAL = [
   // suites on a PostgreSQL server alone
   'test/cli/billing-push.e2e.test.ts',
   'test/cli/push.test.ts',
-  'test/e2e/gzip.test.ts',
   'test/e2e/kept-rates.test.ts',
   'test/e2e/listing-figures.test.ts',
   'test/e2e/openapi.test.ts',
