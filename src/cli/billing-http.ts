@@ -2,7 +2,7 @@
 // `hostdir import`: a timeout on every call, a bounded answer, a few retries when the system does not answer or
 // answers 5xx/429, no redirects followed (a POST would lose its body, and credentials must not go to another
 // address), and every message stripped of the credentials before anyone sees it.
-import { htmlToLine } from '../catalog/billing-import/html-text.js';
+import { htmlToLine } from '../connectors/html-text.js';
 
 /** The billing system could not be read: unreachable, refused the credentials, or answered something unexpected. */
 export class BillingSystemError extends Error {}

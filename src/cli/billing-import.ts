@@ -1,12 +1,12 @@
 // Reading a provider's catalogue straight from its billing system: where it is and which credentials to use (from
 // the environment, never the command line), the calls each system's API documents, and the mapped catalogue with
 // a report of what was left out. Used by `hostdir push --from` and `hostdir import`.
-import { BillingAnswerError } from '../catalog/billing-import/answer.js';
-import { blestaPackage, blestaPage, blestaRefusal } from '../catalog/billing-import/blesta.js';
-import { type BillingProduct, catalogueFrom, type ImportedCatalogue } from '../catalog/billing-import/catalogue.js';
-import { type CategoryMap, EMPTY_CATEGORY_MAP, parseCategoryMap } from '../catalog/billing-import/category-map.js';
-import { type HostbillOrderPage, hostbillOrderPages, hostbillProducts, hostbillRefusal } from '../catalog/billing-import/hostbill.js';
-import { whmcsProducts, whmcsRefusal } from '../catalog/billing-import/whmcs.js';
+import { BillingAnswerError } from '../connectors/answer.js';
+import { blestaPackage, blestaPage, blestaRefusal } from '../connectors/blesta.js';
+import { type BillingProduct, catalogueFrom, type ImportedCatalogue } from '../connectors/catalogue.js';
+import { type CategoryMap, EMPTY_CATEGORY_MAP, parseCategoryMap } from '../connectors/category-map.js';
+import { type HostbillOrderPage, hostbillOrderPages, hostbillProducts, hostbillRefusal } from '../connectors/hostbill.js';
+import { whmcsProducts, whmcsRefusal } from '../connectors/whmcs.js';
 import { ConfigError } from './admin-client.js';
 import {
   type BillingHttp,

@@ -3,8 +3,8 @@
 import { readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Argument, Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { CategoryMapError } from '../catalog/billing-import/category-map.js';
-import { CurrencyChoiceError, EmptyCatalogueError, UnmappedProductsError } from '../catalog/billing-import/catalogue.js';
+import { CategoryMapError } from '../connectors/category-map.js';
+import { CurrencyChoiceError, EmptyCatalogueError, UnmappedProductsError } from '../connectors/catalogue.js';
 import type { Config as ServerConfig } from '../config.js';
 import {
   AdminApiError,

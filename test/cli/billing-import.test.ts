@@ -3,9 +3,9 @@
 // 5xx, timeouts, redirects, paging), the exit codes, and no credential anywhere in what the command prints.
 import type { ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { catalogueFrom } from '../../src/catalog/billing-import/catalogue.js';
-import { parseCategoryMap } from '../../src/catalog/billing-import/category-map.js';
-import { whmcsProducts } from '../../src/catalog/billing-import/whmcs.js';
+import { catalogueFrom } from '../../src/connectors/catalogue.js';
+import { parseCategoryMap } from '../../src/connectors/category-map.js';
+import { whmcsProducts } from '../../src/connectors/whmcs.js';
 import { type CliContext, run } from '../../src/cli/main.js';
 import {
   BLESTA_ERRORS,
@@ -15,7 +15,7 @@ import {
   HOSTBILL_SHARED_PRODUCTS,
   WHMCS_CATALOGUE,
   WHMCS_GETPRODUCTS_EXAMPLE,
-} from '../catalog/billing-import/fixtures.js';
+} from '../connectors/fixtures.js';
 import {
   blesta,
   type FakeBillingSystem,
@@ -111,7 +111,7 @@ describe('hostdir import whmcs', () => {
       responsetype: 'json',
     });
 
-    // The catalogue printed is the mapping's (test/catalog/billing-import/whmcs.test.ts checks it field by field).
+    // The catalogue printed is the mapping's (test/connectors/whmcs.test.ts checks it field by field).
     const mapped = catalogueFrom(whmcsProducts(WHMCS_CATALOGUE), {
       map: parseCategoryMap(WHMCS_MAP, 'categories.json'),
       mapFile: 'categories.json',

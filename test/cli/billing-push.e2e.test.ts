@@ -12,7 +12,7 @@ import {
   HOSTBILL_GETPRODUCTS_EXAMPLE,
   HOSTBILL_SHARED_PRODUCTS,
   WHMCS_CATALOGUE,
-} from '../catalog/billing-import/fixtures.js';
+} from '../connectors/fixtures.js';
 import { call, onboard, type Onboarded } from '../support/api.js';
 import { blesta, type FakeBillingSystem, hostbill, startFakeBillingSystem, whmcs } from '../support/billing-systems.js';
 import { CLI, startServer, type TestServer } from '../support/server.js';

@@ -234,11 +234,10 @@ describe('directory pages in a browser', () => {
     const pushed = await sync(server, issued.body.api_key.key, changed);
     expect(pushed.status, pushed.text).toBe(200);
 
-    const started = Date.now();
+    // The first reload after the sync shows it: no copy of the page outlives a sync.
     await page.reload();
     await expect(page.locator('h1').textContent()).resolves.toBe('UK Web Lite 2026');
     await expect(page.locator('aside .price').first().textContent()).resolves.toBe('£1.49');
-    expect(Date.now() - started).toBeLessThan(1000);
 
     // Withdrawn from the catalogue: the page says so, in HTML.
     const withdrawn = await sync(server, issued.body.api_key.key, changed.filter((p) => p.external_id !== 'uk-web-lite'));

@@ -2,7 +2,7 @@
 // a run shows what it did to each product, and a provider never sees another's runs.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, onboard, product, sync } from '../support/api.js';
-import { STORES, startServer, type TestServer } from '../support/server.js';
+import { describeOnPostgres, STORES, startServer, type TestServer } from '../support/server.js';
 
 describe.each(STORES)('dry runs and history (%s store)', (store) => {
   let server: TestServer;
@@ -167,7 +167,7 @@ describe.each(STORES)('dry runs and history (%s store)', (store) => {
   });
 });
 
-describe('a large run while a process of the version before is alive (postgres store)', () => {
+describeOnPostgres('a large run while a process of the version before is alive (postgres store)', () => {
   let server: TestServer;
 
   beforeAll(async () => {

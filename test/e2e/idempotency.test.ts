@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, onboard, product, type Answer } from '../support/api.js';
-import { STORES, startInProcessServer, startServer, type ServerUnderTest, type TestServer } from '../support/server.js';
+import { describeOnPostgres, STORES, startInProcessServer, startServer, type ServerUnderTest, type TestServer } from '../support/server.js';
 
 /** An Idempotency-Key as the directory keeps it: its SHA-256, never the key as sent. */
 const stored = (key: string) => createHash('sha256').update(key).digest('hex');
@@ -244,7 +244,7 @@ describe.each(STORES)('Idempotency-Key (%s store)', (store) => {
   });
 });
 
-describe('Idempotency-Key expiry', () => {
+describeOnPostgres('Idempotency-Key expiry', () => {
   let server: ServerUnderTest;
 
   beforeAll(async () => {
@@ -276,7 +276,7 @@ describe('Idempotency-Key expiry', () => {
   });
 });
 
-describe('Idempotency-Key across server processes sharing one PostgreSQL', () => {
+describeOnPostgres('Idempotency-Key across server processes sharing one PostgreSQL', () => {
   let first: ServerUnderTest;
   let second: TestServer;
 

@@ -4,7 +4,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { admin, call, onboard, product, sync } from '../support/api.js';
-import { STORES, startServer, type TestServer } from '../support/server.js';
+import { describeOnPostgres, STORES, startServer, type TestServer } from '../support/server.js';
 
 /** Enough products for a body past RECEIPTS_MIN_BODY_BYTES (64 KiB): about 500 bytes each. */
 const COUNT = 200;
@@ -152,7 +152,7 @@ describe.each(STORES)('receipts and Idempotency-Key (%s store)', (store) => {
   });
 });
 
-describe('receipts and the host lock (PostgreSQL store)', () => {
+describeOnPostgres('receipts and the host lock (PostgreSQL store)', () => {
   let server: TestServer;
 
   beforeAll(async () => {
@@ -245,7 +245,7 @@ describe('receipts and the host lock (PostgreSQL store)', () => {
   });
 });
 
-describe('receipts that no longer hold (postgres store)', () => {
+describeOnPostgres('receipts that no longer hold (postgres store)', () => {
   let server: TestServer;
 
   beforeAll(async () => {

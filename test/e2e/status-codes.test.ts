@@ -5,7 +5,7 @@ import { connect, createServer, type Server, type Socket } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { admin, call, onboard, product, sync, type Answer } from '../support/api.js';
-import { ADMIN_DATABASE_URL, STORES, createTestDatabase, freePort, startServer, type TestServer } from '../support/server.js';
+import { ADMIN_DATABASE_URL, STORES, createTestDatabase, describeOnPostgres, freePort, startServer, type TestServer } from '../support/server.js';
 import { expectProblem, listingOf, snapshotOf } from './assertions.js';
 
 const SYNC = '/api/v1/sync/products';
@@ -618,7 +618,7 @@ async function databaseProxy(target: URL): Promise<{ port: number; cut(): Promis
   return { port, cut, restore: listen, close: cut };
 }
 
-describe('503 SERVICE_UNAVAILABLE (postgres store)', () => {
+describeOnPostgres('503 SERVICE_UNAVAILABLE (postgres store)', () => {
   let server: TestServer;
   let proxy: Awaited<ReturnType<typeof databaseProxy>>;
   let database: Awaited<ReturnType<typeof createTestDatabase>>;

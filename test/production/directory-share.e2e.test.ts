@@ -33,7 +33,8 @@ describe("the directory's share of the connections (PostgreSQL)", () => {
     await locker.query('BEGIN');
     await locker.query('LOCK TABLE exchange_rates_version IN ACCESS EXCLUSIVE MODE');
     const started = Date.now();
-    const answeredAt = (answer: Promise<Answer>) => answer.then((a) => ({ ...a, at: Date.now() }));
+    let answeredReads = 0;
+    const answeredAt = (answer: Promise<Answer>) => answer.then((a) => (answeredReads++, { ...a, at: Date.now() }));
     const reads = [
       ...Array.from({ length: 8 }, (_, i) => answeredAt(call(server, 'GET', `/api/v1/directory/products?q=plan${i}`))),
       ...Array.from({ length: 4 }, () => answeredAt(call(server, 'GET', '/search?q=anything', { headers: { accept: 'text/html' } }))),
@@ -45,7 +46,8 @@ describe("the directory's share of the connections (PostgreSQL)", () => {
     const own = await call(server, 'GET', '/api/v1/products?status=all&limit=100', { token: host.key });
     expect(own.status, own.text).toBe(200);
     expect(own.body.products.map((p: { external_id: string }) => p.external_id).sort()).toEqual(['d-1', 'd-2']);
-    expect(Date.now() - started).toBeLessThan(4_000);
+    // Served while every read was still stuck or waiting its turn, not once some gave up.
+    expect(answeredReads).toBe(0);
     const metrics = await call(server, 'GET', '/metrics');
     expect(metrics.text).toMatch(/hostdir_directory_statements\{state="running"\} 1/);
     expect(metrics.text).toMatch(/hostdir_directory_statements\{state="waiting"\} [1-9]/);

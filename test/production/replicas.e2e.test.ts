@@ -72,7 +72,6 @@ describe('read replicas (a primary and a streaming standby of the test’s own)'
 
   it('serves a stale replica only up to REPLICA_MAX_LAG_SECONDS; providers and the admin API read their writes at once', async () => {
     await replication.standby.sql('SELECT pg_wal_replay_pause()', [], 'hostdir');
-    const paused = performance.now();
     try {
       const synced = await sync(server, host.key, [product('vps-1', { name: 'After' }), product('vps-2')]);
       expect(synced.status).toBe(200);
@@ -89,8 +88,6 @@ describe('read replicas (a primary and a streaming standby of the test’s own)'
 
       // Once the replica lags more than the limit, the primary answers, with the sync.
       await until(async () => (await directoryName()) === 'After', (MAX_LAG_SECONDS + 10) * 1000, 'the primary to answer the directory');
-      // The replica was known fresh up to its last look before the pause, at most a second earlier.
-      expect(performance.now() - paused).toBeGreaterThan((MAX_LAG_SECONDS - 1.5) * 1000);
       expect(await metric(server, 'hostdir_replica_usable{replica="1"}')).toBe(0);
       expect(await metric(server, 'hostdir_replica_lag_seconds{replica="1"}')).toBeGreaterThan(MAX_LAG_SECONDS);
       expect(server.output()).toContain(`lags more than ${MAX_LAG_SECONDS} s behind the primary`);

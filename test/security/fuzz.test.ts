@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { VALIDATION_CODES } from '../../src/catalog/validate.js';
 import { call, onboard, product, sync, type Onboarded } from '../support/api.js';
 import { rawExchange, syncHead } from '../support/raw-http.js';
-import { startServer, type StoreKind, type TestServer } from '../support/server.js';
+import { startServer, STORES, type StoreKind, type TestServer } from '../support/server.js';
 import { stateOf } from '../support/state.js';
 
 const SEED = 20261121;
@@ -162,7 +162,7 @@ async function post(server: TestServer, key: string, body: string | Buffer, head
   return { status: response.status, headers: response.headers, text: await response.text() };
 }
 
-describe.each<StoreKind>(['postgres', 'embedded'])('hostile input on the %s store', (store) => {
+describe.each(STORES)('hostile input on the %s store', (store) => {
   let server: TestServer;
   let target: Onboarded;
   let bystander: Onboarded;

@@ -5,7 +5,7 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { admin, call, onboard, product, sync } from '../support/api.js';
-import { startServer, type StoreKind, type TestServer } from '../support/server.js';
+import { describeOnPostgres, startServer, STORES, type TestServer } from '../support/server.js';
 
 /** Every plaintext secret of one session, and what a failed attempt sent. */
 interface Session {
@@ -57,7 +57,7 @@ async function filesUnder(dir: string): Promise<string[]> {
   return entries.filter((e) => e.isFile()).map((e) => path.join(e.parentPath, e.name));
 }
 
-describe.each<StoreKind>(['postgres', 'embedded'])('secrets on the %s store', (store) => {
+describe.each(STORES)('secrets on the %s store', (store) => {
   let server: TestServer;
 
   afterAll(async () => {
@@ -107,7 +107,7 @@ describe.each<StoreKind>(['postgres', 'embedded'])('secrets on the %s store', (s
   });
 });
 
-describe('the generated admin token', () => {
+describeOnPostgres('the generated admin token', () => {
   let server: TestServer;
 
   afterAll(async () => {

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/store/db.js';
 import { EmbeddedDatabase } from '../../src/store/embedded.js';
 import { PostgresDatabase, simpleQueryText } from '../../src/store/postgres.js';
-import { createTestDatabase } from '../support/server.js';
+import { createTestDatabase, STORES } from '../support/server.js';
 
 describe('simpleQueryText', () => {
   it('writes each parameter in as a quoted literal of unknown type, like the extended protocol sends it', () => {
@@ -30,7 +30,7 @@ describe('simpleQueryText', () => {
 });
 
 // Any text, however hostile, comes back unchanged from both stores, each statement seeing the ones before it.
-describe.each(['postgres', 'embedded'] as const)('batches on the %s store', (kind) => {
+describe.each(STORES)('batches on the %s store', (kind) => {
   let db: Database;
   let drop: (() => Promise<void>) | undefined;
 

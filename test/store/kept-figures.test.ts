@@ -7,6 +7,7 @@ import { countProducts, findCategory } from '../../src/store/directory.js';
 import { insertHost } from '../../src/store/hosts.js';
 import { openTestDatabase } from '../support/databases.js';
 import { searchOf } from '../support/searches.js';
+import { STORES } from '../support/server.js';
 
 /** `db`, counting the statements whose text matches `pattern`. */
 function counting(db: Database, pattern: RegExp): { db: Queryable; reads: () => number } {
@@ -27,7 +28,7 @@ const search = (category: string) => searchOf({ category });
 /** How long "more than the cap" is kept (LISTING_FIGURES_TTL_MS), and a little more. */
 const PAST_KEPT_MS = 5_200;
 
-describe.each(['postgres', 'embedded'] as const)('figures kept beside the listing (%s store)', (store) => {
+describe.each(STORES)('figures kept beside the listing (%s store)', (store) => {
   let db: Database;
   let close: () => Promise<void>;
 

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database, Queryable } from '../../src/store/db.js';
 import { importRates, keptPriceContext, renewPriceContext } from '../../src/store/rates.js';
 import { openTestDatabase } from '../support/databases.js';
+import { STORES } from '../support/server.js';
 
 const day = (date: string, gbp: string) => [{ date, rates: new Map([['GBP', gbp]]) }];
 
@@ -26,7 +27,7 @@ async function versionOf(db: Database): Promise<string> {
   return rows[0]!.version;
 }
 
-describe.each(['postgres', 'embedded'] as const)('the kept price context (%s store)', (store) => {
+describe.each(STORES)('the kept price context (%s store)', (store) => {
   let db: Database;
   let close: () => Promise<void>;
 

@@ -11,6 +11,7 @@ import { insertHost } from '../../src/store/hosts.js';
 import { importRates } from '../../src/store/rates.js';
 import { inSyncTransaction } from '../../src/store/sync.js';
 import { openTestDatabase } from '../support/databases.js';
+import { STORES } from '../support/server.js';
 import { until } from '../support/until.js';
 
 function written(externalId: string, price: number): WrittenProduct {
@@ -57,7 +58,7 @@ async function someoneWaitsForRates(db: Database): Promise<boolean> {
 
 const day = (date: string, gbp: string) => [{ date, rates: new Map([['GBP', gbp]]) }];
 
-describe.each(['postgres', 'embedded'] as const)('a rates import racing a sync (%s store)', (store) => {
+describe.each(STORES)('a rates import racing a sync (%s store)', (store) => {
   let db: Database;
   let close: () => Promise<void>;
   let hostId: number;

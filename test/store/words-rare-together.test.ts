@@ -8,7 +8,7 @@ import { searchProducts, type ProductSearch } from '../../src/store/directory.js
 import { insertHost } from '../../src/store/hosts.js';
 import { openTestDatabase } from '../support/databases.js';
 import { searchOf } from '../support/searches.js';
-import type { StoreKind } from '../support/server.js';
+import { STORES } from '../support/server.js';
 
 const PRODUCTS = 1_200;
 /** The few products whose names hold both words: the dearest, the last by name and the oldest, out of any walk's reach. */
@@ -26,7 +26,7 @@ function nameOf(n: number): string {
   return n % 2 === 0 ? `Alpha plan ${n}` : `Bravo plan ${n}`;
 }
 
-describe.each<StoreKind>(['postgres', 'embedded'])('words each common, rare together (%s store)', (store) => {
+describe.each(STORES)('words each common, rare together (%s store)', (store) => {
   let database: { db: Database; close(): Promise<void> };
   const made: Made[] = [];
 

@@ -1,9 +1,9 @@
 // Local HTTP servers that answer as WHMCS, Blesta and HostBill do according to their public API documentation
-// (the fixtures in test/catalog/billing-import/fixtures.ts name the pages), so that `hostdir push --from` and
+// (the fixtures in test/connectors/fixtures.ts name the pages), so that `hostdir push --from` and
 // `hostdir import` are tested over real HTTP without the vendors' software.
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { BLESTA_ERRORS } from '../catalog/billing-import/fixtures.js';
+import { BLESTA_ERRORS } from '../connectors/fixtures.js';
 
 export interface Recorded {
   method: string;

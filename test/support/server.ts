@@ -8,12 +8,41 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { inject } from 'vitest';
+import { describe, inject } from 'vitest';
 import type { Config } from '../../src/config.js';
 import { loadDocument } from './openapi-check.js';
 
 export type StoreKind = 'embedded' | 'postgres';
-export const STORES: StoreKind[] = ['embedded', 'postgres'];
+
+/**
+ * The stores this run tests: both, unless HOSTDIR_TEST_STORES names fewer (`npm test` runs with `embedded`, so that
+ * it needs nothing but Node). A store left out is not skipped but never collected: suites over STORES hold only the
+ * tests of the stores named, and suites only PostgreSQL can run are declared with describeOnPostgres.
+ */
+export const STORES: StoreKind[] = storesToTest(process.env.HOSTDIR_TEST_STORES);
+
+function storesToTest(named: string | undefined): StoreKind[] {
+  if (named === undefined || named.trim() === '') return ['embedded', 'postgres'];
+  const stores = named.split(',').map((store) => store.trim());
+  const unknown = stores.filter((store) => store !== 'embedded' && store !== 'postgres');
+  if (unknown.length > 0) throw new Error(`HOSTDIR_TEST_STORES names no store "${unknown.join('", "')}" (embedded, postgres)`);
+  return (['embedded', 'postgres'] as const).filter((store) => stores.includes(store));
+}
+
+/** A suite that needs PostgreSQL: declared when the run tests that store, absent (never skipped) otherwise. */
+export function describeOnPostgres(name: string, suite: () => void): void {
+  if (STORES.includes('postgres')) describe(name, suite);
+}
+
+/** Refuses, with what to do, a suite that reaches for PostgreSQL in a run that leaves it out. */
+function expectPostgresInRun(): void {
+  if (STORES.includes('postgres')) return;
+  throw new Error(
+    `this run leaves PostgreSQL out (HOSTDIR_TEST_STORES=${process.env.HOSTDIR_TEST_STORES}, as \`npm test\` runs): a ` +
+      'suite that needs it runs over STORES, is declared with describeOnPostgres, or is listed among the external suites ' +
+      'of vitest.config.ts',
+  );
+}
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const MAIN = path.join(ROOT, 'dist/main.js');
@@ -43,6 +72,7 @@ function databaseUrlFor(name: string): string {
 
 /** A fresh, empty database on the test PostgreSQL server; drop() removes it. */
 export async function createTestDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  expectPostgresInRun();
   const name = `hostdir_test_${randomBytes(6).toString('hex')}`;
   const admin = new pg.Client({ connectionString: ADMIN_DATABASE_URL });
   await admin.connect().catch((error: Error) => {
@@ -149,6 +179,7 @@ async function answersAsOurs(url: string, adminToken: string | null): Promise<bo
 const PORT_ATTEMPTS = 5;
 
 export async function startServer(store: StoreKind, options: StartOptions = {}): Promise<TestServer> {
+  if (store === 'postgres') expectPostgresInRun();
   let port = options.port ?? (await freePort());
   const dataDir = options.dataDir ?? (await mkdtemp(path.join(tmpdir(), 'hostdir-test-')));
   // A fresh embedded store starts from the run's migrated one (embedded-template.ts): what a store is after its

@@ -11,6 +11,8 @@ export interface TcpProxy {
   stall(): void;
   /** forwards again; connections cut before stay cut */
   heal(): void;
+  /** what clients sent since the link last stalled, which the database never got */
+  withheld(): string;
   /**
    * Cuts the one connection whose next client message contains `text` (other connections go on): `before` drops
    * that message, `after-reply` forwards it and cuts when the server's answer to that command arrives (the first
@@ -24,6 +26,11 @@ export interface TcpProxy {
 
 export async function startTcpProxy(target: { host: string; port: number }): Promise<TcpProxy> {
   let mode: 'open' | 'cut' | 'stall' = 'open';
+  let withheld: Buffer[] = [];
+  const stall = () => {
+    mode = 'stall';
+    withheld = [];
+  };
   const pairs = new Set<[Socket, Socket]>();
   let trap: { text: string; when: 'before' | 'after-reply' | 'stall'; sprung: () => void } | null = null;
   const cutPair = (pair: [Socket, Socket]) => {
@@ -42,13 +49,17 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     pairs.add(pair);
     let cutOnReply: { text: string; sprung: () => void } | null = null;
     client.on('data', (chunk: Buffer) => {
+      if (mode === 'stall') withheld.push(chunk);
       if (mode !== 'open') return;
       if (trap !== null && chunk.includes(trap.text)) {
         const { text, when, sprung } = trap;
         trap = null;
         if (when === 'before' || when === 'stall') {
           if (when === 'before') cutPair(pair);
-          else mode = 'stall';
+          else {
+            stall();
+            withheld.push(chunk);
+          }
           sprung();
           return;
         }
@@ -89,12 +100,11 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
       }
       pairs.clear();
     },
-    stall() {
-      mode = 'stall';
-    },
+    stall,
     heal() {
       mode = 'open';
     },
+    withheld: () => Buffer.concat(withheld).toString('latin1'),
     cutAt(text, when) {
       return new Promise<void>((resolve) => {
         trap = { text, when, sprung: resolve };

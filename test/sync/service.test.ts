@@ -16,6 +16,7 @@ import { SyncService, type Admission, type SyncOutcome } from '../../src/sync/se
 import { SyncSlots } from '../../src/sync/slots.js';
 import { catalogue } from '../../bench/products.mjs';
 import { openTestDatabase } from '../support/databases.js';
+import { STORES } from '../support/server.js';
 
 
 interface Sent {
@@ -28,7 +29,7 @@ function bodyOf(json: unknown) {
   return { digest: createHash('sha256').update(bytes).digest('hex'), takeBytes: () => bytes };
 }
 
-describe.each(['embedded', 'postgres'] as const)('the sync service (%s store)', (store) => {
+describe.each(STORES)('the sync service (%s store)', (store) => {
   let db: Database;
   let close: () => Promise<void>;
   const instanceId = `ins_service_test_${store}`;

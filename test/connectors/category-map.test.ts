@@ -1,6 +1,6 @@
 // The provider's category map: what it accepts, every mistake named at once, and the order a product is looked up in.
 import { describe, expect, it } from 'vitest';
-import { CategoryMapError, chooseCategory, parseCategoryMap } from '../../../src/catalog/billing-import/category-map.js';
+import { CategoryMapError, chooseCategory, parseCategoryMap } from '../../src/connectors/category-map.js';
 
 function problems(text: string): readonly string[] {
   try {

@@ -1,7 +1,7 @@
 // Descriptions as billing systems keep them, reduced to the text a reader sees; hostile markup stays fast.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { htmlToLine, htmlToText } from '../../../src/catalog/billing-import/html-text.js';
+import { htmlToLine, htmlToText } from '../../src/connectors/html-text.js';
 
 describe('htmlToText', () => {
   it('drops tags, breaks lines at blocks and <br>, lists items', () => {

@@ -16,7 +16,7 @@
 // - An answer with no products may carry "products" as "", [] or {} rather than {"product": []}; all mean none.
 //   One product may come as {"product": {…}} rather than a list of one; both are read.
 
-import { isCurrencyCode } from '../currency.js';
+import { isCurrencyCode } from '../catalog/currency.js';
 import { amountOf, BillingAnswerError, idOf, isObject, isYes, type JsonObject, listOf, textOf } from './answer.js';
 import type { BillingProduct, BillingTier } from './catalogue.js';
 

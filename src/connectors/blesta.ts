@@ -13,7 +13,7 @@
 // `description` and `description_html` beside them; earlier versions have only the latter. Groups come as objects
 // with an `id` (and `name`) or as bare ids. Prices come as strings ("5.9900") or numbers.
 
-import { isCurrencyCode } from '../currency.js';
+import { isCurrencyCode } from '../catalog/currency.js';
 import { amountOf, BillingAnswerError, idOf, isObject, isYes, type JsonObject, listOf, textOf } from './answer.js';
 import type { BillingProduct, BillingTier } from './catalogue.js';
 

@@ -4,10 +4,10 @@
 // description as text. Products the billing system keeps off sale, or that the map leaves out, are left out and
 // listed with the reason.
 
-import { canonicalPeriod, monthsPerPeriod } from '../billing-periods.js';
-import { isCurrencyCode } from '../currency.js';
-import { DESCRIPTION_MAX_LENGTH, EXTERNAL_ID_MAX_LENGTH, NAME_MAX_LENGTH, PRICE_MAX, PRICING_TIERS_MAX_ITEMS } from '../limits.js';
-import type { ProductInput } from '../product-schema.js';
+import { canonicalPeriod, monthsPerPeriod } from '../catalog/billing-periods.js';
+import { isCurrencyCode } from '../catalog/currency.js';
+import { DESCRIPTION_MAX_LENGTH, EXTERNAL_ID_MAX_LENGTH, NAME_MAX_LENGTH, PRICE_MAX, PRICING_TIERS_MAX_ITEMS } from '../catalog/limits.js';
+import type { ProductInput } from '../catalog/product-schema.js';
 import { type CategoryMap, chooseCategory } from './category-map.js';
 import { htmlToLine, htmlToText } from './html-text.js';
 

@@ -1,9 +1,9 @@
 // HostBill's order pages and products mapped to a catalogue: the documented examples, cycles by letter under
 // HostBill's names, the Free pay type, visibility, and the currency HostBill's answer does not name.
 import { describe, expect, it } from 'vitest';
-import { catalogueFrom } from '../../../src/catalog/billing-import/catalogue.js';
-import { parseCategoryMap } from '../../../src/catalog/billing-import/category-map.js';
-import { hostbillOrderPages, hostbillProducts, hostbillRefusal } from '../../../src/catalog/billing-import/hostbill.js';
+import { catalogueFrom } from '../../src/connectors/catalogue.js';
+import { parseCategoryMap } from '../../src/connectors/category-map.js';
+import { hostbillOrderPages, hostbillProducts, hostbillRefusal } from '../../src/connectors/hostbill.js';
 import {
   HOSTBILL_GETORDERPAGES_EXAMPLE,
   HOSTBILL_GETPRODUCTS_EXAMPLE,

@@ -1,18 +1,18 @@
 // WHMCS's GetProducts answer mapped to a catalogue: the documented example, a realistic catalogue (two currencies,
 // cycles not offered, free, one-time, HTML, unicode), the category map, and answers that are not what they should be.
 import { describe, expect, it } from 'vitest';
-import { BillingAnswerError } from '../../../src/catalog/billing-import/answer.js';
+import { BillingAnswerError } from '../../src/connectors/answer.js';
 import {
   catalogueFrom,
   type CatalogueOptions,
   CurrencyChoiceError,
   EmptyCatalogueError,
   UnmappedProductsError,
-} from '../../../src/catalog/billing-import/catalogue.js';
-import { parseCategoryMap } from '../../../src/catalog/billing-import/category-map.js';
-import { whmcsProducts, whmcsRefusal } from '../../../src/catalog/billing-import/whmcs.js';
-import { canonicalPeriod } from '../../../src/catalog/billing-periods.js';
-import { validateCatalogue } from '../../../src/catalog/validate.js';
+} from '../../src/connectors/catalogue.js';
+import { parseCategoryMap } from '../../src/connectors/category-map.js';
+import { whmcsProducts, whmcsRefusal } from '../../src/connectors/whmcs.js';
+import { canonicalPeriod } from '../../src/catalog/billing-periods.js';
+import { validateCatalogue } from '../../src/catalog/validate.js';
 import { WHMCS_AUTHENTICATION_FAILED, WHMCS_CATALOGUE, WHMCS_GETPRODUCTS_EXAMPLE, whmcsInvalidIp } from './fixtures.js';
 
 const MAP = parseCategoryMap(

@@ -1,11 +1,11 @@
 // Blesta's packages mapped to a catalogue: term and period as Blesta names them, translated names and
 // descriptions in both documented forms, groups as objects or ids, statuses and hidden packages, error answers.
 import { describe, expect, it } from 'vitest';
-import { blestaPackage, blestaPage, blestaRefusal, blestaResponse } from '../../../src/catalog/billing-import/blesta.js';
-import { type BillingProduct, catalogueFrom } from '../../../src/catalog/billing-import/catalogue.js';
-import { parseCategoryMap } from '../../../src/catalog/billing-import/category-map.js';
-import { canonicalPeriod } from '../../../src/catalog/billing-periods.js';
-import { validateCatalogue } from '../../../src/catalog/validate.js';
+import { blestaPackage, blestaPage, blestaRefusal, blestaResponse } from '../../src/connectors/blesta.js';
+import { type BillingProduct, catalogueFrom } from '../../src/connectors/catalogue.js';
+import { parseCategoryMap } from '../../src/connectors/category-map.js';
+import { canonicalPeriod } from '../../src/catalog/billing-periods.js';
+import { validateCatalogue } from '../../src/catalog/validate.js';
 import { BLESTA_ERRORS, BLESTA_PACKAGES } from './fixtures.js';
 
 const MAP = parseCategoryMap(
