@@ -28,6 +28,7 @@ const EXTERNAL = [
   'test/security/refusals.test.ts',
   'test/security/tenants.test.ts',
   'test/seed/interface-document-internal-error.test.ts',
+  'test/store/conflict-retry.test.ts',
   'test/store/instants.test.ts',
   'test/store/listing-plans.test.ts',
   'test/store/prepared.test.ts',

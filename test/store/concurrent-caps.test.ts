@@ -9,8 +9,9 @@ import { claimIdempotencyKey, keepRefusal, type KeptAnswerCaps } from '../../src
 import { touchInstance } from '../../src/store/instances.js';
 import { recordRefusal } from '../../src/store/sync-runs.js';
 import { openTestDatabase } from '../support/databases.js';
+import { STORES } from '../support/server.js';
 
-describe.each(['embedded', 'postgres'] as const)('caps under concurrency (%s store)', (store) => {
+describe.each(STORES)('caps under concurrency (%s store)', (store) => {
   let db: Database;
   let close: () => Promise<void>;
   const instance = `ins_caps_${store}`;
