@@ -8,6 +8,12 @@
 // - status is active, inactive or restricted (restricted packages are sold only to chosen clients); `hidden` 1
 //   hides a package from the order forms.
 //
+// - package_options/getByPackageId.json?package_id=ID (https://source-docs.blesta.com/classes/PackageOptions.html):
+//   the options of the package's option groups, each {id, label, name, type, hidden, values: [{name, value,
+//   status, …}]}; asked only for a package whose `option_groups` (in packages/get's answer) is not empty. Options
+//   of the select and radio types offer a choice from a list and are read; checkbox, quantity and text options
+//   are add-ons or the customer's input, and are not; neither are hidden options or inactive values.
+//
 // Where the documentation leaves two forms, both are read: Blesta 4.5 and later keep translated `names` and
 // `descriptions` ([{lang, name}], [{lang, text, html}]) and answer with the company language's `name`,
 // `description` and `description_html` beside them; earlier versions have only the latter. Groups come as objects
@@ -15,7 +21,7 @@
 
 import { isCurrencyCode } from '../catalog/currency.js';
 import { amountOf, BillingAnswerError, idOf, isObject, isYes, type JsonObject, listOf, textOf } from './answer.js';
-import type { BillingProduct, BillingTier } from './catalogue.js';
+import type { BillingOption, BillingProduct, BillingTier } from './catalogue.js';
 
 
 /** Blesta's periods in order of length, for listing a package's cycles shortest first. */
@@ -58,8 +64,17 @@ export function blestaPage(answer: unknown, page: number): { id: string; listed:
   });
 }
 
-/** One package from its getList entry and its packages/get answer. */
-export function blestaPackage(id: string, listed: JsonObject, answer: unknown): BillingProduct {
+/** Whether a packages/get answer names option groups, whose options package_options/getByPackageId gives. */
+export function blestaHasOptions(answer: unknown): boolean {
+  const detail = isObject(answer) ? answer.response : undefined;
+  return isObject(detail) && (listOf(detail.option_groups) ?? []).length > 0;
+}
+
+/**
+ * One package from its getList entry, its packages/get answer and, when it has option groups, the
+ * package_options/getByPackageId answer for it.
+ */
+export function blestaPackage(id: string, listed: JsonObject, answer: unknown, optionsAnswer: unknown = null): BillingProduct {
   const detail = blestaResponse(answer, `packages/get for package ${id}`);
   if (!isObject(detail)) {
     throw new BillingAnswerError(`Blesta has no package ${id} any more (it was listed moments ago); run again`);
@@ -85,8 +100,28 @@ export function blestaPackage(id: string, listed: JsonObject, answer: unknown): 
           : null,
     free: false,
     pricing: pricingOf(field('pricing'), notes),
+    options: optionsAnswer === null ? [] : optionsOf(blestaResponse(optionsAnswer, `package_options/getByPackageId for package ${id}`)),
     notes,
   };
+}
+
+/** Option types that offer a choice from a list. */
+const LIST_OPTION_TYPES = new Set(['select', 'radio']);
+
+function optionsOf(response: unknown): BillingOption[] {
+  const options: BillingOption[] = [];
+  for (const option of listOf(response) ?? []) {
+    if (!isObject(option) || isYes(option.hidden)) continue;
+    if (!LIST_OPTION_TYPES.has(String(option.type ?? '').trim().toLowerCase())) continue;
+    const name = textOf(option.label) ?? textOf(option.name);
+    if (name === null) continue;
+    const choices = (listOf(option.values) ?? [])
+      .filter((value): value is JsonObject => isObject(value) && String(value.status ?? 'active').trim().toLowerCase() === 'active')
+      .map((value) => textOf(value.name) ?? textOf(value.value))
+      .filter((choice): choice is string => choice !== null);
+    if (choices.length > 0) options.push({ name, choices });
+  }
+  return options;
 }
 
 /** The English text of a translated list ([{lang, name}]), else the first one's. */

@@ -1,8 +1,9 @@
 // A billing system's product list, read into one shape (BillingProduct, by whmcs.ts, blesta.ts, hostbill.ts),
 // becomes a catalogue for the sync endpoint here: the category from the provider's map, the chosen currency's
 // billing cycles as pricing tiers under the billing system's own names, the monthly price, the setup fee, the
-// description as text. Products the billing system keeps off sale, or that the map leaves out, are left out and
-// listed with the reason.
+// description as text, the specs and locations its options and description state (stated-specs.ts). Products the
+// billing system keeps off sale, or that the map leaves out, are left out and listed with the reason; those that
+// state no spec or no location are listed too, since the directory's filters cannot find them by either.
 
 import { canonicalPeriod, monthsPerPeriod } from '../catalog/billing-periods.js';
 import { isCurrencyCode } from '../catalog/currency.js';
@@ -10,6 +11,7 @@ import { DESCRIPTION_MAX_LENGTH, EXTERNAL_ID_MAX_LENGTH, NAME_MAX_LENGTH, PRICE_
 import type { ProductInput } from '../catalog/product-schema.js';
 import { type CategoryMap, chooseCategory } from './category-map.js';
 import { htmlToLine, htmlToText } from './html-text.js';
+import { statedSpecs } from './stated-specs.js';
 
 /** One billing cycle a product is offered with, in one currency. */
 export interface BillingTier {
@@ -18,6 +20,16 @@ export interface BillingTier {
   price: number;
   /** the setup fee charged with this cycle; null when the billing system gives none */
   setupFee: number | null;
+}
+
+/**
+ * A choice offered with a product from a list (WHMCS's configurable options of the dropdown and radio types,
+ * Blesta's package options of the select and radio types): its name and its choices as the order form shows them.
+ * Quantities, yes/no add-ons and text fields are not read: they state nothing about the plan itself.
+ */
+export interface BillingOption {
+  name: string;
+  choices: readonly string[];
 }
 
 /** The key of `BillingProduct.pricing` when the billing system does not say which currency its prices are in. */
@@ -38,19 +50,29 @@ export interface BillingProduct {
   free: boolean;
   /** offered cycles per ISO 4217 code (upper case), or under UNNAMED_CURRENCY */
   pricing: ReadonlyMap<string, readonly BillingTier[]>;
+  /** the choices offered with it, in the billing system's order */
+  options: readonly BillingOption[];
   /** what reading the billing system's answer noticed about this product (a cycle it could not read) */
   notes: readonly string[];
 }
 
-export interface LeftOut {
+/** A product as the report names it: the billing system's id and the name as text. */
+export interface ProductLabel {
   id: string;
   name: string;
+}
+
+export interface LeftOut extends ProductLabel {
   reason: string;
 }
 
 export interface ImportedCatalogue {
   products: ProductInput[];
   leftOut: LeftOut[];
+  /** products in the catalogue whose options and description state no spec the directory reads */
+  withoutSpecs: ProductLabel[];
+  /** products in the catalogue whose options and description state no datacenter location */
+  withoutLocation: ProductLabel[];
   warnings: string[];
   /** the currency of the prices, or null when the billing system does not name it and none was given */
   currency: string | null;
@@ -121,7 +143,15 @@ export function catalogueFrom(products: readonly BillingProduct[], options: Cata
         (leftOut.length > 0 ? `:\n${leftOut.map((l) => `  ${l.id} ${JSON.stringify(l.name)}: ${l.reason}`).join('\n')}` : ''),
     );
   }
-  return { products: catalogue, leftOut, warnings, currency: currency.code };
+  const labelled = (p: ProductInput): ProductLabel => ({ id: p.external_id, name: p.name });
+  return {
+    products: catalogue,
+    leftOut,
+    withoutSpecs: catalogue.filter((p) => p.specs === undefined).map(labelled),
+    withoutLocation: catalogue.filter((p) => p.datacenter_locations === undefined).map(labelled),
+    warnings,
+    currency: currency.code,
+  };
 }
 
 interface Currency {
@@ -183,11 +213,16 @@ function productFrom(product: BillingProduct, category: string, currency: Curren
     if (basis.tier.setupFee !== null) out.setup_fee = basis.tier.setupFee;
   }
   if (currency.code !== null) out.currency = currency.code;
-  if (product.description !== null) {
-    const description = limited(htmlToText(product.description), DESCRIPTION_MAX_LENGTH);
+  const text = product.description === null ? null : htmlToText(product.description);
+  if (text !== null) {
+    const description = limited(text, DESCRIPTION_MAX_LENGTH);
     if (description.cut) warnings.push(`${product.id}: the description is cut to ${DESCRIPTION_MAX_LENGTH} characters`);
     if (description.text !== '') out.description = description.text;
   }
+  const stated = statedSpecs(text, product.options);
+  if (Object.keys(stated.specs).length > 0) out.specs = stated.specs;
+  if (stated.locations.length > 0) out.datacenter_locations = stated.locations;
+  for (const note of stated.notes) warnings.push(`${product.id}: ${note}`);
   return out;
 }
 

@@ -16,6 +16,9 @@
 // - `visible`: 1 visible; getProducts' documented filter names the others (0 hidden, -1 archived, -2 admin only,
 //   -3 hidden from unregistered visitors, -4 hidden from direct orders); all of those are left out.
 // - The currency is not in the answer: prices are in HostBill's default currency, which --currency names.
+// - Specs and locations come from the description alone. A product's configurable form components ("Components >
+//   Forms") are read one by one with getProductForm, which needs each component's id, and no documented call lists
+//   a product's components (getProductDetails' documented answer has none), so they are not read.
 
 import { amountOf, BillingAnswerError, idOf, isObject, isYes, type JsonObject, listOf, textOf } from './answer.js';
 import { type BillingProduct, type BillingTier, UNNAMED_CURRENCY } from './catalogue.js';
@@ -113,6 +116,7 @@ function productOf(id: string, item: JsonObject, page: HostbillOrderPage): Billi
     offSale,
     free: paytype === 'free',
     pricing: paytype === 'free' ? new Map() : new Map([[UNNAMED_CURRENCY, tiersOf(item, paytype === 'once', notes)]]),
+    options: [],
     notes,
   };
 }

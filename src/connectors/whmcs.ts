@@ -15,10 +15,18 @@
 //   `msetupfee`.
 // - An answer with no products may carry "products" as "", [] or {} rather than {"product": []}; all mean none.
 //   One product may come as {"product": {…}} rather than a list of one; both are read.
+// - Configurable options: each product's "configoptions": {"configoption": [{"id", "name", "type", "options":
+//   {"option": [{"id", "name", "rawName", …}]}}]}. Type 1 (dropdown) and 2 (radio) offer a choice from a list and
+//   are read; 3 (yes/no) and 4 (quantity) are add-ons, not the plan, and are not. A choice's name is taken from
+//   `rawName` as WHMCS shows it (the part after "|" in "fra|Frankfurt"), since `name` may carry a setup fee
+//   (" + $5.00 Setup Fee").
+// - Custom fields are not read: GetProducts gives only their name, description and whether they are required,
+//   the questions a customer answers when ordering ("Hostname", "Preferred data center"), not their answers or
+//   choices, so they state nothing about the plan.
 
 import { isCurrencyCode } from '../catalog/currency.js';
 import { amountOf, BillingAnswerError, idOf, isObject, isYes, type JsonObject, listOf, textOf } from './answer.js';
-import type { BillingProduct, BillingTier } from './catalogue.js';
+import type { BillingOption, BillingProduct, BillingTier } from './catalogue.js';
 
 
 /** GetProducts' pricing keys, with the cycle names WHMCS shows its customers (billing-periods.ts knows them). */
@@ -84,8 +92,42 @@ function productOf(item: unknown, index: number): BillingProduct {
     offSale: isYes(item.retired) ? 'retired in WHMCS' : isYes(item.hidden) ? 'hidden in WHMCS' : null,
     free: paytype === 'free',
     pricing: paytype === 'free' ? new Map() : pricingOf(item.pricing, paytype === 'onetime', notes),
+    options: optionsOf(item.configoptions),
     notes,
   };
+}
+
+/** Configurable option types that offer a choice from a list: 1 dropdown, 2 radio. */
+const LIST_OPTION_TYPES = new Set(['1', '2']);
+
+function optionsOf(configoptions: unknown): BillingOption[] {
+  const options: BillingOption[] = [];
+  for (const option of wrappedList(configoptions, 'configoption')) {
+    if (!isObject(option) || !LIST_OPTION_TYPES.has(String(option.type ?? '').trim())) continue;
+    const name = textOf(option.name);
+    if (name === null) continue;
+    const choices = wrappedList(option.options, 'option')
+      .map((choice) => (isObject(choice) ? choiceName(choice) : null))
+      .filter((choice): choice is string => choice !== null);
+    if (choices.length > 0) options.push({ name, choices });
+  }
+  return options;
+}
+
+/** A choice as WHMCS shows it: the part of "value|Shown name" after the bar (as WHMCS does, a bar first is kept). */
+function choiceName(choice: JsonObject): string | null {
+  const raw = textOf(choice.rawName);
+  if (raw === null) return textOf(choice.name);
+  const bar = raw.indexOf('|');
+  return bar > 0 ? textOf(raw.slice(bar + 1).split('|')[0]) : raw;
+}
+
+/** A list WHMCS wraps in an object ({"configoption": […]}); one item may come unwrapped, and none as "" or []. */
+function wrappedList(value: unknown, key: string): unknown[] {
+  if (!isObject(value)) return [];
+  const inner = value[key];
+  if (isObject(inner) && ('id' in inner || 'name' in inner)) return [inner];
+  return listOf(inner) ?? [];
 }
 
 function pricingOf(pricing: unknown, oneTime: boolean, notes: string[]): Map<string, BillingTier[]> {

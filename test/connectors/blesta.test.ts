@@ -1,23 +1,29 @@
 // Blesta's packages mapped to a catalogue: term and period as Blesta names them, translated names and
-// descriptions in both documented forms, groups as objects or ids, statuses and hidden packages, error answers.
+// descriptions in both documented forms, groups as objects or ids, statuses and hidden packages, package options
+// (a location to choose, a spec with one value), error answers.
 import { describe, expect, it } from 'vitest';
-import { blestaPackage, blestaPage, blestaRefusal, blestaResponse } from '../../src/connectors/blesta.js';
+import { blestaHasOptions, blestaPackage, blestaPage, blestaRefusal, blestaResponse } from '../../src/connectors/blesta.js';
 import { type BillingProduct, catalogueFrom } from '../../src/connectors/catalogue.js';
 import { parseCategoryMap } from '../../src/connectors/category-map.js';
 import { canonicalPeriod } from '../../src/catalog/billing-periods.js';
 import { validateCatalogue } from '../../src/catalog/validate.js';
-import { BLESTA_ERRORS, BLESTA_PACKAGES } from './fixtures.js';
+import { BLESTA_ERRORS, BLESTA_PACKAGE_OPTIONS, BLESTA_PACKAGES } from './fixtures.js';
 
 const MAP = parseCategoryMap(
   JSON.stringify({ groups: { '4': 'vps_cloud', '6': 'web_shared', Security: 'ssl', '8': 'game_other' } }),
   'categories.json',
 );
 
-/** Each package as getList lists it (no pricing, no groups) and as packages/get answers for it. */
+/**
+ * Each package as getList lists it (no pricing, no groups), as packages/get answers for it and, when it has option
+ * groups, as package_options/getByPackageId answers for it.
+ */
 function packages(list: readonly Record<string, unknown>[] = BLESTA_PACKAGES): BillingProduct[] {
   return list.map((pkg) => {
-    const { pricing: _pricing, groups: _groups, ...listed } = pkg;
-    return blestaPackage(String(pkg.id), listed, { response: pkg });
+    const { pricing: _pricing, groups: _groups, option_groups: _optionGroups, ...listed } = pkg;
+    const detail = { response: pkg };
+    const options = blestaHasOptions(detail) ? { response: BLESTA_PACKAGE_OPTIONS[String(pkg.id)] ?? [] } : null;
+    return blestaPackage(String(pkg.id), listed, detail, options);
   });
 }
 
@@ -37,6 +43,9 @@ describe('Blesta packages to a catalogue', () => {
         setup_fee: 0,
         currency: 'EUR',
         description: '2 vCPU\n4 GB RAM',
+        // The storage option's one value, then the description's lines; the location option's active values.
+        specs: { Storage: '80 GB NVMe', vCPU: '2', RAM: '4 GB' },
+        datacenter_locations: ['Frankfurt, Germany', 'Helsinki, Finland'],
       },
       {
         // Translated name and text description only (Blesta 4.5+); sold quarterly and yearly: a quarter in three.
@@ -82,6 +91,30 @@ describe('Blesta packages to a catalogue', () => {
     ]);
     // "12 month" and "1 year" are both a year: the directory refuses two tiers of one period, so one is kept.
     expect(result.warnings).toEqual(['3: "1 year" names the same period as "12 month"; only "12 month" is listed']);
+    expect(result.withoutSpecs.map((p) => p.id)).toEqual(['5', '8', '9']);
+    expect(result.withoutLocation.map((p) => p.id)).toEqual(['5', '8', '9']);
+  });
+
+  it("reads the select and radio options of a package's option groups: active values, no hidden option", () => {
+    const [cloud, website] = packages();
+    expect(cloud!.options).toEqual([
+      { name: 'Location', choices: ['Frankfurt, Germany', 'Helsinki, Finland'] },
+      { name: 'Operating system', choices: ['Debian 12', 'AlmaLinux 9'] },
+      { name: 'Storage', choices: ['80 GB NVMe'] },
+    ]);
+    expect(website!.options).toEqual([]);
+    // Options are asked for only when packages/get names option groups.
+    expect(blestaHasOptions({ response: BLESTA_PACKAGES[0] })).toBe(true);
+    expect(blestaHasOptions({ response: BLESTA_PACKAGES[1] })).toBe(false);
+    expect(blestaHasOptions({ response: { ...BLESTA_PACKAGES[0], option_groups: [] } })).toBe(false);
+    // An option without a label is named by its field name; a value without a name by its value.
+    const unlabelled = blestaPackage('20', { id: 20 }, { response: { id: 20, name: 'Plan' } }, {
+      response: [{ id: '1', name: 'region', type: 'radio', hidden: '0', values: [{ name: '', value: 'Warsaw' }] }],
+    });
+    expect(unlabelled.options).toEqual([{ name: 'region', choices: ['Warsaw'] }]);
+    expect(() => blestaPackage('20', { id: 20 }, { response: { id: 20 } }, { options: [] })).toThrow(
+      'Blesta answered package_options/getByPackageId for package 20 without a "response"',
+    );
   });
 
   it('asks which currency to list, and the catalogue passes the sync endpoint\'s validation', () => {

@@ -110,27 +110,73 @@ function whmcsPrices(prefix: string, suffix: string, cycles: Partial<Record<'m' 
   };
 }
 
-function whmcsProduct(fields: { pid: number; gid: number; type: string; name: string; description: string; module: string; paytype: string; pricing: unknown }) {
+function whmcsProduct(
+  fields: { pid: number; gid: number; type: string; name: string; description: string; module: string; paytype: string; pricing: unknown },
+  extras: { customfields?: unknown[]; configoptions?: unknown[] } = {},
+) {
   return {
     ...fields,
     slug: fields.name.toLowerCase().replace(/[^a-z0-9]+/g, '-'),
     'product-url': `https://billing.example.com/store/${fields.pid}`,
     allowqty: 0,
     quantity_available: 0,
-    customfields: { customfield: [] },
-    configoptions: { configoption: [] },
+    customfields: { customfield: extras.customfields ?? [] },
+    configoptions: { configoption: extras.configoptions ?? [] },
   };
+}
+
+/** A configurable option's prices in one currency: the monthly price and setup fee, "0.00" for the other cycles. */
+function whmcsOptionPrices(monthly: string, setup: string) {
+  return {
+    msetupfee: setup,
+    qsetupfee: '0.00',
+    ssetupfee: '0.00',
+    asetupfee: '0.00',
+    bsetupfee: '0.00',
+    tsetupfee: '0.00',
+    monthly,
+    quarterly: '0.00',
+    semiannually: '0.00',
+    annually: '0.00',
+    biennially: '0.00',
+    triennially: '0.00',
+  };
+}
+
+/**
+ * A configurable option's choice as GetProducts lists it (id, name, rawName, recurring, required, pricing): a raw name
+ * "value|Shown name" is shown after the bar; a choice named without a bar carries its setup fee in `name`.
+ */
+function whmcsChoice(id: number, rawName: string, monthly: { USD: string; EUR: string }, setup = '0.00') {
+  const bar = rawName.indexOf('|');
+  const shown = bar > 0 ? rawName.slice(bar + 1).trim() : rawName;
+  return {
+    id,
+    name: bar > 0 || setup === '0.00' ? shown : `${shown} + $${setup} USD Setup Fee`,
+    rawName,
+    recurring: Number(monthly.USD),
+    required: bar > 0 ? rawName.slice(0, bar) : rawName,
+    pricing: { USD: whmcsOptionPrices(monthly.USD, setup), EUR: whmcsOptionPrices(monthly.EUR, setup) },
+  };
+}
+
+/** A configurable option as GetProducts lists it; type 1 dropdown, 2 radio, 3 yes/no, 4 quantity. */
+function whmcsConfigOption(id: number, name: string, type: '1' | '2' | '3' | '4', choices: unknown[]) {
+  return { id, name, type, options: { option: choices } };
 }
 
 /**
  * A provider's whole catalogue in the shape of https://developers.whmcs.com/api-reference/getproducts/: three
  * groups (1 shared hosting with cPanel, 2 VPS with a provisioning module, 3 game servers), USD and EUR prices,
  * cycles not offered ("-1.00"), a free product and a one-time one (AddProduct's pay types,
- * https://developers.whmcs.com/api-reference/addproduct/), HTML descriptions and names beyond ASCII.
+ * https://developers.whmcs.com/api-reference/addproduct/), HTML descriptions and names beyond ASCII; specs stated
+ * in descriptions ("4 GB RAM", "CPU: 8 cores", "Location: Frankfurt, Germany") and in configurable options (a
+ * location to choose, a disk with one choice, RAM to choose, an operating system, extra IPs, backups), and a
+ * custom field, a question to the customer.
  */
 export const WHMCS_CATALOGUE = {
   result: 'success',
-  totalresults: 6,
+  totalresults: 8,
   products: {
     product: [
       whmcsProduct({
@@ -183,6 +229,61 @@ export const WHMCS_CATALOGUE = {
         paytype: 'free',
         pricing: { USD: whmcsPrices('$', ' USD', {}), EUR: whmcsPrices('€', ' EUR', {}) },
       }),
+      whmcsProduct(
+        {
+          pid: 10,
+          gid: 2,
+          type: 'server',
+          name: 'Cloud VPS M',
+          description: '<p>4 GB RAM<br>\r\n2 vCPU<br>\r\n80 GB SSD<br>\r\nLocation: Frankfurt, Germany</p>',
+          module: 'proxmox',
+          paytype: 'recurring',
+          pricing: {
+            USD: whmcsPrices('$', ' USD', { m: ['12.00', '0.00'], a: ['120.00', '0.00'] }),
+            EUR: whmcsPrices('€', ' EUR', { m: ['11.00', '0.00'] }),
+          },
+        },
+        {
+          customfields: [{ id: 5, name: 'Data center', description: 'Your preferred data center; we confirm it by e-mail', required: '' }],
+          configoptions: [
+            whmcsConfigOption(11, 'Operating System', '2', [
+              whmcsChoice(31, 'debian12|Debian 12', { USD: '0.00', EUR: '0.00' }),
+              whmcsChoice(32, 'ubuntu2404|Ubuntu 24.04', { USD: '0.00', EUR: '0.00' }),
+            ]),
+            whmcsConfigOption(12, 'Extra IPv4 addresses', '4', [whmcsChoice(33, 'IPv4 address', { USD: '2.00', EUR: '2.00' })]),
+          ],
+        },
+      ),
+      whmcsProduct(
+        {
+          pid: 11,
+          gid: 2,
+          type: 'server',
+          name: 'Cloud VPS L',
+          description: '8 GB RAM\r\n4 vCPU cores',
+          module: 'proxmox',
+          paytype: 'recurring',
+          pricing: {
+            USD: whmcsPrices('$', ' USD', { m: ['24.00', '0.00'] }),
+            EUR: whmcsPrices('€', ' EUR', { m: ['22.00', '0.00'] }),
+          },
+        },
+        {
+          configoptions: [
+            whmcsConfigOption(13, 'Location', '1', [
+              whmcsChoice(34, 'fra|Frankfurt, Germany', { USD: '0.00', EUR: '0.00' }),
+              whmcsChoice(35, 'nyc|New York, United States', { USD: '0.00', EUR: '0.00' }),
+              whmcsChoice(36, 'sin|Singapore', { USD: '2.00', EUR: '2.00' }, '5.00'),
+            ]),
+            whmcsConfigOption(14, 'Disk', '1', [whmcsChoice(37, '160 GB NVMe', { USD: '0.00', EUR: '0.00' })]),
+            whmcsConfigOption(15, 'Memory', '1', [
+              whmcsChoice(38, '8 GB', { USD: '0.00', EUR: '0.00' }),
+              whmcsChoice(39, '16 GB', { USD: '20.00', EUR: '18.00' }, '10.00'),
+            ]),
+            whmcsConfigOption(16, 'Automated backups', '3', [whmcsChoice(40, 'Daily backups', { USD: '4.00', EUR: '4.00' })]),
+          ],
+        },
+      ),
       whmcsProduct({
         pid: 12,
         gid: 3,
@@ -239,6 +340,7 @@ export const BLESTA_PACKAGES = [
     qty: null,
     taxable: '1',
     groups: [{ id: '4', name: 'Virtual servers' }],
+    option_groups: [{ id: '2', company_id: '1', name: 'Cloud options', description: '' }],
     pricing: [
       { id: '11', term: '1', period: 'month', price: '6.5000', setup_fee: '0.0000', cancel_fee: '0.0000', currency: 'EUR' },
       { id: '12', term: '12', period: 'month', price: '70.0000', setup_fee: '0.0000', cancel_fee: '0.0000', currency: 'EUR' },
@@ -285,6 +387,63 @@ export const BLESTA_PACKAGES = [
   { id: 11, name: 'Partner plan', status: 'restricted', hidden: '0', module_id: '1', groups: ['6'], pricing: [] },
   { id: 12, name: 'Internal plan', status: 'active', hidden: '1', module_id: '1', groups: ['6'], pricing: [] },
 ];
+
+/** A package option value's price (PackageOptions::getValuePricing): one month in EUR. */
+function blestaValuePricing(id: string, price: string) {
+  return [{ id, pricing_id: id, option_value_id: id, term: '1', period: 'month', price, price_renews: null, setup_fee: '0.0000', cancel_fee: '0.0000', currency: 'EUR', precision: 2 }];
+}
+
+/** A package option value in the shape of PackageOptions::getValues (https://source-docs.blesta.com/classes/PackageOptions.html). */
+function blestaValue(id: string, name: string, value: string | null, fields: { status?: string; price?: string; min?: string; max?: string } = {}) {
+  const quantity = fields.min !== undefined;
+  return {
+    id,
+    option_id: '0',
+    value,
+    name,
+    default: '0',
+    status: fields.status ?? 'active',
+    min: quantity ? fields.min : null,
+    max: quantity ? fields.max : null,
+    step: quantity ? '1' : null,
+    order: '0',
+    pricing: blestaValuePricing(id, fields.price ?? '0.0000'),
+  };
+}
+
+/**
+ * The answers of package_options/getByPackageId (PackageOptions::getByPackageId,
+ * https://source-docs.blesta.com/classes/PackageOptions.html) by package id: for package 3, a location to choose (one
+ * value inactive), an operating system, extra IPs by quantity, a disk with one value, and a hidden option.
+ */
+export const BLESTA_PACKAGE_OPTIONS: Record<string, unknown[]> = {
+  '3': [
+    {
+      id: '1', company_id: '1', label: 'Location', name: 'location', description: '', type: 'select', addable: '1', editable: '0', hidden: '0',
+      values: [
+        blestaValue('1', 'Frankfurt, Germany', 'fra'),
+        blestaValue('2', 'Helsinki, Finland', 'hel'),
+        blestaValue('3', 'Ashburn, United States', 'ash', { status: 'inactive' }),
+      ],
+    },
+    {
+      id: '2', company_id: '1', label: 'Operating system', name: 'os', description: '', type: 'radio', addable: '1', editable: '1', hidden: '0',
+      values: [blestaValue('4', 'Debian 12', 'debian-12'), blestaValue('5', 'AlmaLinux 9', 'almalinux-9')],
+    },
+    {
+      id: '3', company_id: '1', label: 'Extra IPv4 addresses', name: 'ipv4', description: '', type: 'quantity', addable: '1', editable: '1', hidden: '0',
+      values: [blestaValue('6', 'IPv4', null, { min: '0', max: '4', price: '2.0000' })],
+    },
+    {
+      id: '4', company_id: '1', label: 'Storage', name: 'storage', description: '', type: 'select', addable: '0', editable: '0', hidden: '0',
+      values: [blestaValue('7', '80 GB NVMe', '80')],
+    },
+    {
+      id: '5', company_id: '1', label: 'Data center', name: 'node', description: 'staff only', type: 'select', addable: '0', editable: '0', hidden: '1',
+      values: [blestaValue('8', 'Staging lab, Helsinki', 'lab')],
+    },
+  ],
+};
 
 /** The errors of https://docs.blesta.com/5/developers/api ("Errors"), status and body as printed there. */
 export const BLESTA_ERRORS = {
@@ -430,7 +589,14 @@ export const HOSTBILL_SHARED_PRODUCTS = {
   success: true,
   products: {
     '301': hostbillProduct(
-      { id: '301', name: 'Hosting Mini', paytype: 'Regular', description: '<ul><li>5 GB</li><li>Let&#39;s Encrypt</li></ul>', visible: '1', ptype: 'cpanel' },
+      {
+        id: '301',
+        name: 'Hosting Mini',
+        paytype: 'Regular',
+        description: '<ul><li>5 GB SSD storage</li><li>1 website</li><li>Let&#39;s Encrypt</li></ul><p>Data center: Amsterdam, Netherlands</p>',
+        visible: '1',
+        ptype: 'cpanel',
+      },
       { m: ['3.00', '1.00'], a: ['30.00', '0.00'] },
     ),
     '302': hostbillProduct(

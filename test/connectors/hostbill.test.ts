@@ -1,5 +1,6 @@
 // HostBill's order pages and products mapped to a catalogue: the documented examples, cycles by letter under
-// HostBill's names, the Free pay type, visibility, and the currency HostBill's answer does not name.
+// HostBill's names, the Free pay type, visibility, the currency HostBill's answer does not name, and the specs and
+// location a description states.
 import { describe, expect, it } from 'vitest';
 import { catalogueFrom } from '../../src/connectors/catalogue.js';
 import { parseCategoryMap } from '../../src/connectors/category-map.js';
@@ -51,10 +52,18 @@ describe('HostBill products to a catalogue', () => {
           { period: 'Annually', price: 30 },
         ],
         setup_fee: 1,
-        description: "- 5 GB\n- Let's Encrypt",
+        description: "- 5 GB SSD storage\n- 1 website\n- Let's Encrypt\nData center: Amsterdam, Netherlands",
+        specs: { 'SSD storage': '5 GB', website: '1' },
+        datacenter_locations: ['Amsterdam, Netherlands'],
       },
     ]);
     expect(result.leftOut).toEqual([{ id: '302', name: 'Hosting Archive', reason: 'archived in HostBill' }]);
+    // The documented examples' descriptions are empty: nothing stated.
+    expect(result.withoutSpecs).toEqual([
+      { id: '235', name: 'VPS-512-w-sliders' },
+      { id: '236', name: 'VPS-1024-w-sliders' },
+    ]);
+    expect(result.withoutLocation).toEqual(result.withoutSpecs);
   });
 
   it('states the currency it is told HostBill prices in', () => {

@@ -1,5 +1,6 @@
 // WHMCS's GetProducts answer mapped to a catalogue: the documented example, a realistic catalogue (two currencies,
-// cycles not offered, free, one-time, HTML, unicode), the category map, and answers that are not what they should be.
+// cycles not offered, free, one-time, HTML, unicode, specs and locations in descriptions and configurable options),
+// the category map, and answers that are not what they should be.
 import { describe, expect, it } from 'vitest';
 import { BillingAnswerError } from '../../src/connectors/answer.js';
 import {
@@ -45,12 +46,15 @@ describe('WHMCS GetProducts to a catalogue', () => {
         },
       ],
       leftOut: [],
+      // Its custom field asks the customer for a contact and its yes/no option is an add-on: neither states a spec.
+      withoutSpecs: [{ id: '1', name: 'Best Hosting Plan' }],
+      withoutLocation: [{ id: '1', name: 'Best Hosting Plan' }],
       warnings: [],
       currency: 'USD',
     });
   });
 
-  it('maps a whole catalogue in the chosen currency: cycles under WHMCS names, monthly price, setup fee, text', () => {
+  it('maps a whole catalogue in the chosen currency: cycles under WHMCS names, monthly price, setup fee, text, specs, locations', () => {
     const result = catalogueFrom(whmcsProducts(WHMCS_CATALOGUE), options());
     expect(result.currency).toBe('USD');
     expect(result.products).toEqual([
@@ -67,6 +71,8 @@ describe('WHMCS GetProducts to a catalogue', () => {
         setup_fee: 5,
         currency: 'USD',
         description: '10 GB NVMe & free SSL\n- 1 website\n- Daily backups',
+        // "10 GB NVMe & free SSL" is more than a figure and what it counts, so it is not read.
+        specs: { website: '1' },
       },
       {
         // Sold only yearly and three-yearly: the monthly price is the yearly one in twelve, with its setup fee.
@@ -81,6 +87,7 @@ describe('WHMCS GetProducts to a catalogue', () => {
         setup_fee: 10,
         currency: 'USD',
         description: 'Unlimited websites\nUnlimited e-mail',
+        specs: { websites: 'Unlimited', 'e-mail': 'Unlimited' },
       },
       {
         external_id: '7',
@@ -95,9 +102,40 @@ describe('WHMCS GetProducts to a catalogue', () => {
         setup_fee: 49,
         currency: 'USD',
         description: 'CPU: 8 cores\nRAM: 32\u202fGB',
+        specs: { CPU: '8 cores', RAM: '32 GB' },
       },
       // Free: price 0, no cycles.
       { external_id: '9', name: 'Trial VPS', category: 'vps_cloud', price: 0, currency: 'USD', description: 'Seven days to try' },
+      {
+        // The description's lines; its custom field "Data center" asks the customer and states nothing.
+        external_id: '10',
+        name: 'Cloud VPS M',
+        category: 'vps_cloud',
+        price: 12,
+        pricing_tiers: [
+          { period: 'Monthly', price: 12 },
+          { period: 'Annually', price: 120 },
+        ],
+        setup_fee: 0,
+        currency: 'USD',
+        description: '4 GB RAM\n2 vCPU\n80 GB SSD\nLocation: Frankfurt, Germany',
+        specs: { RAM: '4 GB', vCPU: '2', SSD: '80 GB' },
+        datacenter_locations: ['Frankfurt, Germany'],
+      },
+      {
+        // The location to choose lists every choice, as WHMCS shows it; the disk offered with one choice is a spec;
+        // the memory to choose is not, the description's "8 GB RAM" is; backups (yes/no) are an add-on.
+        external_id: '11',
+        name: 'Cloud VPS L',
+        category: 'vps_cloud',
+        price: 24,
+        pricing_tiers: [{ period: 'Monthly', price: 24 }],
+        setup_fee: 0,
+        currency: 'USD',
+        description: '8 GB RAM\n4 vCPU cores',
+        specs: { Disk: '160 GB NVMe', RAM: '8 GB', 'vCPU cores': '4' },
+        datacenter_locations: ['Frankfurt, Germany', 'New York, United States', 'Singapore'],
+      },
       // One-time: no monthly price, the one-time cycle and its setup fee.
       {
         external_id: '12',
@@ -109,6 +147,11 @@ describe('WHMCS GetProducts to a catalogue', () => {
       },
     ]);
     expect(result.leftOut).toEqual([{ id: '13', name: 'Legacy Rust server', reason: 'categories.json leaves it out ("products" → "13" is null)' }]);
+    expect(result.withoutSpecs).toEqual([
+      { id: '9', name: 'Trial VPS' },
+      { id: '12', name: 'Minecraft 4 GB' },
+    ]);
+    expect(result.withoutLocation.map((p) => p.id)).toEqual(['1', '2', '7', '9', '12']);
     expect(result.warnings).toEqual([]);
   });
 
@@ -156,8 +199,8 @@ describe('WHMCS GetProducts to a catalogue', () => {
     expect(error).toBeInstanceOf(UnmappedProductsError);
     expect((error as Error).message).toBe(
       [
-        'categories.json gives no category to 4 products:',
-        '  group 2 (module proxmox): 7 "Serveur Dédié Ü — 東京", 9 "Trial VPS"',
+        'categories.json gives no category to 6 products:',
+        '  group 2 (module proxmox): 7 "Serveur Dédié Ü — 東京", 9 "Trial VPS", 10 "Cloud VPS M", and 1 more',
         '  group 3 (module pterodactyl): 12 "Minecraft 4 GB", 13 "Legacy Rust server"',
         'Add them to categories.json, each with a category slug (hostdir categories list shows them) or null to leave them out, e.g.:',
         '{',
@@ -181,6 +224,8 @@ describe('WHMCS GetProducts to a catalogue', () => {
       ['2', 'web_shared'],
       ['7', 'dedicated'],
       ['9', 'vps_cloud'],
+      ['10', 'vps_cloud'],
+      ['11', 'vps_cloud'],
     ]);
     expect(result.leftOut.map((l) => l.reason)).toEqual([
       'categories.json leaves it out ("groups" → "3" is null)',
@@ -195,7 +240,7 @@ describe('WHMCS GetProducts to a catalogue', () => {
     Object.assign(answer.products.product[1]!, { retired: '1' });
     Object.assign(answer.products.product[2]!, { hidden: 0, retired: '0' });
     const result = catalogueFrom(whmcsProducts(answer), options());
-    expect(result.products.map((p) => p.external_id)).toEqual(['7', '9', '12']);
+    expect(result.products.map((p) => p.external_id)).toEqual(['7', '9', '10', '11', '12']);
     expect(result.leftOut).toEqual([
       { id: '1', name: 'Starter', reason: 'hidden in WHMCS' },
       { id: '2', name: 'Business & Co', reason: 'retired in WHMCS' },
@@ -211,10 +256,10 @@ describe('WHMCS GetProducts to a catalogue', () => {
 
   it('refuses an answer that holds fewer products than it says, rather than deactivating the rest', () => {
     const answer = copy(WHMCS_CATALOGUE);
-    answer.totalresults = 7;
+    answer.totalresults = 9;
     expect(() => whmcsProducts(answer)).toThrow(
       new BillingAnswerError(
-        'WHMCS reported 7 products (totalresults) but its answer holds 6; syncing part of the catalogue would deactivate the rest, so nothing is synced',
+        'WHMCS reported 9 products (totalresults) but its answer holds 8; syncing part of the catalogue would deactivate the rest, so nothing is synced',
       ),
     );
   });
@@ -237,6 +282,56 @@ describe('WHMCS GetProducts to a catalogue', () => {
     const result = catalogueFrom(whmcsProducts(answer), options({ map }));
     expect(result.products[0]!.pricing_tiers).toEqual([{ period: 'Monthly', price: 25.99 }]);
     expect(result.warnings).toEqual(['1: the Annually price in USD ("n/a") is not an amount; that cycle is left out']);
+  });
+
+  it('takes a spec from a configurable option only when it offers one choice, and notes a description that disagrees', () => {
+    const answer = copy(WHMCS_GETPRODUCTS_EXAMPLE) as Record<string, any>;
+    const product = answer.products.product[0];
+    product.description = '<p>RAM: 8 GB</p><p>2 vCPU | 40 GB NVMe | 1 Gbit/s port</p><p>30 day money-back guarantee</p>';
+    // One option may come unwrapped rather than as a list of one, its type as a number, a choice without rawName.
+    product.configoptions = { configoption: { id: 9, name: 'Memory', type: 1, options: { option: { id: 1, name: '4 GB' } } } };
+    const map = parseCategoryMap('{"groups": {"1": "vps_cloud"}}', 'categories.json');
+    const result = catalogueFrom(whmcsProducts(answer), options({ map }));
+    expect(result.products[0]!.specs).toEqual({ Memory: '4 GB', vCPU: '2', NVMe: '40 GB', port: '1 Gbit/s' });
+    expect(result.warnings).toEqual(['1: the description\'s "RAM: 8 GB" disagrees with the configurable option "Memory" ("4 GB"); the first is kept']);
+
+    product.configoptions.configoption.options.option = [
+      { id: 1, name: '4 GB', rawName: '4096|4 GB' },
+      { id: 2, name: '8 GB', rawName: '8192|8 GB' },
+    ];
+    const choice = catalogueFrom(whmcsProducts(answer), options({ map }));
+    expect(choice.products[0]!.specs).toEqual({ RAM: '8 GB', vCPU: '2', NVMe: '40 GB', port: '1 Gbit/s' });
+    expect(choice.warnings).toEqual([]);
+  });
+
+  it('lists every choice of a location option once, as WHMCS shows it, and reads no quantity, yes/no or custom field', () => {
+    const answer = copy(WHMCS_GETPRODUCTS_EXAMPLE) as Record<string, any>;
+    const product = answer.products.product[0];
+    product.description = 'Location: Frankfurt, Germany';
+    product.customfields.customfield.push({ id: 3, name: 'Data center', description: 'New York or London?', required: 'on' });
+    product.configoptions.configoption.push(
+      {
+        id: 5,
+        name: 'Server Location',
+        type: '2',
+        options: {
+          option: [
+            { id: 11, name: 'Amsterdam', rawName: 'ams|Amsterdam', recurring: 0, required: 'ams' },
+            // Named without a bar, WHMCS adds the setup fee to the name.
+            { id: 12, name: 'Frankfurt + $5.00 USD Setup Fee', rawName: 'Frankfurt', recurring: 0, required: 'Frankfurt' },
+          ],
+        },
+      },
+      { id: 6, name: 'Region', type: '4', minqty: 0, maxqty: 3, options: { option: [{ id: 13, name: 'Extra region', rawName: null }] } },
+      { id: 7, name: 'Data Center', type: '3', options: { option: [{ id: 14, name: 'London', rawName: null }] } },
+    );
+    const map = parseCategoryMap('{"groups": {"1": "vps_cloud"}}', 'categories.json');
+    const result = catalogueFrom(whmcsProducts(answer), options({ map }));
+    // The description's "Frankfurt, Germany" is the option's Frankfurt: one place, listed once.
+    expect(result.products[0]!.datacenter_locations).toEqual(['Amsterdam', 'Frankfurt']);
+    expect(result.products[0]!.specs).toBeUndefined();
+    expect(result.withoutSpecs).toEqual([{ id: '1', name: 'Best Hosting Plan' }]);
+    expect(result.withoutLocation).toEqual([]);
   });
 
   it('refuses to build an empty catalogue, which would deactivate the whole listing', () => {
