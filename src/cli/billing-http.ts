@@ -57,6 +57,16 @@ export function redact(text: string, secrets: readonly string[]): string {
   return out;
 }
 
+/** A value with every string in it redacted (a JSON report of names and messages quoting the billing system). */
+export function redactStrings<T>(value: T, secrets: readonly string[]): T {
+  if (typeof value === 'string') return redact(value, secrets) as T;
+  if (Array.isArray(value)) return value.map((item: unknown) => redactStrings(item, secrets)) as T;
+  if (typeof value === 'object' && value !== null) {
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, redactStrings(item, secrets)])) as T;
+  }
+  return value;
+}
+
 /** An address as it may be shown: without user name, password, query or fragment. */
 export function displayUrl(url: URL): string {
   const shown = new URL(url.href);

@@ -2,8 +2,8 @@
 // the environment, never the command line), the calls each system's API documents, and the mapped catalogue with
 // a report of what was left out. Used by `hostdir push --from` and `hostdir import`.
 import { BillingAnswerError } from '../connectors/answer.js';
-import { blestaPackage, blestaPage, blestaRefusal } from '../connectors/blesta.js';
-import { type BillingProduct, catalogueFrom, type ImportedCatalogue } from '../connectors/catalogue.js';
+import { blestaHasOptions, blestaPackage, blestaPage, blestaRefusal } from '../connectors/blesta.js';
+import { type BillingProduct, catalogueFrom, type ImportedCatalogue, type ProductLabel } from '../connectors/catalogue.js';
 import { type CategoryMap, EMPTY_CATEGORY_MAP, parseCategoryMap } from '../connectors/category-map.js';
 import { type HostbillOrderPage, hostbillOrderPages, hostbillProducts, hostbillRefusal } from '../connectors/hostbill.js';
 import { whmcsProducts, whmcsRefusal } from '../connectors/whmcs.js';
@@ -225,9 +225,13 @@ async function readBlesta(source: BillingSource, http: BillingHttp): Promise<Bil
       listed.push(item);
     }
   }
-  return mapLimit(listed, BLESTA_CONCURRENCY, async ({ id, listed: entry }) =>
-    blestaPackage(id, entry, await get('packages/get.json', { package_id: id }, `packages/get for package ${id}`)),
-  );
+  return mapLimit(listed, BLESTA_CONCURRENCY, async ({ id, listed: entry }) => {
+    const detail = await get('packages/get.json', { package_id: id }, `packages/get for package ${id}`);
+    const options = blestaHasOptions(detail)
+      ? await get('package_options/getByPackageId.json', { package_id: id }, `package_options/getByPackageId for package ${id}`)
+      : null;
+    return blestaPackage(id, entry, detail, options);
+  });
 }
 
 function blestaHint(status: number): string {
@@ -309,7 +313,10 @@ function nonEmpty(value: string | undefined): string | undefined {
   return value === undefined || value.trim() === '' ? undefined : value.trim();
 }
 
-/** What was read and what was left out, for stderr. */
+/** How many products a line of the report names before "and n more" (the JSON report names them all). */
+const NAMED_IN_REPORT = 10;
+
+/** What was read, what was left out, and which products state no spec or no location, for stderr. */
 export function importReport(source: BillingSource, outcome: ImportOutcome): string {
   const lines = [
     `Read ${outcome.read} product${outcome.read === 1 ? '' : 's'} from ${NAMES[source.system]} at ${displayUrl(source.endpoint)}: ` +
@@ -318,5 +325,44 @@ export function importReport(source: BillingSource, outcome: ImportOutcome): str
     ...outcome.leftOut.map((l) => `  left out ${l.id} ${JSON.stringify(l.name)}: ${l.reason}`),
     ...outcome.warnings.map((w) => `  warning: ${w}`),
   ];
+  const unstated = [
+    { what: 'without specs', products: outcome.withoutSpecs },
+    { what: 'without a location', products: outcome.withoutLocation },
+  ].filter((u) => u.products.length > 0);
+  for (const { what, products } of unstated) lines.push(`  ${what} (${products.length}): ${named(products)}`);
+  if (unstated.length > 0) {
+    lines.push('  (filters by RAM, CPU, disk or country cannot find these; docs/connectors.md says where specs and locations are read)');
+  }
   return `${lines.join('\n')}\n`;
+}
+
+function named(products: readonly ProductLabel[]): string {
+  const shown = products.slice(0, NAMED_IN_REPORT).map((p) => `${p.id} ${JSON.stringify(p.name)}`);
+  if (products.length > NAMED_IN_REPORT) shown.push(`and ${products.length - NAMED_IN_REPORT} more`);
+  return shown.join(', ');
+}
+
+/** The report as JSON: what `push --from --json` and `import --dry-run --json` add to the sync's answer as "import". */
+export interface ImportReportJson {
+  system: BillingSystem;
+  read: number;
+  listed: number;
+  currency: string | null;
+  left_out: { id: string; name: string; reason: string }[];
+  without_specs: ProductLabel[];
+  without_location: ProductLabel[];
+  warnings: string[];
+}
+
+export function importReportJson(source: BillingSource, outcome: ImportOutcome): ImportReportJson {
+  return {
+    system: source.system,
+    read: outcome.read,
+    listed: outcome.products.length,
+    currency: outcome.currency,
+    left_out: outcome.leftOut.map(({ id, name, reason }) => ({ id, name, reason })),
+    without_specs: outcome.withoutSpecs,
+    without_location: outcome.withoutLocation,
+    warnings: outcome.warnings,
+  };
 }

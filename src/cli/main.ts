@@ -17,7 +17,7 @@ import {
   resolveConnection,
   UnreachableError,
 } from './admin-client.js';
-import { BillingSystemError, redact } from './billing-http.js';
+import { BillingSystemError, redact, redactStrings } from './billing-http.js';
 import {
   BILLING_SYSTEMS,
   billingName,
@@ -27,6 +27,8 @@ import {
   importCatalogue,
   type ImportOutcome,
   importReport,
+  importReportJson,
+  type ImportReportJson,
 } from './billing-import.js';
 import { EXIT } from './exit-codes.js';
 import { push, PushUsageError } from './push.js';
@@ -354,7 +356,7 @@ export function buildProgram(ctx: CliContext = processContext()): Command {
     source: string,
     catalogue: string,
     target: ReturnType<typeof pushTarget>,
-    how: { dryRun: boolean; json: boolean; wait: boolean },
+    how: { dryRun: boolean; json: boolean; wait: boolean; importReport?: ImportReportJson },
   ): Promise<void> => {
     let code: number;
     try {
@@ -375,8 +377,11 @@ export function buildProgram(ctx: CliContext = processContext()): Command {
       .option('--map <categories.json>', 'the category of each product group, module or product (null leaves them out)')
       .option('--currency <code>', 'the currency to list when prices come in several (HostBill: the currency its prices are in)');
 
-  /** Reads the catalogue from a billing system and reports what was read and left out on stderr. */
-  const importFrom = async (system: BillingSystem, options: BillingOptions): Promise<ImportOutcome> => {
+  /**
+   * Reads the catalogue from a billing system and reports what was read and left out on stderr; the report comes
+   * back as JSON too, for --json.
+   */
+  const importFrom = async (system: BillingSystem, options: BillingOptions): Promise<ImportOutcome & { report: ImportReportJson }> => {
     for (const other of BILLING_SYSTEMS) {
       if (other !== system && options[urlOptionOf(other)] !== undefined) {
         throw new ConfigError(`--${other}-url is for ${billingName(other)}, but the catalogue comes from ${billingName(system)}`);
@@ -396,8 +401,9 @@ export function buildProgram(ctx: CliContext = processContext()): Command {
         { fetch: ctx.fetch, sleep, note: ctx.stderr, timeoutMs: billingTimeoutMs(ctx.env) },
       );
       // Names, notes and warnings quote the billing system's answer, which could echo a credential back.
-      ctx.stderr(redact(importReport(source, outcome), Object.values(source.credentials)));
-      return outcome;
+      const secrets = Object.values(source.credentials);
+      ctx.stderr(redact(importReport(source, outcome), secrets));
+      return { ...outcome, report: redactStrings(importReportJson(source, outcome), secrets) };
     } catch (error) {
       // Whatever went wrong, its message is shown: it must not carry a credential.
       if (error instanceof Error) error.message = redact(error.message, Object.values(source.credentials));
@@ -434,17 +440,24 @@ export function buildProgram(ctx: CliContext = processContext()): Command {
         const target = pushTarget(options.key, cmd);
         let catalogue: string;
         let source: string;
+        let report: ImportReportJson | undefined;
         if (options.from !== undefined) {
           const outcome = await importFrom(options.from, options);
           catalogue = JSON.stringify({ products: outcome.products });
           source = `the catalogue read from ${billingName(options.from)}`;
+          report = outcome.report;
         } else {
           const text = ctx.readFile(file!);
           if (text === undefined) throw new ConfigError(`no such file: ${file}`);
           catalogue = text;
           source = file!;
         }
-        await sendCatalogue(source, catalogue, target, { dryRun: options.dryRun === true, json: options.json === true, wait: options.wait });
+        await sendCatalogue(source, catalogue, target, {
+          dryRun: options.dryRun === true,
+          json: options.json === true,
+          wait: options.wait,
+          ...(report === undefined ? {} : { importReport: report }),
+        });
       },
     );
 
@@ -481,7 +494,12 @@ export function buildProgram(ctx: CliContext = processContext()): Command {
         if (target === null) return;
         // Standard output is the plan's: the catalogue went to --out, if anywhere.
         const source = options.out ?? `the catalogue read from ${billingName(system)}`;
-        await sendCatalogue(source, JSON.stringify({ products: outcome.products }), target, { dryRun: true, json: options.json === true, wait: options.wait });
+        await sendCatalogue(source, JSON.stringify({ products: outcome.products }), target, {
+          dryRun: true,
+          json: options.json === true,
+          wait: options.wait,
+          importReport: outcome.report,
+        });
       },
     );
 

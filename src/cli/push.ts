@@ -19,6 +19,8 @@ export interface PushOptions {
   wait: boolean;
   /** attempts after network errors, 5xx and 409 (default 7: 1+2+4+8+16+30 s apart) */
   maxAttempts?: number;
+  /** with json: added to the printed answer as "import" (what `push --from` read from the billing system) */
+  importReport?: object;
 }
 
 export interface PushIo {
@@ -183,7 +185,7 @@ export async function push(options: PushOptions, io: PushIo): Promise<number> {
       if (answer.headers['idempotent-replayed'] === 'true') {
         io.stderr('The server had already applied this upload (an earlier answer was lost); this is its answer.\n');
       }
-      io.stdout(options.json ? `${JSON.stringify(problem, null, 2)}\n` : `${summaryText(problem as unknown as SyncAnswerBody)}\n`);
+      io.stdout(options.json ? `${JSON.stringify(withImportReport(problem, options), null, 2)}\n` : `${summaryText(problem as unknown as SyncAnswerBody)}\n`);
       return EXIT.ok;
     }
     if (answer.status === 429) {
@@ -204,7 +206,7 @@ export async function push(options: PushOptions, io: PushIo): Promise<number> {
       if (attempts < maxAttempts) await retryLater(io, attempts, lastFailure);
       continue;
     }
-    return refused(answer, problem, options.json, io);
+    return refused(answer, problem, options, io);
   }
   io.stderr(`error: gave up after ${maxAttempts} attempts; last: ${lastFailure}\n`);
   return lastWasNetwork ? EXIT.unreachable : EXIT.refused;
@@ -216,8 +218,17 @@ async function retryLater(io: PushIo, attempt: number, why: string): Promise<voi
   await io.sleep(delay);
 }
 
-function refused(answer: Answer, problem: Record<string, unknown>, json: boolean, io: PushIo): number {
-  if (json) io.stdout(`${answer.text}\n`);
+/** The answer with the import report beside what the server said, when there is one. */
+function withImportReport(answer: Record<string, unknown>, options: PushOptions): Record<string, unknown> {
+  return options.importReport === undefined ? answer : { ...answer, import: options.importReport };
+}
+
+function refused(answer: Answer, problem: Record<string, unknown>, options: PushOptions, io: PushIo): number {
+  if (options.json) {
+    // An answer that is not a JSON object is printed as it came.
+    const parsed = options.importReport !== undefined && Object.keys(problem).length > 0;
+    io.stdout(parsed ? `${JSON.stringify(withImportReport(problem, options), null, 2)}\n` : `${answer.text}\n`);
+  }
   const code = String(problem.code ?? `HTTP_${answer.status}`);
   const detail = String(problem.detail ?? problem.title ?? 'the server refused the catalogue');
   const lines = [`error: ${detail} (${code}, HTTP ${answer.status})`];

@@ -1,6 +1,7 @@
 // `hostdir import` and `hostdir push --from` against local servers answering as WHMCS, Blesta and HostBill document:
-// what is asked of them, the catalogue written, every error answer (credentials, IP not allowed, HTML pages,
-// 5xx, timeouts, redirects, paging), the exit codes, and no credential anywhere in what the command prints.
+// what is asked of them, the catalogue written, the report of what was read (left out, without specs, without a
+// location), every error answer (credentials, IP not allowed, HTML pages, 5xx, timeouts, redirects, paging), the
+// exit codes, and no credential anywhere in what the command prints.
 import type { ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { catalogueFrom } from '../../src/connectors/catalogue.js';
@@ -9,6 +10,7 @@ import { whmcsProducts } from '../../src/connectors/whmcs.js';
 import { type CliContext, run } from '../../src/cli/main.js';
 import {
   BLESTA_ERRORS,
+  BLESTA_PACKAGE_OPTIONS,
   BLESTA_PACKAGES,
   HOSTBILL_GETORDERPAGES_EXAMPLE,
   HOSTBILL_GETPRODUCTS_EXAMPLE,
@@ -124,12 +126,42 @@ describe('hostdir import whmcs', () => {
       ['2', 'web_shared'],
       ['7', 'vps_cloud'],
       ['9', 'vps_cloud'],
+      ['10', 'vps_cloud'],
+      ['11', 'vps_cloud'],
       ['12', 'game_minecraft'],
     ]);
     expect(result.stderr).toBe(
-      `Read 6 products from WHMCS at ${system.url}/includes/api.php: 5 in the catalogue (prices in USD), 1 left out.\n` +
-        '  left out 13 "Legacy Rust server": categories.json leaves it out ("products" → "13" is null)\n',
+      `Read 8 products from WHMCS at ${system.url}/includes/api.php: 7 in the catalogue (prices in USD), 1 left out.\n` +
+        '  left out 13 "Legacy Rust server": categories.json leaves it out ("products" → "13" is null)\n' +
+        '  without specs (2): 9 "Trial VPS", 12 "Minecraft 4 GB"\n' +
+        '  without a location (5): 1 "Starter", 2 "Business & Co", 7 "Serveur Dédié Ü — 東京", 9 "Trial VPS", 12 "Minecraft 4 GB"\n' +
+        '  (filters by RAM, CPU, disk or country cannot find these; docs/connectors.md says where specs and locations are read)\n',
     );
+  });
+
+  it('names the first ten products without specs or a location and counts the rest; says nothing when all have both', async () => {
+    const plain = WHMCS_GETPRODUCTS_EXAMPLE.products.product[0]!;
+    const bare = Array.from({ length: 12 }, (_, i) => ({ ...plain, pid: i + 1, name: `Plan ${i + 1}`, description: '' }));
+    const rich = { ...plain, pid: 13, name: 'Stated', description: '4 GB RAM<br>Location: Warsaw' };
+    let products = [...bare, rich];
+    const system = await fake(
+      whmcs({ identifier: WHMCS_IDENTIFIER, secret: WHMCS_SECRET, getProducts: () => ({ result: 'success', totalresults: products.length, products: { product: products } }) }),
+    );
+    const cli = hostdir(whmcsEnv, { 'm.json': '{"groups": {"1": "vps_cloud"}}' });
+    const result = await cli.run('import', 'whmcs', '--whmcs-url', system.url, '--map', 'm.json');
+    expect(result.code, result.stderr).toBe(0);
+    const named = bare.slice(0, 10).map((p) => `${p.pid} "${p.name}"`).join(', ');
+    expect(result.stderr.split('\n').slice(1)).toEqual([
+      `  without specs (12): ${named}, and 2 more`,
+      `  without a location (12): ${named}, and 2 more`,
+      '  (filters by RAM, CPU, disk or country cannot find these; docs/connectors.md says where specs and locations are read)',
+      '',
+    ]);
+    expect(JSON.parse(result.stdout).products.at(-1)).toMatchObject({ external_id: '13', specs: { RAM: '4 GB' }, datacenter_locations: ['Warsaw'] });
+
+    products = [rich];
+    const stated = await cli.run('import', 'whmcs', '--whmcs-url', system.url, '--map', 'm.json');
+    expect(stated.stderr).toBe(`Read 1 product from WHMCS at ${system.url}/includes/api.php: 1 in the catalogue (prices in USD).\n`);
   });
 
   it('writes the catalogue with --out, and finds WHMCS from WHMCS_URL under a path or at includes/api.php', async () => {
@@ -257,14 +289,14 @@ describe('hostdir import whmcs', () => {
     const system = await fake(whmcs({ identifier: WHMCS_IDENTIFIER, secret: WHMCS_SECRET, getProducts: () => ({ ...WHMCS_CATALOGUE, totalresults: 40 }) }));
     const result = await hostdir(whmcsEnv, { 'categories.json': WHMCS_MAP }).run('import', 'whmcs', '--whmcs-url', system.url, '--map', 'categories.json');
     expect(result.code).toBe(5);
-    expect(result.stderr).toMatch(/^error: WHMCS reported 40 products \(totalresults\) but its answer holds 6; .* nothing is synced\n$/);
+    expect(result.stderr).toMatch(/^error: WHMCS reported 40 products \(totalresults\) but its answer holds 8; .* nothing is synced\n$/);
   });
 
   it('exits 2 naming the groups without a category, the currency to choose, or a broken map, before any push', async () => {
     const system = await fake(whmcs({ identifier: WHMCS_IDENTIFIER, secret: WHMCS_SECRET, getProducts: () => WHMCS_CATALOGUE }));
     const unmapped = await hostdir(whmcsEnv).run('import', 'whmcs', '--whmcs-url', system.url);
     expect(unmapped.code).toBe(2);
-    expect(unmapped.stderr).toContain('error: the category map (--map categories.json) gives no category to 6 products:\n');
+    expect(unmapped.stderr).toContain('error: the category map (--map categories.json) gives no category to 8 products:\n');
     expect(unmapped.stderr).toContain('  group 1 (module cpanel): 1 "Starter", 2 "Business & Co"\n');
     expect(unmapped.stderr).toContain('"groups": {\n    "1": "<category>",\n    "2": "<category>",\n    "3": "<category>"\n  }');
 
@@ -331,16 +363,23 @@ describe('hostdir push --from (before anything is sent)', () => {
 describe('hostdir import blesta', () => {
   const blestaEnv = { BLESTA_API_USER: BLESTA_USER, BLESTA_API_KEY: BLESTA_KEY };
 
-  it('reads every page of active packages and each package\'s pricing, with the credentials in headers', async () => {
-    const system = await fake(blesta({ user: BLESTA_USER, key: BLESTA_KEY, packages: () => BLESTA_PACKAGES, pageSize: 3 }));
+  it("reads every page of active packages, each package's pricing and the options of those with option groups, with the credentials in headers", async () => {
+    const system = await fake(
+      blesta({ user: BLESTA_USER, key: BLESTA_KEY, packages: () => BLESTA_PACKAGES, options: (id) => BLESTA_PACKAGE_OPTIONS[id] ?? [], pageSize: 3 }),
+    );
     const result = await hostdir(blestaEnv, { 'map.json': BLESTA_MAP }).run(
       'import', 'blesta', '--blesta-url', `${system.url}/`, '--map', 'map.json', '--currency', 'EUR',
     );
     expect(result.code, result.stderr).toBe(0);
-    expect(system.requests.map((r) => `${r.path}?${r.query}`)).toEqual([
+    const asked = system.requests.map((r) => `${r.path}?${r.query}`);
+    expect(asked.slice(0, 3)).toEqual([
       '/api/packages/getList.json?page=1&status=active',
       '/api/packages/getList.json?page=2&status=active',
       '/api/packages/getList.json?page=3&status=active',
+    ]);
+    // Packages are read four at a time; only package 3 has option groups.
+    expect(asked.slice(3).sort()).toEqual([
+      '/api/package_options/getByPackageId.json?package_id=3',
       '/api/packages/get.json?package_id=3',
       '/api/packages/get.json?package_id=5',
       '/api/packages/get.json?package_id=8',
@@ -359,9 +398,16 @@ describe('hostdir import blesta', () => {
       ['8', 'ssl', undefined],
       ['9', 'game_other', 8],
     ]);
+    expect(products[0]).toMatchObject({
+      specs: { Storage: '80 GB NVMe', vCPU: '2', RAM: '4 GB' },
+      datacenter_locations: ['Frankfurt, Germany', 'Helsinki, Finland'],
+    });
     expect(result.stderr).toBe(
       `Read 4 products from Blesta at ${system.url}/api: 4 in the catalogue (prices in EUR).\n` +
-        '  warning: 3: "1 year" names the same period as "12 month"; only "12 month" is listed\n',
+        '  warning: 3: "1 year" names the same period as "12 month"; only "12 month" is listed\n' +
+        '  without specs (3): 5 "Große Webseite ✓", 8 "SSL certificate", 9 "Game server"\n' +
+        '  without a location (3): 5 "Große Webseite ✓", 8 "SSL certificate", 9 "Game server"\n' +
+        '  (filters by RAM, CPU, disk or country cannot find these; docs/connectors.md says where specs and locations are read)\n',
     );
   });
 
@@ -438,7 +484,9 @@ describe('hostdir import hostbill', () => {
       ['301', 'web_shared', 3, 'EUR'],
       ['501', 'vps_cloud', 9, 'EUR'],
     ]);
+    expect(products[2]).toMatchObject({ specs: { 'SSD storage': '5 GB', website: '1' }, datacenter_locations: ['Amsterdam, Netherlands'] });
     expect(result.stderr).toContain('  left out 302 "Hosting Archive": archived in HostBill\n');
+    expect(result.stderr).toContain('  without specs (3): 235 "VPS-512-w-sliders", 236 "VPS-1024-w-sliders", 501 "Paris VPS"\n');
   });
 
   it('exits 5 when HostBill refuses the credentials', async () => {

@@ -1,5 +1,6 @@
 // `hostdir push --from` and `hostdir import` end to end: the built command reads local servers that answer as
-// WHMCS, Blesta and HostBill document, and syncs into the real hostdir server; the catalogue is applied, a dry run
+// WHMCS, Blesta and HostBill document, and syncs into the real hostdir server; the catalogue is applied with the specs
+// and locations the billing system states (so the directory's RAM and country filters find those plans), a dry run
 // changes nothing, a second run is all `unchanged`, and no credential appears in any output or in the server's log.
 import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -7,6 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  BLESTA_PACKAGE_OPTIONS,
   BLESTA_PACKAGES,
   HOSTBILL_GETORDERPAGES_EXAMPLE,
   HOSTBILL_GETPRODUCTS_EXAMPLE,
@@ -70,7 +72,9 @@ describe('hostdir push --from a billing system, end to end', () => {
   /** A provider on Blesta (a local server answering as Blesta documents): its host, category map, --out file and env. */
   async function blestaProvider(name: string, files: string) {
     const host = await onboard(server, name, { default_currency: 'EUR' });
-    const system = await startFakeBillingSystem(blesta({ user: BLESTA_USER, key: BLESTA_KEY, packages: () => BLESTA_PACKAGES, pageSize: 2 }));
+    const system = await startFakeBillingSystem(
+      blesta({ user: BLESTA_USER, key: BLESTA_KEY, packages: () => BLESTA_PACKAGES, options: (id) => BLESTA_PACKAGE_OPTIONS[id] ?? [], pageSize: 2 }),
+    );
     systems.push(system);
     const mapFile = await file(`${files}-categories.json`, { groups: { '4': 'vps_cloud', '6': 'web_shared', Security: 'ssl', '8': 'game_other' } });
     const out = path.join(dir, `${files}-catalogue.json`);
@@ -96,17 +100,33 @@ describe('hostdir push --from a billing system, end to end', () => {
 
     const dryRun = await push('--dry-run', '--json');
     expect(dryRun.code, dryRun.stderr).toBe(0);
-    expect(JSON.parse(dryRun.stdout)).toMatchObject({ dry_run: true, host: host.slug, summary: { received: 5, created: 5 } });
-    expect(dryRun.stderr).toContain(`Read 6 products from WHMCS at ${system.url}/includes/api.php: 5 in the catalogue (prices in USD), 1 left out.\n`);
+    const planned = JSON.parse(dryRun.stdout);
+    expect(planned).toMatchObject({ dry_run: true, host: host.slug, summary: { received: 7, created: 7 } });
+    // With --json, what was read from WHMCS comes beside the server's answer.
+    expect(planned.import).toEqual({
+      system: 'whmcs',
+      read: 8,
+      listed: 7,
+      currency: 'USD',
+      left_out: [{ id: '13', name: 'Legacy Rust server', reason: `${mapFile} leaves it out ("products" → "13" is null)` }],
+      without_specs: [
+        { id: '9', name: 'Trial VPS' },
+        { id: '12', name: 'Minecraft 4 GB' },
+      ],
+      without_location: ['1', '2', '7', '9', '12'].map((id) => ({ id, name: expect.any(String) })),
+      warnings: [],
+    });
+    expect(dryRun.stderr).toContain(`Read 8 products from WHMCS at ${system.url}/includes/api.php: 7 in the catalogue (prices in USD), 1 left out.\n`);
+    expect(dryRun.stderr).toContain('  without specs (2): 9 "Trial VPS", 12 "Minecraft 4 GB"\n');
     expect(await listing(host)).toEqual({});
 
     const applied = await push();
     expect(applied.code, applied.stderr).toBe(0);
     expect(applied.stdout).toMatch(new RegExp(`^Synced: ${host.slug}, syn_`));
-    expect(applied.stdout).toMatch(/created\s+5/);
+    expect(applied.stdout).toMatch(/created\s+7/);
 
     const products = await listing(host);
-    expect(Object.keys(products).sort()).toEqual(['1', '12', '2', '7', '9']);
+    expect(Object.keys(products).sort()).toEqual(['1', '10', '11', '12', '2', '7', '9']);
     expect(products['1']).toMatchObject({
       name: 'Starter',
       category: 'web_shared',
@@ -124,10 +144,26 @@ describe('hostdir push --from a billing system, end to end', () => {
     expect(products['7']).toMatchObject({ name: 'Serveur Dédié Ü — 東京', category: 'vps_cloud', price: 89, description: 'CPU: 8 cores\nRAM: 32\u202fGB' });
     expect(products['9']).toMatchObject({ name: 'Trial VPS', price: 0, pricing_tiers: null });
     expect(products['12']).toMatchObject({ price: null, pricing_tiers: [{ period: 'One Time', price: 15, canonical_period: 'one_time' }], setup_fee: 2.5 });
+    expect(products['10']).toMatchObject({ specs: { RAM: '4 GB', vCPU: '2', SSD: '80 GB' }, datacenter_locations: ['Frankfurt, Germany'] });
+    expect(products['11']).toMatchObject({
+      specs: { Disk: '160 GB NVMe', RAM: '8 GB', 'vCPU cores': '4' },
+      datacenter_locations: ['Frankfurt, Germany', 'New York, United States', 'Singapore'],
+    });
+
+    // What the billing system states is what a visitor's filters find.
+    const found = async (query: string) => {
+      const answer = await call(server, 'GET', `/api/v1/directory/products?host=${host.slug}&sort=name&${query}`);
+      expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+      return (answer.body.products as { name: string }[]).map((p) => p.name);
+    };
+    expect(await found('min_ram_gb=4&country=DE')).toEqual(['Cloud VPS L', 'Cloud VPS M']);
+    expect(await found('country=US')).toEqual(['Cloud VPS L']);
+    expect(await found('min_ram_gb=16')).toEqual(['Serveur Dédié Ü — 東京']);
+    expect(await found('min_cpu_cores=4&disk_type=nvme')).toEqual(['Cloud VPS L']);
 
     const again = await push('--json');
     expect(again.code, again.stderr).toBe(0);
-    expect(JSON.parse(again.stdout)).toMatchObject({ dry_run: false, summary: { received: 5, created: 0, updated: 0, unchanged: 5, deactivated: 0 } });
+    expect(JSON.parse(again.stdout)).toMatchObject({ dry_run: false, summary: { received: 7, created: 0, updated: 0, unchanged: 7, deactivated: 0 } });
 
     // The provider stops selling product 7 (a null in its map) and changes a price in WHMCS.
     map.products['7'] = null;
@@ -137,7 +173,7 @@ describe('hostdir push --from a billing system, end to end', () => {
     const changed = await push('--json');
     expect(changed.code, changed.stderr).toBe(0);
     const answer = JSON.parse(changed.stdout);
-    expect(answer.summary).toMatchObject({ received: 4, updated: 1, unchanged: 3, deactivated: 1 });
+    expect(answer.summary).toMatchObject({ received: 6, updated: 1, unchanged: 5, deactivated: 1 });
     expect(answer.deactivated).toEqual([{ external_id: '7', id: products['7'].id }]);
     expect((await listing(host))['1']).toMatchObject({ price: 5.49 });
   });
@@ -165,6 +201,10 @@ describe('hostdir push --from a billing system, end to end', () => {
         { period: '3 month', price: 12, canonical_period: 'quarterly' },
         { period: '1 year', price: 40, canonical_period: 'annually' },
       ],
+    });
+    expect(products['3']).toMatchObject({
+      specs: { Storage: '80 GB NVMe', vCPU: '2', RAM: '4 GB' },
+      datacenter_locations: ['Frankfurt, Germany', 'Helsinki, Finland'],
     });
 
     const fromBlesta = await hostdir(['push', '--from', 'blesta', '--map', mapFile, '--currency', 'EUR', '--json'], env);
@@ -213,7 +253,11 @@ describe('hostdir push --from a billing system, end to end', () => {
     expect(first.code, first.stderr).toBe(0);
     expect(JSON.parse(first.stdout).summary).toMatchObject({ received: 3, created: 3 });
     // HostBill's answer names no currency: the prices are taken in the host's default currency.
-    expect(await listing(host)).toMatchObject({ '235': { price: 20, currency: 'USD' }, '236': { price: 0 }, '301': { price: 3, setup_fee: 1 } });
+    expect(await listing(host)).toMatchObject({
+      '235': { price: 20, currency: 'USD' },
+      '236': { price: 0 },
+      '301': { price: 3, setup_fee: 1, specs: { 'SSD storage': '5 GB', website: '1' }, datacenter_locations: ['Amsterdam, Netherlands'] },
+    });
     const second = await push();
     expect(JSON.parse(second.stdout).summary).toMatchObject({ received: 3, unchanged: 3 });
   });
@@ -231,15 +275,23 @@ describe('hostdir push --from a billing system, end to end', () => {
     systems.push(working);
     const unmapped = await hostdir(['push', '--from', 'whmcs', '--map', await file('partial.json', { groups: { '1': 'web_shared' } })], { ...env, WHMCS_URL: working.url });
     expect(unmapped.code).toBe(2);
-    expect(unmapped.stderr).toContain('gives no category to 4 products:\n  group 2 (module proxmox)');
+    expect(unmapped.stderr).toContain('gives no category to 6 products:\n  group 2 (module proxmox)');
 
     const runs = await call(server, 'GET', '/api/v1/sync/runs', { token: host.key });
     expect(runs.body.runs).toEqual([]);
+
+    // Refused by the server (a category it does not have): with --json, its problem and what was read from WHMCS.
+    const unknown = await file('unknown.json', { groups: { '1': 'web_unknown', '2': 'vps_cloud', '3': 'game_minecraft' } });
+    const invalid = await hostdir(['push', '--from', 'whmcs', '--map', unknown, '--currency', 'USD', '--json'], { ...env, WHMCS_URL: working.url });
+    expect(invalid.code).toBe(1);
+    const problem = JSON.parse(invalid.stdout);
+    expect(problem.errors).toContainEqual(expect.objectContaining({ pointer: '/products/0/category' }));
+    expect(problem.import).toMatchObject({ system: 'whmcs', read: 8, listed: 8, left_out: [], without_specs: [{ id: '9' }, { id: '12' }, { id: '13' }] });
   });
 
   // Last: every command above has printed by now.
   it("puts no credential in any command's output or in the server's log", () => {
-    expect(printed.length).toBe(2 * 13); // stdout and stderr of each of the 13 commands above
+    expect(printed.length).toBe(2 * 14); // stdout and stderr of each of the 14 commands above
     for (const text of [...printed, server.output()]) for (const secret of SECRETS) expect(text).not.toContain(secret);
   });
 });

@@ -127,6 +127,8 @@ export interface BlestaBehaviour {
   user: string;
   key: string;
   packages: () => readonly Record<string, unknown>[];
+  /** package_options/getByPackageId's answer for a package id (default: none) */
+  options?: (packageId: string) => unknown[];
   /** the company's results per page */
   pageSize: number;
   /** a broken installation that answers every page with the first one */
@@ -137,7 +139,9 @@ export interface BlestaBehaviour {
  * api/{model}/{method}.json as https://docs.blesta.com/5/developers/api describes it: credentials in the
  * BLESTA-API-USER and BLESTA-API-KEY headers or by Basic authentication, {"response": …} on success, the
  * documented error bodies; packages/getList pages by the company's page size and leaves out hidden packages
- * (https://source-docs.blesta.com/classes/Packages.html), packages/get answers with pricing and groups.
+ * (https://source-docs.blesta.com/classes/Packages.html), packages/get answers with pricing, groups and option
+ * groups, package_options/getByPackageId with the options of a package's option groups
+ * (https://source-docs.blesta.com/classes/PackageOptions.html).
  */
 export function blesta(behaviour: BlestaBehaviour): Handler {
   return (request, response) => {
@@ -156,13 +160,17 @@ export function blesta(behaviour: BlestaBehaviour): Handler {
         .packages()
         .filter((p) => (status === null || p.status === status) && String(p.hidden ?? '0') !== '1')
         .slice((page - 1) * behaviour.pageSize, page * behaviour.pageSize)
-        .map(({ pricing: _pricing, groups: _groups, ...rest }) => rest);
+        .map(({ pricing: _pricing, groups: _groups, option_groups: _optionGroups, ...rest }) => rest);
       sendJson(response, 200, { response: listed });
       return;
     }
     if (request.path === '/api/packages/get.json') {
       const found = behaviour.packages().find((p) => String(p.id) === request.query.get('package_id'));
       sendJson(response, 200, { response: found ?? false });
+      return;
+    }
+    if (request.path === '/api/package_options/getByPackageId.json') {
+      sendJson(response, 200, { response: behaviour.options?.(request.query.get('package_id') ?? '') ?? [] });
       return;
     }
     sendJson(response, BLESTA_ERRORS.notFound.status, BLESTA_ERRORS.notFound.body);
