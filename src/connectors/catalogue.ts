@@ -213,13 +213,13 @@ function productFrom(product: BillingProduct, category: string, currency: Curren
     if (basis.tier.setupFee !== null) out.setup_fee = basis.tier.setupFee;
   }
   if (currency.code !== null) out.currency = currency.code;
-  const text = product.description === null ? null : htmlToText(product.description);
-  if (text !== null) {
-    const description = limited(text, DESCRIPTION_MAX_LENGTH);
+  const description = product.description === null ? null : limited(htmlToText(product.description), DESCRIPTION_MAX_LENGTH);
+  if (description !== null) {
     if (description.cut) warnings.push(`${product.id}: the description is cut to ${DESCRIPTION_MAX_LENGTH} characters`);
     if (description.text !== '') out.description = description.text;
   }
-  const stated = statedSpecs(text, product.options);
+  // The description as the directory shows it: what a visitor reads is what the specs are read from.
+  const stated = statedSpecs(description?.text ?? null, product.options);
   if (Object.keys(stated.specs).length > 0) out.specs = stated.specs;
   if (stated.locations.length > 0) out.datacenter_locations = stated.locations;
   for (const note of stated.notes) warnings.push(`${product.id}: ${note}`);

@@ -56,6 +56,8 @@ interface Findings {
   specs: Map<string, string>;
   /** which statement gave each figure of the vocabulary: a repetition is skipped, a disagreement noted */
   figures: Map<SpecKey, { value: number | string; said: string }>;
+  /** figures already noted as disputed: one note each, however long the description */
+  disputed: Set<SpecKey>;
   locations: string[];
   /** the places already listed (a city's key, else the folded text) */
   places: Set<string>;
@@ -65,7 +67,7 @@ interface Findings {
 }
 
 function newFindings(): Findings {
-  return { specs: new Map(), figures: new Map(), locations: [], places: new Set(), notes: [], fullOfLocations: false };
+  return { specs: new Map(), figures: new Map(), disputed: new Set(), locations: [], places: new Set(), notes: [], fullOfLocations: false };
 }
 
 // ---------------------------------------------------------------------------------------------- description
@@ -118,7 +120,8 @@ function addSpec(found: Findings, label: string, value: string, said: string): v
   for (const key of keys) {
     const earlier = found.figures.get(key);
     if (earlier !== undefined && earlier.value !== readings[key]) {
-      found.notes.push(`${said} disagrees with ${earlier.said}; the first is kept`);
+      if (!found.disputed.has(key)) found.notes.push(`${said} disagrees with ${earlier.said}; the first is kept`);
+      found.disputed.add(key);
       return;
     }
   }

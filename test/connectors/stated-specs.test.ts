@@ -76,8 +76,10 @@ describe('specs a description states', () => {
 
   it('keeps the first statement of a figure: a repetition is skipped, a disagreement noted', () => {
     expect(fromDescription('RAM: 8 GB\n8 GB RAM\n8192 MB memory')).toEqual({ specs: { RAM: '8 GB' }, locations: [], notes: [] });
-    expect(fromDescription('2 vCPU\nCPU: 4 cores').notes).toEqual([
+    // One note per figure, however many lines disagree with it.
+    expect(fromDescription('2 vCPU\nCPU: 4 cores\n8 cores\n16 GB RAM\n32 GB RAM\n64 GB RAM').notes).toEqual([
       'the description\'s "CPU: 4 cores" disagrees with the description\'s "2 vCPU"; the first is kept',
+      'the description\'s "32 GB RAM" disagrees with the description\'s "16 GB RAM"; the first is kept',
     ]);
   });
 
