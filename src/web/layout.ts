@@ -94,7 +94,7 @@ ${frame.feed ? html`<link rel="alternate" type="application/atom+xml" title="New
 <div class="bar">
 <a class="brand" href="/">hostdir</a>
 <nav aria-label="Main"><ul><li><a href="/">Categories</a></li><li><a href="/hosts">Hosts</a></li><li><a href="/search">Search</a></li></ul></nav>
-<form role="search" action="/search" method="get">
+<form role="search" action="/search" method="get" aria-label="Site search">
 <label class="visually-hidden" for="site-search">Search products</label>
 <input id="site-search" type="search" name="q" value="${frame.query ?? ''}" placeholder="Search products, e.g. nvme vps" maxlength="200">
 <button type="submit">Search</button>

@@ -300,6 +300,9 @@ async function resultPage(
   } };
 }
 
+/** Parameters of a page that choose no plans: how the list is shown, and its words. */
+const UNFILTERING = new Set(['q', 'sort', 'view', 'display_currency', 'period', 'cursor']);
+
 /** Of a search that found nothing: the words no plan matches within its filters, and the search without them. */
 async function unmatchedWords(
   context: AppContext,
@@ -308,8 +311,11 @@ async function unmatchedWords(
   params: Record<string, string | undefined>,
 ): Promise<ResultPage['unmatched']> {
   const found = await termsMatchingNothing(context.directory, search);
-  // A search of one term that found nothing is that term matching nothing here (the store counts only two or more).
-  const { unmatched, matched } = found.unmatched.length === 0 && found.matched.length === 1 ? { unmatched: found.matched, matched: [] } : found;
+  // A search of one term and no other filter that found nothing is that term matching nothing here (the store counts
+  // terms only of two or more); beside other filters, those may be what leaves nothing.
+  const filtered = Object.entries(params).some(([name, value]) => value !== undefined && !UNFILTERING.has(name));
+  const alone = found.unmatched.length === 0 && found.matched.length === 1 && !filtered;
+  const { unmatched, matched } = alone ? { unmatched: found.matched, matched: [] } : found;
   if (unmatched.length === 0) return null;
   const instead = matched.join(' ');
   // Without any of its words, the search is the page's other filters alone (every plan, when there are none).
