@@ -323,7 +323,7 @@ export function homePage(categories: ListedCategory[], hosts: ListedHost[]): Htm
   return layout(
     { title: 'Hosting plans from every provider', description: 'Compare hosting plans that providers sync straight from their billing systems.' },
     html`<h1>Find hosting, compared across providers</h1>
-<form role="search" action="/search" method="get" class="filters" aria-label="Search all products">
+<form role="search" action="/search" method="get" class="filters" aria-label="Search the directory">
 <div class="field grow"><label for="home-search">Search all products</label><input id="home-search" type="search" name="q" placeholder="e.g. nvme vps frankfurt" maxlength="200"></div>
 <button type="submit">Search</button>
 </form>
