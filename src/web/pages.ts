@@ -80,7 +80,7 @@ export interface ResultPage {
 function describeListing(filters: PageFilters, categories: Category[]): string {
   const parts = [filters.category ? `${categoryLabel(categories, filters.category)} plans` : 'Hosting plans'];
   if (filters.q) parts.push(`matching “${filters.q}”`);
-  if (filters.location) parts.push(`in ${filters.location}`);
+  if (filters.location) parts.push(`in ${locationLabel(filters.location)}`);
   if (filters.feature) parts.push(`with ${filters.feature}`);
   // A page answering an invalid filter shows the values as sent: only a price that is one is described.
   if (filters.max_price !== undefined && /^\d{1,9}(\.\d{1,4})?$/.test(filters.max_price)) {
