@@ -140,11 +140,11 @@ export interface CompareView {
   asked: string | null;
 }
 
-/** "Harbor Cloud's Cloud S is", "A plan (prd_…) is": who is not listed any more. */
+/** The plans asked for that are not listed: a withdrawn one by its name and provider, an id never listed as such. */
 function unlistedNotice(unlisted: UnlistedPlan[]): Html | '' {
   if (unlisted.length === 0) return '';
-  const named = unlisted.map((plan) => (plan.name === null ? `a plan never listed here (${plan.id})` : `${plan.name}${plan.host ? ` by ${plan.host}` : ''}`));
-  return html`<p class="problem" role="status">${unlisted.length === 1 ? 'One plan is' : `${unlisted.length} plans are`} not listed any more: ${named.join('; ')}. Its provider withdrew it, or it was never listed.</p>`;
+  const named = unlisted.map((plan) => (plan.name === null ? `${plan.id}, which this directory never listed` : `${plan.name} by ${plan.host}`));
+  return html`<p class="problem" role="status">${unlisted.length === 1 ? 'One plan is' : `${unlisted.length} plans are`} not listed any more: ${named.join('; ')}.</p>`;
 }
 
 /** The day of the rates the costs were converted at (the oldest among the plans), or null when none was. */

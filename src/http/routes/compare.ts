@@ -2,7 +2,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type {} from '@fastify/swagger';
 import type { FastifyPluginAsync } from 'fastify';
-import { STORED_CURRENCY_PATTERN } from '../../catalog/currency.js';
+import { CURRENCY_CODE_PATTERN, STORED_CURRENCY_PATTERN } from '../../catalog/currency.js';
 import { idPattern } from '../../catalog/ids.js';
 import { BASE_CURRENCY } from '../../catalog/rates.js';
 import { listCategories } from '../../store/categories.js';
@@ -12,7 +12,7 @@ import { currentRates } from '../../store/rates.js';
 import type { Queryable } from '../../store/db.js';
 import { priceView, pricedProduct } from '../listed-prices.js';
 import { dayBefore, freshnessOf } from '../../store/freshness.js';
-import { PRICE_DROP_DAYS, ProductSearchQuery } from '../directory-query.js';
+import { PRICE_DROP_DAYS } from '../directory-query.js';
 import { COMPARE_MAX, comparePage, compareRows, type UnlistedPlan } from '../../web/compare.js';
 import type { AppContext } from '../context.js';
 import { Problem } from '../problems.js';
@@ -26,7 +26,12 @@ const CompareQuery = Type.Object({
   ids: Type.Union([Type.String({ maxLength: 1000 }), Type.Array(Type.String({ maxLength: 1000 }), { maxItems: 50 })], {
     description: `product ids, comma-separated or repeated (ids=a&ids=b, as a form of checkboxes sends them); 1 to ${COMPARE_MAX}`,
   }),
-  display_currency: ProductSearchQuery.properties.display_currency,
+  display_currency: Type.Optional(
+    Type.String({
+      pattern: CURRENCY_CODE_PATTERN,
+      description: "the currency of the price rows and of `converted`: EUR or one with an exchange rate (422 otherwise); default: the server's DISPLAY_CURRENCY",
+    }),
+  ),
 });
 
 const CompareAnswer = Type.Object(
