@@ -20,8 +20,23 @@ export interface DemoHost {
   name: string;
   slug: string;
   default_currency: string;
+  /** the public profile: where the provider is, its website, and the template of its order links */
+  profile: { website: string; country: string; order_url_template: string };
   products: DemoProduct[];
 }
+
+/** A demo provider's profile, at a domain reserved for examples (RFC 2606): its order links lead nowhere real. */
+function profileOf(slug: string, country: string): DemoHost['profile'] {
+  return { website: `https://www.${slug}.example`, country, order_url_template: `https://www.${slug}.example/order?plan={external_id}` };
+}
+
+/**
+ * The euro foreign exchange reference rates the ECB published on 28 June 2024, of the currencies the demo's plans are
+ * priced in: with them a fresh directory converts prices and sorts across currencies from its first page. Rates
+ * imported afterwards (`hostdir rates import`, RATES_URL) are of a later day, and are used instead.
+ */
+export const DEMO_RATES = { date: '2024-06-28', rates: { USD: '1.0705', GBP: '0.84638' } } as const;
+export const DEMO_RATES_SOURCE = 'ECB euro foreign exchange reference rates of 2024-06-28, shipped with the demo';
 
 const round = (value: number) => Math.round(value * 100) / 100;
 
@@ -42,6 +57,7 @@ const nordlicht: DemoHost = {
   name: 'Nordlicht Hosting',
   slug: 'nordlicht-hosting',
   default_currency: 'EUR',
+  profile: profileOf('nordlicht-hosting', 'DE'),
   products: [
     ...plans(
       [
@@ -157,6 +173,7 @@ const harbor: DemoHost = {
   name: 'Harbor Cloud',
   slug: 'harbor-cloud',
   default_currency: 'USD',
+  profile: profileOf('harbor-cloud', 'US'),
   products: [
     ...plans(
       [
@@ -292,6 +309,7 @@ const blockforge: DemoHost = {
   name: 'BlockForge Games',
   slug: 'blockforge-games',
   default_currency: 'USD',
+  profile: profileOf('blockforge-games', 'US'),
   products: [
     ...GAMES.flatMap(([category, game, code, factor]) =>
       (
@@ -341,6 +359,7 @@ const kestrel: DemoHost = {
   name: 'Kestrel Web',
   slug: 'kestrel-web',
   default_currency: 'GBP',
+  profile: profileOf('kestrel-web', 'GB'),
   products: [
     ...plans(
       [

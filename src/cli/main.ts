@@ -324,9 +324,12 @@ export function buildProgram(ctx: CliContext = processContext()): Command {
     .action(async (_options: unknown, cmd: Command) => {
       const connection = resolveConnection(ctx.env, ctx.readFile, cmd.optsWithGlobals<{ url?: string }>().url);
       const seeded = await seedDemo(new AdminClient(connection, ctx.fetch), connection.baseUrl, ctx.fetch);
-      print(cmd, { hosts: seeded }, () =>
+      print(cmd, seeded, () =>
         [
-          ...seeded.map((host) =>
+          seeded.rates.imported
+            ? `exchange rates: the ECB's of ${seeded.rates.date} (replace them with hostdir rates import, or set RATES_URL)`
+            : 'exchange rates: the directory has its own, left as they are',
+          ...seeded.hosts.map((host) =>
             host.products === null
               ? `${host.slug}: exists already, left as it is`
               : `${host.slug}: onboarded, ${host.products} products synced`,

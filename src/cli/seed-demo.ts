@@ -1,7 +1,8 @@
 // `hostdir seed-demo`: onboards the example providers through the admin API and pushes their catalogues
-// through the real sync endpoint, exactly as a provider's billing system would.
+// through the real sync endpoint, exactly as a provider's billing system would; a directory without exchange rates
+// gets the demo's dated snapshot of the ECB's, so that its prices convert and sort across currencies at once.
 import { AdminApiError, type AdminClient, problemFrom, UnreachableError } from './admin-client.js';
-import { DEMO_HOSTS, type DemoHost } from './demo-catalogue.js';
+import { DEMO_HOSTS, DEMO_RATES, DEMO_RATES_SOURCE, type DemoHost } from './demo-catalogue.js';
 
 export interface SeededHost {
   slug: string;
@@ -33,9 +34,28 @@ async function pushCatalogue(baseUrl: string, fetchFn: typeof fetch, key: string
   return (body as { summary: { received: number } }).summary.received;
 }
 
+export interface SeededDemo {
+  hosts: SeededHost[];
+  /** the day of the demo's exchange rates, and whether they were imported (false: the directory had rates already) */
+  rates: { date: string; imported: boolean };
+}
+
+/**
+ * The demo's rates, unless the directory has rates of its own: those (imported or fetched from RATES_URL) are never
+ * overwritten by the snapshot.
+ */
+async function seedRates(client: AdminClient): Promise<SeededDemo['rates']> {
+  const held = await client.listRates({});
+  if (held.rates.length > 0) return { date: DEMO_RATES.date, imported: false };
+  await client.importRates(JSON.stringify(DEMO_RATES), DEMO_RATES_SOURCE);
+  return { date: DEMO_RATES.date, imported: true };
+}
+
 /** A host that exists already (409) is skipped, so that running it twice does no harm. */
-export async function seedDemo(client: AdminClient, baseUrl: string, fetchFn: typeof fetch = fetch): Promise<SeededHost[]> {
-  const seeded: SeededHost[] = [];
+export async function seedDemo(client: AdminClient, baseUrl: string, fetchFn: typeof fetch = fetch): Promise<SeededDemo> {
+  // Before the catalogues: each sync then stores its plans' EUR prices at once.
+  const rates = await seedRates(client);
+  const hosts: SeededHost[] = [];
   for (const host of DEMO_HOSTS) {
     let key: string;
     try {
@@ -43,12 +63,13 @@ export async function seedDemo(client: AdminClient, baseUrl: string, fetchFn: ty
       key = created.api_key.key;
     } catch (error) {
       if (error instanceof AdminApiError && error.code === 'CONFLICT') {
-        seeded.push({ slug: host.slug, name: host.name, products: null });
+        hosts.push({ slug: host.slug, name: host.name, products: null });
         continue;
       }
       throw error;
     }
-    seeded.push({ slug: host.slug, name: host.name, products: await pushCatalogue(baseUrl, fetchFn, key, host) });
+    await client.updateHost(host.slug, host.profile);
+    hosts.push({ slug: host.slug, name: host.name, products: await pushCatalogue(baseUrl, fetchFn, key, host) });
   }
-  return seeded;
+  return { hosts, rates };
 }

@@ -16,6 +16,7 @@ import { createMetrics, metricsRoutes } from './metrics.js';
 import { openApiRoute, registerOpenApi } from './openapi.js';
 import { Problem, PROBLEM_TYPE, problemBody, rawProblemResponse, retryAfter, sendProblem } from './problems.js';
 import { requestIdOf } from './request-id.js';
+import { validationEntries } from './validation.js';
 import { adminRoutes } from './routes/admin.js';
 import { categoryRoutes } from './routes/categories.js';
 import { compareRoutes } from './routes/compare.js';
@@ -94,6 +95,12 @@ export function loggerOptions(level: string, adminToken?: string, destination?: 
 // PostgreSQL refuses U+0000 in text (22021) and unpaired surrogates in JSON (22P05). The validators refuse both
 // first; this is the net for any string that reaches SQL some other way (a path parameter, an admin field).
 const UNSTORABLE_TEXT = new Set(['22021', '22P05']);
+
+/** A query value as a problem may quote it back: short, and without control characters. */
+function quotable(value: string | null | undefined): string | undefined {
+  if (value === null || value === undefined || value.length > 100) return undefined;
+  return value.replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ');
+}
 
 /** Malformed HTTP, timeouts and oversized headers, answered before Fastify has a request: still problem+json. */
 function answerClientError(this: FastifyInstance, error: NodeJS.ErrnoException, socket: Socket): void {
@@ -246,6 +253,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // from the proxies TRUST_PROXY names.
     trustProxy: config.trustProxy.length > 0 ? config.trustProxy : false,
     routerOptions: { ignoreTrailingSlash: true },
+    // Every problem of a request at once, not only the first: a visitor fixes all in one go. What the schemas check is
+    // small (queries, the admin's and a profile's bodies); a catalogue has its own validator (catalog/validate.ts).
+    ajv: { customOptions: { allErrors: true } },
     clientErrorHandler: answerClientError,
     // Fastify answers these before any hook runs; as problems with a request id they look like every other answer.
     frameworkErrors: (error, request, reply) => {
@@ -329,18 +339,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       }));
     }
     if (error.validation) {
-      const errors = error.validation.map((issue) => ({
-        parameter:
-          issue.instancePath.replace(/^\//, '').replaceAll('/', '.') ||
-          String((issue.params as { missingProperty?: string }).missingProperty ?? ''),
-        code: issue.keyword,
-        detail: issue.message ?? 'is invalid',
-      }));
       const where = error.validationContext === 'body' ? 'body' : 'request';
-      const entries = where === 'body'
-        ? errors.map(({ parameter, ...rest }) => ({ pointer: parameter ? `/${parameter.replaceAll('.', '/')}` : '', ...rest }))
-        : errors;
-      return sendProblem(reply, new Problem('VALIDATION_FAILED', `${errors.length} problem(s) in the ${where}`, { errors: entries }));
+      const query = error.validationContext === 'querystring' ? new URLSearchParams(request.url.split('?')[1] ?? '') : null;
+      const entries = validationEntries(error.validation, where, (name) => quotable(query?.get(name)));
+      const detail = where === 'body'
+        ? `${entries.length} problem(s) in the body`
+        : entries.map((entry) => `${entry.parameter}: ${entry.detail}`).join('; ');
+      return sendProblem(reply, new Problem('VALIDATION_FAILED', detail, { errors: entries }));
     }
     switch (error.code) {
       case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':

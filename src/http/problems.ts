@@ -200,3 +200,11 @@ export function sendProblem(reply: FastifyReply, problem: Problem): FastifyReply
     .type(PROBLEM_TYPE)
     .send(JSON.stringify(problemBody(problem, request.url.split('?')[0] ?? '', request.id)));
 }
+
+/**
+ * A value that is not one of those allowed, said the same way by the API's problems and the pages' messages:
+ * `“cheapest” is not one of: price, newest, name`.
+ */
+export function notOneOf(value: string | undefined, allowed: readonly string[]): string {
+  return `${value === undefined ? 'the value' : `“${value}”`} is not one of: ${allowed.join(', ')}`;
+}

@@ -43,3 +43,13 @@ export async function listProducts(
   const products = rows.slice(0, page.limit).map(toStoredProduct);
   return { products, lastId: products.at(-1)?.id ?? null, more };
 }
+
+/** The names of products by id, whatever their status, with their host's: how a page names a plan that was withdrawn. */
+export async function productNames(db: Queryable, ids: readonly string[]): Promise<Map<string, { name: string; host: string }>> {
+  if (ids.length === 0) return new Map();
+  const { rows } = await db.query(
+    `SELECT p.id, p.name, h.name AS host_name FROM products p JOIN hosts h ON h.id = p.host_id WHERE p.id = ANY ($1::text[])`,
+    [ids],
+  );
+  return new Map(rows.map((row) => [String(row.id), { name: String(row.name), host: String(row.host_name) }]));
+}

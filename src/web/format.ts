@@ -1,5 +1,6 @@
 // How prices, periods and dates read on the pages.
 import { periodLabel as periodAfterPrice, type CanonicalPeriod } from '../catalog/billing-periods.js';
+import { COUNTRY_LABELS, foldKey } from '../catalog/gazetteer.js';
 import { keptAnswers } from '../catalog/kept.js';
 import type { PricingTier } from '../catalog/types.js';
 
@@ -121,4 +122,23 @@ export function formatAgo(isoDate: string, now: number = Date.now()): string {
   if (hours < 48) return `${hours} h ago`;
   const days = Math.floor(hours / 24);
   return `${days} days ago`;
+}
+
+/** A datacenter location as the gazetteer placed it (store/directory.ts's ListedPlace). */
+export interface NamedPlace {
+  location: string;
+  city: string | null;
+  country: string | null;
+}
+
+/**
+ * "Frankfurt, Germany": a location by its city and country wherever the directory names one; "de-1, Germany" when
+ * only its country is known; as listed when the gazetteer does not know it.
+ */
+export function placeLabel(place: NamedPlace): string {
+  if (place.country === null) return place.location;
+  const country = COUNTRY_LABELS.get(place.country) ?? place.country;
+  if (place.city !== null) return `${place.city}, ${country}`;
+  const alone = foldKey(place.location);
+  return alone === foldKey(country) || alone === place.country.toLowerCase() ? country : `${place.location}, ${country}`;
 }

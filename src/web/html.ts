@@ -9,12 +9,13 @@ export class Html {
 
 const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
-const SPECIAL = /[&<>"']/;
-const SPECIALS = /[&<>"']/g;
+// The five, and the control characters no page shows (tab and line breaks stay: descriptions keep their lines).
+const SPECIAL = /[&<>"'\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/;
+const SPECIALS = /[&<>"'\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/g;
 
 export function escapeHtml(text: string): string {
-  // Most values hold none of the five: looking is cheaper than replacing.
-  return SPECIAL.test(text) ? text.replace(SPECIALS, (c) => ENTITIES[c]!) : text;
+  // Most values hold none of them: looking is cheaper than replacing.
+  return SPECIAL.test(text) ? text.replace(SPECIALS, (c) => ENTITIES[c] ?? '') : text;
 }
 
 function render(value: unknown): string {

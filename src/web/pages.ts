@@ -1,15 +1,15 @@
 // The directory's pages, as functions from what the store returned to HTML.
-import { COUNTRY_LABELS } from '../catalog/gazetteer.js';
+import { COUNTRY_LABELS, placeOf } from '../catalog/gazetteer.js';
 import { DISK_TYPES, FAMILY_SPECS, formatSpecValue, NUMERIC_SPECS, SPEC_LABELS, specFamily, type NumericSpec, type SpecKey } from '../catalog/specs.js';
 import type { Category } from '../store/categories.js';
 import type { DirectorySort, FilterChoices, ListedCategory, ListedHost, ListedProduct, SortOrder } from '../store/directory.js';
 import { CATEGORY_COUNT_CAP } from '../store/directory.js';
 import type { PricePoint } from '../store/price-history.js';
 import { resultTable, specPageSort, tableColumns } from './table.js';
-import { formatAgo, formatCount, formatDate, formatDuration, formatPrice, periodLabel, periodSuffix, PRICE_ON_REQUEST, specLabel } from './format.js';
+import { formatAgo, formatCount, formatDate, formatDuration, formatPrice, periodLabel, periodSuffix, placeLabel, PRICE_ON_REQUEST, specLabel } from './format.js';
 import type { PricedProduct } from '../http/listed-prices.js';
 import { hostProfile, orderLink } from './host-profile.js';
-import { cardPrices, currencyNotes, headlineText, productCost, type PriceDisplay } from './prices.js';
+import { cardPrices, costDetails, currencyNotes, headlineText, type PriceDisplay } from './prices.js';
 import { html, queryString, type Html } from './html.js';
 import { layout } from './layout.js';
 import { priceChart } from './price-chart.js';
@@ -73,14 +73,14 @@ export interface ResultPage {
   /** what was wrong with the filters: shown instead of results */
   problems: string[];
   /** of a search that found nothing: the words no plan matches within the filters, and the search without them */
-  unmatched: { words: string[]; insteadQuery: string; insteadHref: string | null } | null;
+  unmatched: { words: string[]; insteadQuery: string; insteadHref: string } | null;
 }
 
 /** A page of results in one sentence, from what the visitor chose: the meta description search engines show. */
 function describeListing(filters: PageFilters, categories: Category[]): string {
   const parts = [filters.category ? `${categoryLabel(categories, filters.category)} plans` : 'Hosting plans'];
   if (filters.q) parts.push(`matching “${filters.q}”`);
-  if (filters.location) parts.push(`in ${filters.location}`);
+  if (filters.location) parts.push(`in ${locationLabel(filters.location)}`);
   if (filters.feature) parts.push(`with ${filters.feature}`);
   // A page answering an invalid filter shows the values as sent: only a price that is one is described.
   if (filters.max_price !== undefined && /^\d{1,9}(\.\d{1,4})?$/.test(filters.max_price)) {
@@ -116,22 +116,33 @@ ${cardPrices(product, prices)}
 ${priceDropMark(product)}
 <p class="muted confirmed">${confirmation(product)}</p>
 ${specs.length > 0 ? html`<p class="muted">${specs.map(([key, value], i) => html`${i > 0 ? ' · ' : ''}${specLabel(key)}: ${value}`)}</p>` : ''}
-${product.datacenter_locations?.length ? html`<ul class="tags" aria-label="Locations">${product.datacenter_locations.slice(0, 4).map((location) => html`<li>${location}</li>`)}</ul>` : ''}
+${product.places.length > 0 ? html`<ul class="tags" aria-label="Locations">${product.places.slice(0, 4).map((place) => html`<li>${placeLabel(place)}</li>`)}</ul>` : ''}
 </li>`;
+}
+
+/** The page's feed, announced only beside results: a search that found nothing has none to follow. */
+function feedOf(page: ResultPage): string | undefined {
+  return page.products.length > 0 ? page.feedHref : undefined;
 }
 
 function takeAway(page: ResultPage): Html {
   return html`<p class="muted"><a href="${page.feedHref}" type="application/atom+xml">Atom feed of new plans and price drops</a> · <a href="${page.csvHref}" type="text/csv">Download all results as CSV</a></p>`;
 }
 
-/** What a page that found nothing says: which words no plan here matches, and the search without them. */
-function nothingFound(page: ResultPage): Html {
+/**
+ * What a page that found nothing says: which words no plan here matches, with the search without them; else that
+ * the words only miss together, or that the filters leave nothing (with the way to clear them).
+ */
+function nothingFound(page: ResultPage, words: string | undefined): Html {
   const unmatched = page.unmatched;
-  if (unmatched === null) return html`<p>No products match. Try fewer filters.</p>`;
-  const quoted = unmatched.words.map((words, i) => html`${i === 0 ? '' : i === unmatched.words.length - 1 ? ' or ' : ', '}“${words}”`);
-  return html`<p>No plan here matches ${quoted}.${
-    unmatched.insteadHref === null ? '' : html` <a href="${unmatched.insteadHref}">Search for “${unmatched.insteadQuery}” instead</a>.`
-  }</p>`;
+  if (unmatched !== null) {
+    const quoted = unmatched.words.map((word, i) => html`${i === 0 ? '' : i === unmatched.words.length - 1 ? ' or ' : ', '}“${word}”`);
+    const instead = unmatched.insteadQuery === '' ? html`Search without ${quoted}` : html`Search for “${unmatched.insteadQuery}” instead`;
+    return html`<p>No plan here matches ${quoted}. <a href="${unmatched.insteadHref}">${instead}</a>.</p>`;
+  }
+  if (page.clearHref !== null) return html`<p>No plan here matches all of these filters. <a href="${page.clearHref}">Clear the filters</a>, or loosen one.</p>`;
+  if (words !== undefined) return html`<p>No plan here matches all of “${words}” at once. Try fewer words.</p>`;
+  return html`<p>No plan is listed here yet.</p>`;
 }
 
 function countLine(page: ResultPage): Html {
@@ -154,11 +165,12 @@ function resultList(
   categories: Category[],
   showHost = true,
   table: { columns: SpecKey[]; sort: string } | null = null,
-  maxPriceGiven = false,
+  filters: PageFilters | null = null,
 ): Html {
   if (page.problems.length > 0) return html`${problemsBox(page.problems)}${page.clearHref ? html`<p><a href="${page.clearHref}">Clear filters</a></p>` : ''}`;
-  const notes = currencyNotes(page.prices, maxPriceGiven);
-  if (page.products.length === 0) return html`${countLine(page)}${notes}${nothingFound(page)}${takeAway(page)}`;
+  // Nothing found: what to do next, without a feed or a note about prices that are not there.
+  if (page.products.length === 0) return html`${countLine(page)}${nothingFound(page, filters?.q)}`;
+  const notes = currencyNotes(page.prices, filters?.max_price !== undefined);
   // The table's rows are the page's products: priced, as the cards are.
   const price = (product: ListedProduct) => cardPrices(product as PricedProduct, page.prices);
   const listing =
@@ -167,15 +179,16 @@ function resultList(
       : resultTable(page.products, table.columns, { current: table.sort, hrefOf: page.sortHref }, price, showHost);
   return html`${countLine(page)}
 ${notes}
-${takeAway(page)}
 <form action="/compare" method="get" aria-label="Compare plans">
+${page.prices.asked ? html`<input type="hidden" name="display_currency" value="${page.prices.asked}">` : ''}
 ${listing}
 <p class="compare-bar"><button type="submit">Compare selected</button> <span class="muted">up to 4 plans</span></p>
 </form>
 <nav class="pager" aria-label="Pages">
 ${page.firstHref ? html`<a href="${page.firstHref}">First page</a> ` : ''}
 ${page.nextHref ? html`<a class="button" rel="next" href="${page.nextHref}">Next page</a>` : ''}
-</nav>`;
+</nav>
+${takeAway(page)}`;
 }
 
 function options(values: string[], current: string | undefined, anyLabel: string): Html {
@@ -219,14 +232,76 @@ function sortOptions(filters: PageFilters): Html {
   }`;
 }
 
-function filterForm(action: string, filters: PageFilters, choices: FilterChoices, categories: Category[] | null, prices: PriceDisplay, displayChoices: string[]): Html {
+/** The filters a visitor set, each as it reads in the summary of the folded form ("RAM at least 8 GB"). */
+function activeFilters(filters: PageFilters, categories: Category[] | null, prices: PriceDisplay): string[] {
+  const active: string[] = [];
+  if (categories !== null && filters.q) active.push(`“${filters.q}”`);
+  if (categories !== null && filters.category) active.push(categoryLabel(categories, filters.category));
+  if (filters.location) active.push(locationLabel(filters.location));
+  if (filters.country) active.push(COUNTRY_LABELS.get(filters.country) ?? filters.country);
+  if (filters.feature) active.push(filters.feature);
+  if (filters.disk_type) active.push(formatSpecValue('disk_type', filters.disk_type));
+  for (const [name, value] of Object.entries(filters.ranges ?? {})) {
+    const key = name.slice(4) as NumericSpec;
+    active.push(`${SPEC_LABELS[key]} ${name.startsWith('min_') ? 'at least' : 'at most'} ${value}${NUMERIC_SPECS[key].unit ? ` ${NUMERIC_SPECS[key].unit}` : ''}`);
+  }
+  if (filters.max_price) active.push(`at most ${filters.max_price} ${prices.currency} a month`);
+  if (filters.currency) active.push(`priced in ${filters.currency}`);
+  if (filters.price_dropped_since) active.push(`price dropped since ${filters.price_dropped_since}`);
+  if (filters.include_stale) active.push('stale providers included');
+  if (filters.display_currency) active.push(`prices in ${prices.currency}`);
+  if (filters.period === 'year') active.push('per year');
+  if (filters.sort !== 'price') active.push(sortLabel(filters.sort));
+  if (filters.view === 'table') active.push('table');
+  return active;
+}
+
+function sortLabel(sort: string): string {
+  if (Object.hasOwn(PAGE_SORTS, sort)) return PAGE_SORTS[sort as PageSort].label;
+  const spec = specPageSort(sort);
+  return spec ? `${SPEC_LABELS[spec.key]}: ${spec.order === 'asc' ? 'lowest first' : 'highest first'}` : sort;
+}
+
+/** A location filter as the choices name it: "Frankfurt, Germany" for "Frankfurt". */
+function locationLabel(location: string): string {
+  const place = placeOf(location);
+  return place === null ? location : placeLabel({ location, city: place.city, country: place.country });
+}
+
+/** The location choices, each once by the place it names ("FRA" and "Frankfurt" are both Frankfurt, Germany). */
+function locationOptions(locations: string[], current: string | undefined): Html {
+  const seen = new Set<string>();
+  const all = current && !locations.includes(current) ? [current, ...locations] : locations;
+  const named = all.flatMap((location) => {
+    const label = locationLabel(location);
+    if (seen.has(label) && location !== current) return [];
+    seen.add(label);
+    return [{ location, label }];
+  });
+  named.sort((a, b) => a.label.localeCompare(b.label, 'en'));
+  return html`<option value="">Any location</option>${named.map(({ location, label }) => html`<option value="${location}"${selected(location, current)}>${label}</option>`)}`;
+}
+
+/**
+ * The filter form, folded behind a summary of what is set: on a phone the results come first. It opens by itself when
+ * a filter needs correcting.
+ */
+function filterForm(action: string, filters: PageFilters, choices: FilterChoices, categories: Category[] | null, page: ResultPage, displayChoices: string[]): Html {
+  const active = activeFilters(filters, categories, page.prices);
+  return html`<details class="filters-fold"${page.problems.length > 0 ? html` open` : ''}>
+<summary>Filters and sort <span class="muted">${active.length === 0 ? '· none set' : `· ${active.join(' · ')}`}</span></summary>
+${filterFields(action, filters, choices, categories, page.prices, displayChoices)}
+</details>`;
+}
+
+function filterFields(action: string, filters: PageFilters, choices: FilterChoices, categories: Category[] | null, prices: PriceDisplay, displayChoices: string[]): Html {
   const countries = choices.countries.includes(filters.country ?? '') || !filters.country ? choices.countries : [filters.country, ...choices.countries];
   return html`<form class="filters" action="${action}" method="get" aria-label="Filters">
 ${categories === null
     ? (filters.q ? html`<input type="hidden" name="q" value="${filters.q}">` : '')
     : html`${field('f-q', 'Words', html`<input id="f-q" type="search" name="q" value="${filters.q ?? ''}" maxlength="200">`)}
 ${field('f-category', 'Category', html`<select id="f-category" name="category"><option value="">Any category</option>${categories.map((category) => html`<option value="${category.slug}"${selected(category.slug, filters.category)}>${category.label}</option>`)}</select>`)}`}
-${field('f-location', 'Location', html`<select id="f-location" name="location">${options(choices.locations, filters.location, 'Any location')}</select>`)}
+${field('f-location', 'Location', html`<select id="f-location" name="location">${locationOptions(choices.locations, filters.location)}</select>`)}
 ${field('f-country', 'Country', html`<select id="f-country" name="country"><option value="">Any country</option>${countries.map((code) => html`<option value="${code}"${selected(code, filters.country)}>${COUNTRY_LABELS.get(code) ?? code}</option>`)}</select>`)}
 ${field('f-feature', 'Feature', html`<select id="f-feature" name="feature">${options(choices.features, filters.feature, 'Any feature')}</select>`)}
 ${field('f-disk', 'Disk type', html`<select id="f-disk" name="disk_type"><option value="">Any disk</option>${[...DISK_TYPES, ...(filters.disk_type && !(DISK_TYPES as readonly string[]).includes(filters.disk_type) ? [filters.disk_type] : [])].map((type) => html`<option value="${type}"${selected(type, filters.disk_type)}>${formatSpecValue('disk_type', type)}</option>`)}</select>`)}
@@ -248,7 +323,7 @@ export function homePage(categories: ListedCategory[], hosts: ListedHost[]): Htm
   return layout(
     { title: 'Hosting plans from every provider', description: 'Compare hosting plans that providers sync straight from their billing systems.' },
     html`<h1>Find hosting, compared across providers</h1>
-<form role="search" action="/search" method="get" class="filters">
+<form role="search" action="/search" method="get" class="filters" aria-label="Search the directory">
 <div class="field grow"><label for="home-search">Search all products</label><input id="home-search" type="search" name="q" placeholder="e.g. nvme vps frankfurt" maxlength="200"></div>
 <button type="submit">Search</button>
 </form>
@@ -283,7 +358,7 @@ function staleNotice(name: string, stale: boolean): Html | '' {
 
 export function hostPage(host: ListedHost, page: ResultPage, categories: Category[]): Html {
   return layout(
-    { title: host.name, description: `${host.name}: ${host.product_count} hosting plans`, feed: page.feedHref },
+    { title: host.name, description: `${host.name}: ${host.product_count} hosting plans`, feed: feedOf(page) },
     html`<h1>${host.name}</h1>
 ${staleNotice(host.name, host.stale)}
 <p class="muted">${host.product_count} ${host.product_count === 1 ? 'plan' : 'plans'} listed · ${confirmation(host)}</p>
@@ -303,22 +378,22 @@ function breadcrumb(trail: Html): Html {
 
 export function categoryPage(category: Category, filters: PageFilters, choices: FilterChoices, page: ResultPage, categories: Category[], displayChoices: string[]): Html {
   return layout(
-    { title: category.label, description: describeListing(filters, categories), feed: page.feedHref },
+    { title: category.label, description: describeListing(filters, categories), feed: feedOf(page) },
     html`${breadcrumb(html`<span>${category.label}</span>`)}
 <h1>${category.label}</h1>
-${filterForm(`/categories/${encodeURIComponent(category.slug)}`, filters, choices, null, page.prices, displayChoices)}
-${resultList(page, categories, true, tableOf(filters), filters.max_price !== undefined)}`,
+${filterForm(`/categories/${encodeURIComponent(category.slug)}`, filters, choices, null, page, displayChoices)}
+${resultList(page, categories, true, tableOf(filters), filters)}`,
   );
 }
 
 export function searchPage(filters: PageFilters, choices: FilterChoices, page: ResultPage, categories: Category[], displayChoices: string[]): Html {
   const heading = filters.q ? html`Results for “${filters.q}”` : html`Search products`;
   return layout(
-    { title: filters.q ? `“${filters.q}”` : 'Search', description: describeListing(filters, categories), query: filters.q ?? '', feed: page.feedHref },
+    { title: filters.q ? `“${filters.q}”` : 'Search', description: describeListing(filters, categories), query: filters.q ?? '', feed: feedOf(page) },
     html`${breadcrumb(html`<span>Search</span>`)}
 <h1>${heading}</h1>
-${filterForm('/search', filters, choices, categories, page.prices, displayChoices)}
-${resultList(page, categories, true, tableOf(filters), filters.max_price !== undefined)}`,
+${filterForm('/search', filters, choices, categories, page, displayChoices)}
+${resultList(page, categories, true, tableOf(filters), filters)}`,
   );
 }
 
@@ -349,7 +424,19 @@ export function productPage(
 <p>by <a href="/hosts/${encodeURIComponent(product.host.slug)}">${product.host.name}</a></p>
 ${staleNotice(product.host.name, product.stale)}
 <div class="layout">
-<div>
+<aside aria-labelledby="pricing" class="card">
+<h2 id="pricing">Pricing</h2>
+${cardPrices(product, { ...prices, period: 'month' })}
+${keySpecs(product)}
+${orderLink(product)}
+${costDetails(product)}
+${tiers.length > 0 ? html`<table><caption class="visually-hidden">Prices by billing period</caption><thead><tr><th scope="col">Billing period</th><th scope="col">Price</th></tr></thead><tbody>${tiers.map((tier) => html`<tr><td>${periodLabel(tier)}</td><td>${formatPrice(tier.price, product.currency)} <span class="muted">${periodSuffix(tier)}</span></td></tr>`)}</tbody></table>` : ''}
+<p>Minimum term: ${product.contract_duration === null ? 'not stated' : formatDuration(product.contract_duration)}</p>
+${priceDropMark(product)}
+<p class="muted confirmed">${confirmation(product)}</p>
+<p class="muted">Content last changed <time datetime="${product.updated_at}">${formatDate(product.updated_at)}</time></p>
+</aside>
+<div class="details">
 ${product.description ? html`<p class="description">${product.description}</p>` : ''}
 <h2>Specifications</h2>
 ${comparableSpecs(product)}
@@ -357,21 +444,18 @@ ${specs.length > 0 ? html`<table><caption class="visually-hidden">Specifications
 <h2>Features</h2>
 ${product.features?.length ? html`<ul>${product.features.map((feature) => html`<li>${feature}</li>`)}</ul>` : html`<p class="muted">None listed.</p>`}
 <h2>Datacenter locations</h2>
-${product.places.length ? html`<ul>${product.places.map((place) => html`<li>${place.location}${place.city !== null && place.city !== place.location ? html` <span class="muted">(${place.city}, ${COUNTRY_LABELS.get(place.country!) ?? place.country})</span>` : place.city === null && place.country !== null ? html` <span class="muted">(${COUNTRY_LABELS.get(place.country) ?? place.country})</span>` : ''}</li>`)}</ul>` : html`<p class="muted">None listed.</p>`}
+${product.places.length ? html`<ul>${product.places.map((place) => html`<li>${placeLabel(place)}${place.city !== null && place.city !== place.location ? html` <span class="muted">(listed as “${place.location}”)</span>` : ''}</li>`)}</ul>` : html`<p class="muted">None listed.</p>`}
 ${history ? priceHistorySection(product, history) : ''}
 </div>
-<aside aria-labelledby="pricing" class="card">
-<h2 id="pricing">Pricing</h2>
-${productCost(product, prices)}
-${orderLink(product)}
-${tiers.length > 0 ? html`<table><caption class="visually-hidden">Prices by billing period</caption><thead><tr><th scope="col">Billing period</th><th scope="col">Price</th></tr></thead><tbody>${tiers.map((tier) => html`<tr><td>${periodLabel(tier)}</td><td>${formatPrice(tier.price, product.currency)} <span class="muted">${periodSuffix(tier)}</span></td></tr>`)}</tbody></table>` : ''}
-<p>Minimum term: ${product.contract_duration === null ? 'not stated' : formatDuration(product.contract_duration)}</p>
-${priceDropMark(product)}
-<p class="muted confirmed">${confirmation(product)}</p>
-<p class="muted">Content last changed <time datetime="${product.updated_at}">${formatDate(product.updated_at)}</time></p>
-</aside>
 </div>`,
   );
+}
+
+/** The few specs a plan is chosen by (its family's first, as far as it gives them), beside its price. */
+function keySpecs(product: ListedProduct): Html | '' {
+  const keys = FAMILY_SPECS[specFamily(product.category)].filter((key) => product.comparable_specs[key] !== undefined).slice(0, 4);
+  if (keys.length === 0) return '';
+  return html`<ul class="keyspecs" aria-label="Key specs">${keys.map((key) => html`<li><span class="muted">${SPEC_LABELS[key]}</span> ${formatSpecValue(key, product.comparable_specs[key]!)}</li>`)}</ul>`;
 }
 
 /** The product's specs read as the vocabulary, beside the provider's own (shown as sent below them). */

@@ -17,6 +17,8 @@ export interface PriceDisplay {
   note: string | null;
   /** the query string that keeps the visitor's choice of currency on the pages a list links to ("" or "?display_currency=USD") */
   carry: string;
+  /** the display currency the visitor chose, which "Compare selected" carries; null when none was */
+  asked: string | null;
 }
 
 /** "First year", "First 24 months". */
@@ -56,7 +58,7 @@ function setupAndTerm(product: PricedProduct): Html | '' {
   const parts: string[] = [];
   if (cost.setup_fee !== null) parts.push(cost.setup_fee === 0 ? 'No setup fee' : `Setup ${formatPrice(cost.setup_fee, currency)}`);
   if (cost.first_term !== null) parts.push(`${termLabel(cost.first_term.months)}: ${formatPrice(cost.first_term.cost, currency)}`);
-  return parts.length > 0 ? html`<p class="muted">${parts.join(' · ')}</p>` : '';
+  return parts.length > 0 ? html`<p class="muted terms">${parts.join(' · ')}</p>` : '';
 }
 
 /** The price block of a card: headline, monthly equivalent, converted figure, setup fee and first-year cost. */
@@ -74,13 +76,12 @@ export function headlineText(product: PricedProduct): string {
   return [amount, per].filter(Boolean).join(' ');
 }
 
-/** The product page's cost: headline, equivalent, converted figures, setup fee and first term, in a list. */
-export function productCost(product: PricedProduct, display: PriceDisplay): Html {
+/** The product page's cost beside its headline: per month, per year, setup fee and first term, with their converted figures. */
+export function costDetails(product: PricedProduct): Html {
   const { cost, converted, currency } = product;
   const approx = (value: number | null | undefined) =>
     converted && value !== null && value !== undefined && currency !== converted.currency ? html` <span class="muted">(≈ ${formatPrice(value, converted.currency)})</span>` : '';
-  return html`${cardPrices(product, { ...display, period: 'month' })}
-<dl class="cost">
+  return html`<dl class="cost">
 ${cost.monthly !== null ? html`<dt>${cost.monthly_is_equivalent ? 'Per month (equivalent)' : 'Per month'}</dt><dd>${formatPrice(round2(cost.monthly), currency)}${approx(converted?.monthly)}</dd>` : ''}
 ${cost.yearly !== null ? html`<dt>${cost.yearly_is_equivalent ? 'Per year (12 × monthly)' : 'Per year'}</dt><dd>${formatPrice(cost.yearly, currency)}${approx(converted?.yearly)}</dd>` : ''}
 <dt>Setup fee</dt><dd>${cost.setup_fee === null ? 'none listed' : cost.setup_fee === 0 ? 'free' : html`${formatPrice(cost.setup_fee, currency)}${approx(converted?.setup_fee)}`}</dd>

@@ -22,12 +22,18 @@ export function specCell(product: ListedProduct, key: SpecKey): string {
   return value === undefined ? '—' : formatSpecValue(key, value);
 }
 
-function sortHeader(label: string, ascending: string, descending: string, firstDescending: boolean, sorting: TableSorting): Html {
+/** The spec columns a phone shows: the family's first ones; the others are on each plan's page. */
+const PHONE_SPEC_COLUMNS = 2;
+
+/** ' class="extra"' for a column a phone leaves out. */
+const extra = (index: number): Html | '' => (index >= PHONE_SPEC_COLUMNS ? html` class="extra"` : '');
+
+function sortHeader(label: string, ascending: string, descending: string, firstDescending: boolean, sorting: TableSorting, index = 0): Html {
   const state = sorting.current === ascending ? 'ascending' : sorting.current === descending ? 'descending' : null;
   const next = state === 'ascending' ? descending : state === 'descending' ? ascending : firstDescending ? descending : ascending;
   const arrow = state === 'ascending' ? ' ▲' : state === 'descending' ? ' ▼' : '';
   const how = next === ascending ? 'lowest first' : 'highest first';
-  return html`<th scope="col"${state ? html` aria-sort="${state}"` : ''}><a href="${sorting.hrefOf(next)}">${label}<span class="visually-hidden">, sort ${how}</span></a>${arrow}</th>`;
+  return html`<th scope="col"${extra(index)}${state ? html` aria-sort="${state}"` : ''}><a href="${sorting.hrefOf(next)}">${label}<span class="visually-hidden">, sort ${how}</span></a>${arrow}</th>`;
 }
 
 export function resultTable(
@@ -42,8 +48,8 @@ export function resultTable(
 <thead><tr><th scope="col"><span class="visually-hidden">Compare</span></th>
 ${sortHeader('Plan', 'name', 'name_desc', false, sorting)}
 ${sortHeader('Price', 'price', 'price_desc', false, sorting)}
-${columns.map((key) =>
-  key === 'disk_type' ? html`<th scope="col">${SPEC_LABELS[key]}</th>` : sortHeader(SPEC_LABELS[key], `${key}_asc`, `${key}_desc`, true, sorting),
+${columns.map((key, index) =>
+  key === 'disk_type' ? html`<th scope="col"${extra(index)}>${SPEC_LABELS[key]}</th>` : sortHeader(SPEC_LABELS[key], `${key}_asc`, `${key}_desc`, true, sorting, index),
 )}
 </tr></thead>
 <tbody>${products.map(
@@ -51,7 +57,7 @@ ${columns.map((key) =>
 <td><input type="checkbox" name="ids" value="${product.id}" id="cmp-${product.id}" aria-label="Compare ${product.name}"></td>
 <th scope="row"><a href="/products/${encodeURIComponent(product.id)}">${product.name}</a>${showHost ? html`<br><span class="muted">${product.host.name}</span>` : ''}</th>
 <td>${price(product)}</td>
-${columns.map((key) => html`<td>${specCell(product, key)}</td>`)}
+${columns.map((key, index) => html`<td${extra(index)}>${specCell(product, key)}</td>`)}
 </tr>`,
   )}</tbody>
 </table></div>`;

@@ -19,6 +19,11 @@ async function axeViolations(page: Page): Promise<string[]> {
   return page.evaluate(`axe.run(document).then((result) => result.violations.map((v) => v.id + ': ' + v.nodes.map((n) => n.target.join(' ')).join(', ')))`);
 }
 
+/** Unfolds the filter form, which a page shows folded behind a summary of what is set. */
+async function openFilters(page: Page): Promise<void> {
+  await page.locator('details.filters-fold summary').click();
+}
+
 async function cardNames(page: Page): Promise<string[]> {
   return page.locator('li.card h2 a').allTextContents();
 }
@@ -62,6 +67,7 @@ describe('switching the display currency in a browser', () => {
     expect(await page.locator('li.card').first().textContent()).toContain('≈ €10.00 per month');
     expect(await axeViolations(page)).toEqual([]);
 
+    await openFilters(page);
     await page.getByLabel('Show prices in').selectOption('USD');
     await Promise.all([page.waitForURL(/display_currency=USD/), page.getByRole('button', { name: 'Apply' }).click()]);
     expect(new URL(page.url()).searchParams.get('display_currency')).toBe('USD');
@@ -73,10 +79,12 @@ describe('switching the display currency in a browser', () => {
     expect(await page.getByLabel('Max. per month (USD)').count()).toBe(1);
 
     // A price limit in dollars: 20 USD leaves out the pound plan (24 USD).
+    await openFilters(page);
     await page.getByLabel('Max. per month (USD)').fill('20');
     await Promise.all([page.waitForURL(/max_price=20/), page.getByRole('button', { name: 'Apply' }).click()]);
     expect(await cardNames(page)).toEqual(['Dollar VPS']);
 
+    await openFilters(page);
     await page.getByLabel('Max. per month (USD)').fill('');
     await page.getByLabel('Prices per').selectOption('year');
     await Promise.all([page.waitForURL(/period=year/), page.getByRole('button', { name: 'Apply' }).click()]);

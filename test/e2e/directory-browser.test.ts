@@ -14,7 +14,7 @@ import { CLI, startServer, type TestServer } from '../support/server.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const PAGE_BUDGET_BYTES = 100 * 1024;
-const VIEWPORTS = { desktop: { width: 1024, height: 720 }, phone: { width: 390, height: 844 } } as const;
+const VIEWPORTS = { desktop: { width: 1280, height: 800 }, phone: { width: 390, height: 844 } } as const;
 
 function runCli(server: TestServer, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
@@ -129,6 +129,7 @@ describe('directory pages in a browser', () => {
     const seeded = await runCli(server, ['seed-demo']);
     expect(seeded.code, seeded.stderr).toBe(0);
     expect(seeded.stdout).toContain('nordlicht-hosting: onboarded, 17 products synced');
+    expect(seeded.stdout).toContain("exchange rates: the ECB's of 2024-06-28");
 
     profile = await mkdtemp(path.join(tmpdir(), 'hostdir-chromium-'));
     shots = process.env.SCREENSHOTS ? path.resolve(process.env.SCREENSHOTS) : path.join(profile, 'screenshots');
@@ -191,6 +192,8 @@ describe('directory pages in a browser', () => {
 
   it('filters a category by location and sorts it', async () => {
     await visit('/categories/vps_cloud', 'category');
+    // The filters are folded behind a summary of what is set.
+    await page.locator('details.filters-fold summary').click();
     await page.getByLabel('Location', { exact: true }).selectOption('Helsinki');
     await page.getByLabel('Sort', { exact: true }).selectOption('price_desc');
     await page.getByRole('button', { name: 'Apply' }).click();
@@ -198,10 +201,18 @@ describe('directory pages in a browser', () => {
     const cards = page.locator('main .card');
     const count = await cards.count();
     expect(count).toBe(5);
-    for (let i = 0; i < count; i += 1) await expect(cards.nth(i).locator('.tags').textContent()).resolves.toContain('Helsinki');
+    for (let i = 0; i < count; i += 1) await expect(cards.nth(i).locator('.tags').textContent()).resolves.toContain('Helsinki, Finland');
     const prices = (await page.locator('main .card .price').allTextContents()).map((text) => Number(text.replace(/[^0-9.]/g, '')));
     expect(prices).toEqual([...prices].sort((a, b) => b - a));
+    await expect(page.locator('details.filters-fold summary').textContent()).resolves.toContain('Helsinki, Finland · Price: high to low');
     await expect(page.getByLabel('Location', { exact: true }).inputValue()).resolves.toBe('Helsinki');
+    await visit('/categories/vps_cloud?view=table', 'table');
+  });
+
+  it('compares four plans side by side', async () => {
+    const listed = await call(server, 'GET', '/api/v1/directory/products?category=vps_cloud&limit=4');
+    await visit(`/compare?ids=${listed.body.products.map((p: { id: string }) => p.id).join(',')}`, 'compare');
+    await expect(page.locator('table.compare thead th').count()).resolves.toBe(4);
   });
 
   it('opens a product with its prices, specs, features and locations', async () => {

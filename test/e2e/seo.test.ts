@@ -149,7 +149,7 @@ describe.each(STORES)('findable pages (%s store)', (store) => {
     const search = await call(server, 'GET', '/search?q=cloud&category=vps_cloud&location=Frankfurt&feature=NVMe&max_price=30&currency=EUR', {
       headers: { accept: 'text/html' },
     });
-    expect(descriptionsOf(search.text)[0]).toMatch(/^Cloud VPS plans matching “cloud” in Frankfurt with NVMe for at most €30\.00 a month, compared across providers/);
+    expect(descriptionsOf(search.text)[0]).toMatch(/^Cloud VPS plans matching “cloud” in Frankfurt, Germany with NVMe for at most €30\.00 a month, compared across providers/);
   });
 
   it('describes a product page as schema.org Product and Offers, and no product text can break out of its script', async () => {

@@ -77,6 +77,8 @@ describe('spec filters, table and compare in a browser', () => {
 
     await page.goto(`${server.url}/categories/vps_cloud`);
     const before = Number.parseInt((await page.locator('.count').textContent()) ?? '', 10);
+    // The filters are folded behind a summary of what is set.
+    await page.locator('details.filters-fold summary').click();
     await page.getByLabel('Country', { exact: true }).selectOption('DE');
     await page.getByLabel('RAM at least').fill('8');
     await page.getByLabel('View', { exact: true }).selectOption('table');

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { formatCount, formatDate, formatDuration, formatPrice, specLabel } from '../../src/web/format.js';
+import { formatCount, formatDate, formatDuration, formatPrice, placeLabel, specLabel } from '../../src/web/format.js';
 import { escapeHtml, html, queryString } from '../../src/web/html.js';
 
 describe('html templates', () => {
@@ -20,6 +20,12 @@ describe('html templates', () => {
     expect(escapeHtml('a&b<c>d"e\'f é')).toBe('a&amp;b&lt;c&gt;d&quot;e&#39;f é');
   });
 
+  it('leaves control characters out of a page, but keeps tabs and line breaks', () => {
+    expect(escapeHtml('a\u0000b\u001bc\u007fd\u0085e')).toBe('abcde');
+    expect(escapeHtml('line\nnext\tcell\r')).toBe('line\nnext\tcell\r');
+    expect(html`<p title="${'x\u0000'}">${'<\u0007>'}</p>`.value).toBe('<p title="x">&lt;&gt;</p>');
+  });
+
   it('builds query strings without empty parameters', () => {
     expect(queryString({ q: 'a b&c', empty: '', none: undefined, n: 3 })).toBe('?q=a+b%26c&n=3');
     expect(queryString({})).toBe('');
@@ -27,6 +33,14 @@ describe('html templates', () => {
 });
 
 describe('formatting for people', () => {
+  it('names a place by its city and country, by its country alone, or as listed', () => {
+    expect(placeLabel({ location: 'Frankfurt am Main', city: 'Frankfurt', country: 'DE' })).toBe('Frankfurt, Germany');
+    expect(placeLabel({ location: 'Germany', city: null, country: 'DE' })).toBe('Germany');
+    expect(placeLabel({ location: 'DE', city: null, country: 'DE' })).toBe('Germany');
+    expect(placeLabel({ location: 'eu-de-1', city: null, country: 'DE' })).toBe('eu-de-1, Germany');
+    expect(placeLabel({ location: 'Mars Base One', city: null, country: null })).toBe('Mars Base One');
+  });
+
   it('formats prices with their currency', () => {
     expect(formatPrice(4.99, 'USD')).toBe('$4.99');
     expect(formatPrice(1234.5, 'EUR')).toBe('€1,234.50');

@@ -2,18 +2,23 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type {} from '@fastify/swagger';
 import type { FastifyPluginAsync } from 'fastify';
+import { CURRENCY_CODE_PATTERN, STORED_CURRENCY_PATTERN } from '../../catalog/currency.js';
 import { idPattern } from '../../catalog/ids.js';
+import { BASE_CURRENCY } from '../../catalog/rates.js';
 import { listCategories } from '../../store/categories.js';
-import { findListedProducts } from '../../store/directory.js';
+import { findListedProducts, type ListedProduct } from '../../store/directory.js';
+import { productNames } from '../../store/products.js';
 import { currentRates } from '../../store/rates.js';
+import type { Queryable } from '../../store/db.js';
 import { priceView, pricedProduct } from '../listed-prices.js';
 import { dayBefore, freshnessOf } from '../../store/freshness.js';
 import { PRICE_DROP_DAYS } from '../directory-query.js';
-import { COMPARE_MAX, comparePage, compareRows } from '../../web/compare.js';
+import { COMPARE_MAX, comparePage, compareRows, type UnlistedPlan } from '../../web/compare.js';
 import type { AppContext } from '../context.js';
 import { Problem } from '../problems.js';
 import { json } from '../schemas.js';
 import { ProductDetailSchema } from './directory.js';
+import { redirectToCanonical } from './pages.js';
 
 const PRODUCT_ID = new RegExp(idPattern('prd'));
 
@@ -21,6 +26,12 @@ const CompareQuery = Type.Object({
   ids: Type.Union([Type.String({ maxLength: 1000 }), Type.Array(Type.String({ maxLength: 1000 }), { maxItems: 50 })], {
     description: `product ids, comma-separated or repeated (ids=a&ids=b, as a form of checkboxes sends them); 1 to ${COMPARE_MAX}`,
   }),
+  display_currency: Type.Optional(
+    Type.String({
+      pattern: CURRENCY_CODE_PATTERN,
+      description: "the currency of the price rows and of `converted`: EUR or one with an exchange rate (422 otherwise); default: the server's DISPLAY_CURRENCY",
+    }),
+  ),
 });
 
 const CompareAnswer = Type.Object(
@@ -31,12 +42,35 @@ const CompareAnswer = Type.Object(
         {
           key: Type.String({ description: 'provider, category, monthly_price, setup_fee, contract_duration, a spec key of the vocabulary, locations, features' }),
           label: Type.String(),
-          values: Type.Array(Type.Union([Type.String(), Type.Null()]), { description: "one per product, as the page shows it; null: the plan does not say" }),
+          values: Type.Array(Type.Union([Type.String(), Type.Null()]), {
+            description: 'one per product, as the page shows it (prices in the display currency); null: the plan does not say',
+          }),
+          native: Type.Array(Type.Union([Type.String(), Type.Null()]), {
+            description: "of a price row: each product's own price when its currency is not the display currency; else null",
+          }),
+          better: Type.Union([Type.Literal('lower'), Type.Literal('higher'), Type.Null()], {
+            description: 'lower for prices, higher for the numeric specs; null for a row that is not ranked',
+          }),
+          best: Type.Array(Type.Integer({ minimum: 0 }), {
+            description: 'positions (in products) of the best value of the row; empty when fewer than two can be ranked or all are equal',
+          }),
         },
         { additionalProperties: false },
       ),
     ),
+    display_currency: Type.String({ pattern: STORED_CURRENCY_PATTERN, description: 'the currency of the price rows and of every `converted`' }),
     missing: Type.Array(Type.String(), { description: 'ids asked for that are not listed (any more): withdrawn, or never were' }),
+    unlisted: Type.Array(
+      Type.Object(
+        {
+          id: Type.String(),
+          name: Type.Union([Type.String(), Type.Null()], { description: "the plan's name when the directory had it (a withdrawn plan); null for an id it never had" }),
+          host: Type.Union([Type.String(), Type.Null()], { description: "its provider's name; null with name" }),
+        },
+        { additionalProperties: false },
+      ),
+      { description: 'the missing ids, each with the name it was listed under' },
+    ),
   },
   { $id: 'ComparedProducts', additionalProperties: false },
 );
@@ -54,6 +88,14 @@ function idsOf(raw: unknown): { ids: string[]; problems: { code: string; detail:
   if (ids.length > COMPARE_MAX) problems.push({ code: 'maxItems', detail: `at most ${COMPARE_MAX} plans are compared at once; ${ids.length} were given` });
   if (malformed.length > 0) problems.push({ code: 'pattern', detail: `not product ids: ${malformed.slice(0, 5).join(', ')}` });
   return { ids, problems };
+}
+
+/** The ids asked for that are not among the listed products, named when the directory had them. */
+async function unlistedAmong(db: Queryable, ids: string[], listed: ListedProduct[]): Promise<UnlistedPlan[]> {
+  const found = new Set(listed.map((product) => product.id));
+  const missing = ids.filter((id) => !found.has(id));
+  const names = await productNames(db, missing);
+  return missing.map((id) => ({ id, name: names.get(id)?.name ?? null, host: names.get(id)?.host ?? null }));
 }
 
 export const compareRoutes: FastifyPluginAsync<AppContext> = async (app, context) => {
@@ -80,31 +122,41 @@ export const compareRoutes: FastifyPluginAsync<AppContext> = async (app, context
         listCategories(context.directory),
         currentRates(context.directory),
       ]);
-      const found = new Set(products.map((product) => product.id));
-      // Priced as every product of the directory API is: its true cost, and converted into the default display currency.
-      const view = priceView({}, context.config.displayCurrency, rates, false);
+      // Priced as every product of the directory API is: its true cost, converted into the display currency.
+      const view = priceView({ display: request.query.display_currency }, context.config.displayCurrency, rates, true);
+      const priced = products.map((product) => pricedProduct(product, view));
+      const unlisted = await unlistedAmong(context.directory, ids, products);
       return {
-        products: products.map((product) => pricedProduct(product, view)),
-        rows: compareRows(products, categories),
-        missing: ids.filter((id) => !found.has(id)),
+        products: priced,
+        rows: compareRows(priced, categories, view.currency),
+        display_currency: view.currency,
+        missing: unlisted.map((plan) => plan.id),
+        unlisted,
       };
     },
   );
 
-  app.get<{ Querystring: Record<string, unknown> }>('/compare', async (request, reply) => {
+  app.get<{ Querystring: Record<string, unknown> }>('/compare', { onRequest: redirectToCanonical(context) }, async (request, reply) => {
     const given = request.query.ids;
     const { ids, problems } = given === undefined || given === '' ? { ids: [], problems: [] } : idsOf(given);
     const ok = problems.length === 0;
-    const [products, categories] = await Promise.all([
+    const [products, categories, rates] = await Promise.all([
       ok ? findListedProducts(context.directory, ids, freshnessOf(context.config.staleAfterDays, true), dayBefore(PRICE_DROP_DAYS)) : Promise.resolve([]),
       listCategories(context.directory),
+      currentRates(context.directory),
     ]);
-    const found = new Set(products.map((product) => product.id));
+    const asked = typeof request.query.display_currency === 'string' ? request.query.display_currency.trim().toUpperCase() || null : null;
+    // A currency without a rate is shown in EUR, with a note, as on every page.
+    const view = priceView({ display: asked ?? undefined }, context.config.displayCurrency, rates, false);
     const page = comparePage(
       {
-        products,
-        missing: ok ? ids.filter((id) => !found.has(id)) : [],
+        products: products.map((product) => pricedProduct(product, view)),
+        unlisted: ok ? await unlistedAmong(context.directory, ids, products) : [],
         problems: problems.map((problem) => problem.detail.charAt(0).toUpperCase() + problem.detail.slice(1) + '.'),
+        currency: view.currency,
+        currencies: [BASE_CURRENCY, ...[...rates.keys()].sort()],
+        note: view.note,
+        asked: asked !== null && /^[A-Z]{3}$/.test(asked) ? asked : null,
       },
       categories,
     );

@@ -3,7 +3,7 @@ import { isCurrencyCode } from '../../catalog/currency.js';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { Category } from '../../store/categories.js';
 import { COUNTRY_LABELS } from '../../catalog/gazetteer.js';
-import { DISK_TYPES, NUMERIC_SPECS, SPEC_LABELS, type NumericSpec } from '../../catalog/specs.js';
+import { DISK_TYPES, NUMERIC_SPEC_KEYS, NUMERIC_SPECS, SPEC_LABELS, type NumericSpec } from '../../catalog/specs.js';
 import {
   categoryRegistry,
   countProducts,
@@ -42,7 +42,7 @@ import { encodeSearchCursor, PRICE_DROP_DAYS, SPEC_RANGE_PARAMETERS, toProductSe
 import { BASE_CURRENCY } from '../../catalog/rates.js';
 import { readPriceContext, type PriceContext } from '../../store/rates.js';
 import { priceView, pricedProduct, unconvertedAmong, type PriceView } from '../listed-prices.js';
-import { Problem } from '../problems.js';
+import { notOneOf, Problem } from '../problems.js';
 import { isCalendarDay } from '../directory-query.js';
 import { publicBaseUrl } from '../public-url.js';
 
@@ -50,10 +50,13 @@ const PAGE_SIZE = 24;
 
 type RawQuery = Record<string, unknown>;
 
+/** Control characters (NUL, escape, C1 codes): never part of a filter, and never shown back on a page. */
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/g;
+
 function text(query: RawQuery, name: string, maxLength = 200): string | undefined {
   const value = query[name];
   if (typeof value !== 'string') return undefined;
-  const trimmed = value.trim();
+  const trimmed = value.replace(CONTROL_CHARACTERS, ' ').trim();
   return trimmed && trimmed.length <= maxLength ? trimmed : undefined;
 }
 
@@ -72,7 +75,7 @@ function filtersOf(query: RawQuery, fixed: { category?: string } = {}): { filter
   const problems: string[] = [];
   const sort = text(query, 'sort');
   const filters: PageFilters = { sort: sort ?? 'price' };
-  if (sort !== undefined && pageSort(sort) === null) problems.push(`Sort “${sort}” is not one this page offers.`);
+  if (sort !== undefined && pageSort(sort) === null) problems.push(`Sort: ${notOneOf(sort, PAGE_SORT_VALUES)}.`);
   const q = text(query, 'q');
   const category = fixed.category ?? text(query, 'category', 64);
   const location = text(query, 'location');
@@ -94,7 +97,7 @@ function filtersOf(query: RawQuery, fixed: { category?: string } = {}): { filter
   }
   if (diskType) {
     filters.disk_type = diskType;
-    if (!(DISK_TYPES as readonly string[]).includes(diskType)) problems.push(`Disk type “${diskType}” is not one of ${DISK_TYPES.join(', ')}.`);
+    if (!(DISK_TYPES as readonly string[]).includes(diskType)) problems.push(`Disk type: ${notOneOf(diskType, DISK_TYPES)}.`);
   }
   if (maxPrice) {
     filters.max_price = maxPrice;
@@ -110,11 +113,11 @@ function filtersOf(query: RawQuery, fixed: { category?: string } = {}): { filter
   }
   if (period) {
     if (period === 'year') filters.period = 'year';
-    else if (period !== 'month') problems.push(`Prices per “${period}” is not one of month, year.`);
+    else if (period !== 'month') problems.push(`Prices per: ${notOneOf(period, ['month', 'year'])}.`);
   }
   if (view) {
     if (view === 'table') filters.view = 'table';
-    else if (view !== 'cards') problems.push(`View “${view}” is not one of cards, table.`);
+    else if (view !== 'cards') problems.push(`View: ${notOneOf(view, ['cards', 'table'])}.`);
   }
   const dropped = text(query, 'price_dropped_since', 200);
   if (dropped) {
@@ -136,6 +139,9 @@ function filtersOf(query: RawQuery, fixed: { category?: string } = {}): { filter
   }
   return { filters, problems };
 }
+
+/** The sorts a page takes: its own, and each numeric spec's, lowest or highest first (the table's headers). */
+const PAGE_SORT_VALUES = [...Object.keys(PAGE_SORTS), ...NUMERIC_SPEC_KEYS.flatMap((key) => [`${key}_asc`, `${key}_desc`])];
 
 /** "RAM (GB) at least" for min_ram_gb. */
 function rangeLabel(parameter: string): string {
@@ -254,6 +260,7 @@ function priceDisplay(view: PriceView, filters: PageFilters, unconverted: string
     unconverted,
     note: view.note,
     carry: queryString({ display_currency: filters.display_currency }),
+    asked: filters.display_currency ?? null,
   };
 }
 
@@ -293,6 +300,9 @@ async function resultPage(
   } };
 }
 
+/** Parameters of a page that choose no plans: how the list is shown, and its words. */
+const UNFILTERING = new Set(['q', 'sort', 'view', 'display_currency', 'period', 'cursor']);
+
 /** Of a search that found nothing: the words no plan matches within its filters, and the search without them. */
 async function unmatchedWords(
   context: AppContext,
@@ -300,10 +310,16 @@ async function unmatchedWords(
   path: string,
   params: Record<string, string | undefined>,
 ): Promise<ResultPage['unmatched']> {
-  const { unmatched, matched } = await termsMatchingNothing(context.directory, search);
+  const found = await termsMatchingNothing(context.directory, search);
+  // A search of one term and no other filter that found nothing is that term matching nothing here (the store counts
+  // terms only of two or more); beside other filters, those may be what leaves nothing.
+  const filtered = Object.entries(params).some(([name, value]) => value !== undefined && !UNFILTERING.has(name));
+  const alone = found.unmatched.length === 0 && found.matched.length === 1 && !filtered;
+  const { unmatched, matched } = alone ? { unmatched: found.matched, matched: [] } : found;
   if (unmatched.length === 0) return null;
   const instead = matched.join(' ');
-  return { words: unmatched, insteadQuery: instead, insteadHref: matched.length > 0 ? `${path}${queryString({ ...params, q: instead, cursor: undefined })}` : null };
+  // Without any of its words, the search is the page's other filters alone (every plan, when there are none).
+  return { words: unmatched, insteadQuery: instead, insteadHref: `${path}${queryString({ ...params, q: instead || undefined, cursor: undefined })}` };
 }
 
 /** The page without its filters (the words of a search stay: they are what was searched), or null without any. */
@@ -388,6 +404,48 @@ async function orBadRequest(reply: FastifyReply, render: () => Promise<FastifyRe
   }
 }
 
+/** What a form sends for a select left at its first choice: no filter, the same as leaving the parameter out. */
+const FORM_DEFAULTS = new Map([
+  ['sort', 'price'],
+  ['period', 'month'],
+  ['view', 'cards'],
+]);
+
+/**
+ * A page's query as its own links write it: without the parameters a form sends empty, nor those it sends at their
+ * default (sort=price, period=month, view=cards, and display_currency when it is the server's default and no
+ * currency filter would pick another). Null when the query is already so.
+ */
+export function canonicalQuery(search: string, defaultDisplay: string): string | null {
+  const given = new URLSearchParams(search);
+  const currencyFiltered = given.getAll('currency').some((value) => value.trim() !== '');
+  const kept = new URLSearchParams();
+  let dropped = false;
+  for (const [name, value] of given) {
+    const bare = value.replace(CONTROL_CHARACTERS, ' ').trim();
+    const unset =
+      bare === '' || FORM_DEFAULTS.get(name) === bare || (name === 'display_currency' && !currencyFiltered && bare.toUpperCase() === defaultDisplay);
+    if (unset) dropped = true;
+    else kept.append(name, value);
+  }
+  return dropped ? kept.toString() : null;
+}
+
+/**
+ * A page asked for with empty or default parameters (as a form without script sends every field) is redirected to
+ * the same page without them: its address then carries only the filters set. 302: the server's default display
+ * currency is a setting, and may change.
+ */
+export function redirectToCanonical(context: AppContext) {
+  return async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> => {
+    const mark = request.url.indexOf('?');
+    if (mark < 0) return undefined;
+    const canonical = canonicalQuery(request.url.slice(mark + 1), context.config.displayCurrency);
+    if (canonical === null) return undefined;
+    return reply.redirect(`${request.url.slice(0, mark)}${canonical ? `?${canonical}` : ''}`, 302);
+  };
+}
+
 export function sendNotFoundPage(reply: FastifyReply, what: string): FastifyReply {
   return sendPage(reply, notFoundPage(what), 404);
 }
@@ -402,6 +460,7 @@ export const pageRoutes: FastifyPluginAsync<AppContext> = async (app, context) =
   const categories = (): Promise<Category[]> => categoryRegistry(context.directory);
   const { staleAfterDays } = context.config;
   const hostsFreshness = () => freshnessOf(staleAfterDays, true);
+  app.addHook('onRequest', redirectToCanonical(context));
 
   app.get('/', async (request, reply) => {
     const [listed, hosts] = await Promise.all([
