@@ -2,7 +2,7 @@
 import { COUNTRY_LABELS } from '../catalog/gazetteer.js';
 import { formatSpecValue, SPEC_LABELS, type SpecKey } from '../catalog/specs.js';
 import type { Category } from '../store/categories.js';
-import type { ListedProduct } from '../store/directory.js';
+import type { ListedProduct } from '../store/directory/listed-product.js';
 import { formatDuration, formatPrice } from './format.js';
 import { html, queryString, type Html } from './html.js';
 import { layout } from './layout.js';

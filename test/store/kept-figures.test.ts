@@ -1,9 +1,10 @@
-// Figures a process keeps beside the listing (src/store/directory.ts): the category registry is read once for a
-// category it holds and afresh only for a slug it does not; "more than the cap" is counted again, once kept for
+// Figures a process keeps beside the listing (src/store/directory/kept-figures.ts): the category registry is read once
+// for a category it holds and afresh only for a slug it does not; "more than the cap" is counted again, once kept for
 // its time, by one caller while the others say what was counted last.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database, Queryable } from '../../src/store/db.js';
-import { countProducts, findCategory } from '../../src/store/directory.js';
+import { findCategory } from '../../src/store/directory/listed-categories.js';
+import { countProducts } from '../../src/store/directory/product-counts.js';
 import { insertHost } from '../../src/store/hosts.js';
 import { openTestDatabase } from '../support/databases.js';
 import { searchOf } from '../support/searches.js';

@@ -4,7 +4,7 @@ import type {} from '@fastify/swagger';
 import type { FastifyPluginAsync } from 'fastify';
 import { idPattern } from '../../catalog/ids.js';
 import { listCategories } from '../../store/categories.js';
-import { findListedProducts } from '../../store/directory.js';
+import { findListedProducts } from '../../store/directory/listed-product.js';
 import { currentRates } from '../../store/rates.js';
 import { priceView, pricedProduct } from '../listed-prices.js';
 import { dayBefore, freshnessOf } from '../../store/freshness.js';

@@ -4,19 +4,13 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { Category } from '../../store/categories.js';
 import { COUNTRY_LABELS } from '../../catalog/gazetteer.js';
 import { DISK_TYPES, NUMERIC_SPECS, SPEC_LABELS, type NumericSpec } from '../../catalog/specs.js';
-import {
-  categoryRegistry,
-  countProducts,
-  filterChoices,
-  findCategory,
-  findListedHost,
-  findListedProduct,
-  listListedCategories,
-  listListedHosts,
-  pricedSearch,
-  termsMatchingNothing,
-  type ProductSearch,
-} from '../../store/directory.js';
+import { filterChoices } from '../../store/directory/filter-choices.js';
+import { categoryRegistry, findCategory, listListedCategories } from '../../store/directory/listed-categories.js';
+import { findListedHost, listListedHosts } from '../../store/directory/listed-hosts.js';
+import { findListedProduct } from '../../store/directory/listed-product.js';
+import { pricedSearch } from '../../store/directory/priced-search.js';
+import { countProducts, termsMatchingNothing } from '../../store/directory/product-counts.js';
+import type { ProductSearch } from '../../store/directory/search.js';
 import { html, Html } from '../../web/html.js';
 import { jsonLdScript, productStructuredData } from '../../web/seo.js';
 import {
