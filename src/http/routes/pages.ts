@@ -4,8 +4,8 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { Category } from '../../store/categories.js';
 import { COUNTRY_LABELS } from '../../catalog/gazetteer.js';
 import { DISK_TYPES, NUMERIC_SPECS, SPEC_LABELS, type NumericSpec } from '../../catalog/specs.js';
-import { filterChoices } from '../../store/directory/filter-choices.js';
-import { categoryRegistry, findCategory, listListedCategories } from '../../store/directory/listed-categories.js';
+import { keptFilterChoices } from '../../store/directory/filter-choices.js';
+import { keptCategoryRegistry, findCategory, keptListedCategories } from '../../store/directory/listed-categories.js';
 import { findListedHost, listListedHosts } from '../../store/directory/listed-hosts.js';
 import { findListedProduct } from '../../store/directory/listed-product.js';
 import { pricedSearch } from '../../store/directory/priced-search.js';
@@ -268,7 +268,7 @@ async function resultPage(
 ): Promise<PricedPage> {
   const [{ search, page, prices, beside: count }, choices] = await Promise.all([
     pricedSearch(context.directory, build, (search) => countProducts(context.directory, search, COUNT_CAP)),
-    filterChoices(context.directory, shown.scope),
+    keptFilterChoices(context.directory, shown.scope),
   ]);
   const view = pageView(context, shown.filters, prices);
   const cursor = encodeSearchCursor(search.sort, search.order, page.next);
@@ -393,13 +393,13 @@ export function sendUnavailablePage(reply: FastifyReply, problem: Problem): Fast
 }
 
 export const pageRoutes: FastifyPluginAsync<AppContext> = async (app, context) => {
-  const categories = (): Promise<Category[]> => categoryRegistry(context.directory);
+  const categories = (): Promise<Category[]> => keptCategoryRegistry(context.directory);
   const { staleAfterDays } = context.config;
   const hostsFreshness = () => freshnessOf(staleAfterDays, true);
 
   app.get('/', async (request, reply) => {
     const [listed, hosts] = await Promise.all([
-      listListedCategories(context.directory),
+      keptListedCategories(context.directory),
       listListedHosts(context.directory, { limit: 30, afterSlug: null, freshness: hostsFreshness() }),
     ]);
     return sendPage(reply, homePage(listed, hosts.hosts), 200, canonical(context, request, '/').head);
@@ -445,7 +445,7 @@ export const pageRoutes: FastifyPluginAsync<AppContext> = async (app, context) =
       const scope = { category: category.slug };
       const [{ page, view }, choices] = await Promise.all([
         listing(context, filters, problems, { cursor, path, params }, scope),
-        filterChoices(context.directory, scope),
+        keptFilterChoices(context.directory, scope),
       ]);
       const head = canonical(context, request, path, canonicalParams(filters, false)).head;
       return sendPage(reply, categoryPage(category, filters, choices, page, all, displayChoices(view)), page.problems.length > 0 ? 422 : 200, head);
@@ -461,7 +461,7 @@ export const pageRoutes: FastifyPluginAsync<AppContext> = async (app, context) =
       const [all, { page, view }, choices] = await Promise.all([
         categories(),
         listing(context, filters, problems, { cursor, path: '/search', params }, scope),
-        filterChoices(context.directory, scope),
+        keptFilterChoices(context.directory, scope),
       ]);
       const head = canonical(context, request, '/search', canonicalParams(filters, true)).head;
       return sendPage(reply, searchPage(filters, choices, page, all, displayChoices(view)), page.problems.length > 0 ? 422 : 200, head);

@@ -6,7 +6,7 @@ import type { Queryable } from '../db.js';
 import type { Freshness } from '../freshness.js';
 import { droppedSince } from '../price-history.js';
 import { specExpression } from './listed-product.js';
-import { namedWords, namesMatching } from './named-words.js';
+import { keptNamedWords, namesMatching } from './named-words.js';
 import type { ProductSearch } from './search.js';
 
 /** The WHERE clause of a search as it grows, with its parameters. */
@@ -137,7 +137,7 @@ function facetsOf(search: Pick<ProductSearch, 'location' | 'feature' | 'country'
  * provider changes what finds it at once.
  */
 async function matchTerms(db: Queryable, filters: Conditions, terms: SearchTerm[]): Promise<void> {
-  const names = await namedWords(db);
+  const names = await keptNamedWords(db);
   for (const term of terms) {
     const alternatives = [`p.search_text @@ to_tsquery('simple', ${filters.param(termQuery(term))})`];
     if (term.facet !== undefined) alternatives.push(`p.facets @> ${filters.param(JSON.stringify([term.facet]))}::jsonb`);

@@ -2,7 +2,7 @@
 import { facet } from '../../catalog/derived.js';
 import { COUNTRY_LABELS, placeOf } from '../../catalog/gazetteer.js';
 import type { Queryable } from '../db.js';
-import { LISTING_FIGURES_TTL_MS, recently } from './kept-figures.js';
+import { LISTING_FIGURES_TTL_MS, keptFigure } from './kept-figures.js';
 
 export interface FilterChoices {
   /** cities by the gazetteer's name; a location it does not know as listed */
@@ -17,8 +17,8 @@ export interface FilterChoices {
  * Locations, features and currencies to offer as filters, the most frequent first, read from a bounded sample
  * of the listing so that a category of a hundred thousand products costs no more than a small one.
  */
-export function filterChoices(db: Queryable, scope: { category?: string; hostSlug?: string }): Promise<FilterChoices> {
-  return recently(db, `choices:${scope.category ?? ''}:${scope.hostSlug ?? ''}`, LISTING_FIGURES_TTL_MS, () => sampleChoices(db, scope));
+export function keptFilterChoices(db: Queryable, scope: { category?: string; hostSlug?: string }): Promise<FilterChoices> {
+  return keptFigure(db, `choices:${scope.category ?? ''}:${scope.hostSlug ?? ''}`, LISTING_FIGURES_TTL_MS, () => sampleChoices(db, scope));
 }
 
 async function sampleChoices(db: Queryable, scope: { category?: string; hostSlug?: string }): Promise<FilterChoices> {

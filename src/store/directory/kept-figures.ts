@@ -23,7 +23,7 @@ export function keptFigures<V>(store: WeakMap<Queryable, Map<string, V>>, db: Qu
   return entries;
 }
 
-export function recently<T>(db: Queryable, key: string, ttlMs: number, compute: () => Promise<T>): Promise<T> {
+export function keptFigure<T>(db: Queryable, key: string, ttlMs: number, compute: () => Promise<T>): Promise<T> {
   const entries = keptFigures(recent, db);
   const kept = entries.get(key);
   const now = performance.now();

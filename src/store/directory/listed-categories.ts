@@ -1,7 +1,7 @@
 // The categories of the public directory: the registry as the pages show it, and each category's products counted.
 import { listCategories, type Category } from '../categories.js';
 import type { Queryable } from '../db.js';
-import { LISTING_FIGURES_TTL_MS, recently } from './kept-figures.js';
+import { LISTING_FIGURES_TTL_MS, keptFigure } from './kept-figures.js';
 
 export interface ListedCategory {
   slug: string;
@@ -16,8 +16,8 @@ export const CATEGORY_COUNT_CAP = 1000;
  * The category registry as the pages show it (kept LISTING_FIGURES_TTL_MS): categories are only ever added, so a
  * slug missing from it is looked up afresh (`category`) before a page says there is no such category.
  */
-export function categoryRegistry(db: Queryable): Promise<Category[]> {
-  return recently(db, 'category-registry', LISTING_FIGURES_TTL_MS, () => listCategories(db));
+export function keptCategoryRegistry(db: Queryable): Promise<Category[]> {
+  return keptFigure(db, 'category-registry', LISTING_FIGURES_TTL_MS, () => listCategories(db));
 }
 
 /** A category of the registry with every category, or null for a slug that is none (read afresh to be sure). */
@@ -27,12 +27,12 @@ export async function findCategory(db: Queryable, slug: string): Promise<{ categ
     return category ? { category, all } : null;
   };
   // The registry is read afresh only for a slug the kept one does not hold (a category added since).
-  return inRegistry(await categoryRegistry(db)) ?? inRegistry(await listCategories(db));
+  return inRegistry(await keptCategoryRegistry(db)) ?? inRegistry(await listCategories(db));
 }
 
 /** Every category with its listed products counted up to CATEGORY_COUNT_CAP (kept LISTING_FIGURES_TTL_MS). */
-export function listListedCategories(db: Queryable): Promise<ListedCategory[]> {
-  return recently(db, 'categories', LISTING_FIGURES_TTL_MS, () => countListedCategories(db));
+export function keptListedCategories(db: Queryable): Promise<ListedCategory[]> {
+  return keptFigure(db, 'categories', LISTING_FIGURES_TTL_MS, () => countListedCategories(db));
 }
 
 async function countListedCategories(db: Queryable): Promise<ListedCategory[]> {

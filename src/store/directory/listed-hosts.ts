@@ -3,7 +3,7 @@ import type { Queryable } from '../db.js';
 import { isStale, type Freshness } from '../freshness.js';
 import { PUBLIC_PROFILE_COLUMNS, publicProfileOf, type HostProfile } from '../hosts.js';
 import { iso, isoOrNull } from '../rows.js';
-import { LISTING_FIGURES_TTL_MS, recently } from './kept-figures.js';
+import { LISTING_FIGURES_TTL_MS, keptFigure } from './kept-figures.js';
 
 export interface ListedHost extends HostProfile {
   slug: string;
@@ -48,7 +48,7 @@ export async function listListedHosts(
     { prepared: true },
   );
   const listed = rows.slice(0, page.limit);
-  const counts = await productCounts(db, listed.map((row) => String(row.id)));
+  const counts = await keptProductCounts(db, listed.map((row) => String(row.id)));
   const hosts = listed.map((row) => toListedHost({ ...row, product_count: counts.get(String(row.id)) ?? 0 }, page.freshness));
   return { hosts, next: rows.length > page.limit ? (hosts.at(-1)?.slug ?? null) : null };
 }
@@ -58,9 +58,9 @@ export async function listListedHosts(
  * listing: counting a thousand products for each of the home page's 30 hosts cost PostgreSQL about 4 ms a view. A
  * host's own page counts its products afresh.
  */
-function productCounts(db: Queryable, hostIds: string[]): Promise<Map<string, number>> {
+function keptProductCounts(db: Queryable, hostIds: string[]): Promise<Map<string, number>> {
   if (hostIds.length === 0) return Promise.resolve(new Map());
-  return recently(db, `host-counts:${hostIds.join(',')}`, LISTING_FIGURES_TTL_MS, async () => {
+  return keptFigure(db, `host-counts:${hostIds.join(',')}`, LISTING_FIGURES_TTL_MS, async () => {
     const { rows } = await db.query<{ id: string; product_count: number }>(
       `SELECT h.id::text AS id, ${PRODUCT_COUNT} FROM unnest($1::bigint[]) AS h (id)`,
       [hostIds],

@@ -1,6 +1,6 @@
 // How a page of the listing is read: which index PostgreSQL is left to walk, and where it is kept from one.
 import type { Queryable } from '../db.js';
-import { recently, WORD_STATISTICS_TTL_MS } from './kept-figures.js';
+import { keptFigure, WORD_STATISTICS_TTL_MS } from './kept-figures.js';
 import type { ProductSearch } from './search.js';
 import { SORT_KEY, SPEC_SORT_KEYS, UNPRICED_SORT_KEY, type SortKey } from './sort-keys.js';
 
@@ -45,7 +45,7 @@ export function specIndexed(key: SortKey, search: Pick<ProductSearch, 'category'
 
 /** Whether the statistics of the last ANALYZE know each word (as a prefix) to occur in many products. */
 export function wordsAreCommon(db: Queryable, words: string[]): Promise<boolean> {
-  return recently(db, `common:${JSON.stringify(words)}`, WORD_STATISTICS_TTL_MS, () => wordShares(db, words));
+  return keptFigure(db, `common:${JSON.stringify(words)}`, WORD_STATISTICS_TTL_MS, () => wordShares(db, words));
 }
 
 async function wordShares(db: Queryable, words: string[]): Promise<boolean> {

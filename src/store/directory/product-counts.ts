@@ -39,7 +39,7 @@ export async function countProducts(db: Queryable, search: ProductSearch, cap: n
   const startedAt = performance.now();
   if (countedAt !== undefined) {
     if (startedAt - countedAt < LISTING_FIGURES_TTL_MS) return { count: cap, more: true };
-    // Counted again by this caller; the others, meanwhile, say what was counted last (as `recently` does).
+    // Counted again by this caller; the others, meanwhile, say what was counted last (as `keptFigure` does).
     broad.set(key, startedAt);
   }
   const { rows } = await db.query<{ n: number }>(
