@@ -104,7 +104,9 @@ export async function conditionsOf(db: Queryable, search: Omit<ProductSearch, 's
 
 /**
  * Confirmed within the freshness limit. The limit is written as the database's clock less the configuration's age in
- * seconds: the same text on every request, which PostgreSQL can estimate in a plan kept for every value.
+ * seconds: the same text on every request, which PostgreSQL can estimate in a plan kept for every value. As a
+ * parameter, it is estimated to hold for a third of the hosts, and a category's kept listing is planned afresh every
+ * time.
  */
 function confirmedWithin(freshness: Freshness, filters: Conditions): string {
   const seconds = freshness.staleAfterDays * 86_400;

@@ -39,7 +39,7 @@ async function countListedCategories(db: Queryable): Promise<ListedCategory[]> {
   const { rows: categories } = await db.query<{ slug: string; label: string }>('SELECT slug, label FROM categories ORDER BY label');
   if (categories.length === 0) return [];
   // One subquery per category with its slug written in (slugs are checked by the table: [a-z0-9_-]): planned for a
-  // parameter, PostgreSQL expects an average category and walked most of a million products for a small one.
+  // parameter, PostgreSQL expects an average category and read the directory through for each small one.
   const { rows } = await db.query<{ k: number; n: number }>(
     categories
       .map(

@@ -1,4 +1,5 @@
-// How a page of the listing is read: which index PostgreSQL is left to walk, and where it is kept from one.
+// How a page of the listing is read: which index PostgreSQL is left to walk, and where it is kept from one. What each
+// choice keeps PostgreSQL from doing is shown by test/store/search-plans.test.ts.
 import type { Queryable } from '../db.js';
 import { keptFigure, WORD_STATISTICS_TTL_MS } from './kept-figures.js';
 import type { ProductSearch } from './search.js';
@@ -18,8 +19,12 @@ export function hostIndexed(key: SortKey, textLeads: boolean): boolean {
  */
 const COMMON_WORD_SHARE = 0.005;
 
-/** The rows a bounded walk reads at most: what a page of matches as common as COMMON_WORD_SHARE fills on average. */
-export function walkBound(limit: number): number {
+/**
+ * The rows a sort index is walked for words each common, which may be rare together: what a page of matches as common
+ * as COMMON_WORD_SHARE fills on average. Taking the words as independent, PostgreSQL expects many products to hold
+ * them all and walks the index whole for a page that never fills.
+ */
+export function rareTogetherWalkBound(limit: number): number {
   return Math.ceil((limit + 1) / COMMON_WORD_SHARE);
 }
 
@@ -43,7 +48,11 @@ export function specIndexed(key: SortKey, search: Pick<ProductSearch, 'category'
   return key === SORT_KEY.ram_gb && search.category !== undefined;
 }
 
-/** Whether the statistics of the last ANALYZE know each word (as a prefix) to occur in many products. */
+/**
+ * Whether the statistics of the last ANALYZE (pg_stats.most_common_elems) know each word, as a prefix, to occur in
+ * many products: a rare word is then searched with the text index leading (searchProducts), rather than by a walk of
+ * the sort index that reads the listing through for it. Kept WORD_STATISTICS_TTL_MS: they change only with ANALYZE.
+ */
 export function wordsAreCommon(db: Queryable, words: string[]): Promise<boolean> {
   return keptFigure(db, `common:${JSON.stringify(words)}`, WORD_STATISTICS_TTL_MS, () => wordShares(db, words));
 }

@@ -4,7 +4,7 @@ import type { Freshness } from '../freshness.js';
 import { RATES_VERSION } from '../rates.js';
 import { conditionsOf, type Conditions } from './conditions.js';
 import { productColumns, toListedProduct, type ListedProduct } from './listed-product.js';
-import { hostIndexed, specIndexed, walkBound, walkIndexed, wordsAreCommon } from './plan-choice.js';
+import { hostIndexed, specIndexed, rareTogetherWalkBound, walkIndexed, wordsAreCommon } from './plan-choice.js';
 import type { Keyset, ProductSearch } from './search.js';
 import { NATIVE_PRICE_KEY, segmented, SORT_KEY, UNPRICED_KEY, UNPRICED_SORT_KEY, type SortKey } from './sort-keys.js';
 
@@ -24,26 +24,28 @@ export async function searchProducts(
   const version: VersionRead = { wanted: options.ratesVersion === true };
   // A host's listing is read by the host and sorted (unless in id order or by its base price, which indexes of the
   // host's serve), and a spec sort no index serves sorts every product with the spec: the page is chosen among narrow
-  // rows, and only the page's rows are read whole (a spec sort across a million products: about half the CPU, and
-  // PostgreSQL may share the scan among its workers). Elsewhere a sort index is walked, or a text search's few matches
-  // sorted, where reading the page's rows a second time would cost more than it saves.
+  // rows, and only the page's rows are read whole, where PostgreSQL would sort every row whole (a spec sort across a
+  // million products: about half the CPU, and PostgreSQL may share the scan among its workers). Elsewhere a sort index
+  // is walked, or a text search's few matches sorted, where reading the page's rows a second time would cost more than
+  // it saves.
   const pageOf = async (conditions: Conditions, key: SortKey, page: Pick<ProductSearch, 'order' | 'limit'>, textLeads: boolean, after: Keyset | null) => {
     const hostSorts = search.hostSlug !== undefined && !hostIndexed(key, textLeads);
-    const how = { textLeads, narrow: hostSorts || !specIndexed(key, search) };
+    const how = { textLeads, narrowSort: hostSorts || !specIndexed(key, search) };
     if (textLeads || search.hostSlug !== undefined || words.length === 0 || !walkIndexed(key, search)) {
       return readPage(db, conditions, key, page, how, after, version);
     }
     // Words each common may still be rare together ("ryzen xeon": a tenth of the products each, none both), and the
     // statistics cannot tell: the sort index is walked for at most the rows a page of matches as common as a common
     // word would fill, and a page not filled within them is read again with the words leading. Both are exact.
-    const walked = await readPage(db, conditions.copy(), key, page, { ...how, walkAtMost: walkBound(page.limit) }, after, version);
+    const walked = await readPage(db, conditions.copy(), key, page, { ...how, walkAtMost: rareTogetherWalkBound(page.limit) }, after, version);
     return walked.more ? walked : readPage(db, conditions, key, page, { ...how, textLeads: true }, after, version);
   };
   const pageResult = (rows: Record<string, unknown>[], more: boolean, freshness: Freshness) => ({ ...resultOf(rows, more, freshness), ...version.read });
-  // PostgreSQL guesses that a word it has no statistics for matches 0.5 % of the rows, and then walks the sort
-  // index looking for it: for a rare word that reads the whole listing. Unless every word is known to be common,
-  // the sort is put on an expression no index covers (same values, same order), so that the text index leads
-  // and only the matches are sorted. Common words keep the walk, which finds a page of them in a few rows.
+  // PostgreSQL guesses that a word it has no statistics for matches 0.5 % of the rows (a prefix 2 %, while its
+  // statistics hold fewer than a hundred common words), and then walks the sort index looking for it: for a rare word
+  // that reads the whole listing. Unless every word is known to be common, the sort is put on an expression no index
+  // covers (`unwalkable`: same values, same order), so that the text index leads and only the matches are sorted.
+  // Common words keep the walk, bounded, which finds a page of them in a few rows.
   const words = filters.wordsDecidingPlan;
   const textLeads = words.length > 0 && !(await wordsAreCommon(db, words));
   if (!segmented(search.sort)) {
@@ -88,7 +90,7 @@ interface VersionRead {
 /**
  * Up to `limit` rows (and whether there are more) of one segment of the listing, in (sort key, id) order. A limit
  * of 0 only tells whether the segment has a row. Until the rates' version is read, it is asked for when `version` wants it.
- * `textLeads`: sorted on an expression no index covers (see searchProducts); `narrow`: the page is chosen among the
+ * `textLeads`: sorted on an expression no index covers (see searchProducts); `narrowSort`: the page is chosen among the
  * matches' ids and sort keys, and then its rows are read whole, so that sorting many matches moves narrow rows.
  */
 async function readPage(
@@ -96,7 +98,7 @@ async function readPage(
   conditions: Conditions,
   key: SortKey,
   search: Pick<ProductSearch, 'order' | 'limit'>,
-  how: { textLeads: boolean; narrow: boolean; walkAtMost?: number },
+  how: { textLeads: boolean; narrowSort: boolean; walkAtMost?: number },
   after: Keyset | null,
   version: VersionRead,
 ): Promise<{ rows: Record<string, unknown>[]; more: boolean }> {
@@ -122,14 +124,15 @@ async function readPage(
       ? 'products p'
       : `(SELECT p.*, ${key.expression} AS walk_key FROM products p WHERE ${walk.join(' AND ')}
           ORDER BY ${key.expression} ${direction}, p.id ${direction} LIMIT ${how.walkAtMost}) AS p`;
-  const sortedBy = how.walkAtMost !== undefined ? 'p.walk_key' : how.textLeads ? key.unindexed : key.expression;
+  const sortedBy = how.walkAtMost !== undefined ? 'p.walk_key' : how.textLeads ? key.unwalkable : key.expression;
   const order = `ORDER BY ${sortedBy} ${direction}, p.id ${direction}`;
-  // A page's size is written in (a whole number the query checked): planned for a parameter, PostgreSQL would expect a
-  // tenth of the rows and plan a kept statement afresh every time.
+  // A page's size is written in (a whole number the query checked): planned for a parameter, PostgreSQL expects a tenth
+  // of the rows, finds the plan it would keep dearer than planning for the values, and plans a kept statement afresh
+  // every time.
   const limit = `LIMIT ${Number.isInteger(search.limit) ? search.limit + 1 : conditions.param(search.limit + 1)}`;
   const matches = `FROM ${source} JOIN hosts h ON h.id = p.host_id WHERE ${where.join(' AND ')}`;
   const { rows } = await db.query(
-    how.narrow
+    how.narrowSort
       ? `SELECT ${columns}
          FROM (SELECT p.host_id, p.id ${matches} ${order} ${limit}) AS page
            JOIN products p ON p.host_id = page.host_id AND p.id = page.id JOIN hosts h ON h.id = p.host_id
