@@ -18,6 +18,12 @@ export interface QueryOptions {
    * values (a host's rows by its id, say): a search whose plan should follow its filters is planned each time.
    */
   prepared?: boolean;
+  /**
+   * Stop the statement once it has run this long: it then fails with StatementTimeoutError, and its connection serves
+   * on. PostgreSQL stops it (statement_timeout, set for the statement alone). PGlite has no timer to stop a statement
+   * with (it runs on the event loop): the embedded store runs every statement to its end.
+   */
+  timeoutMs?: number;
 }
 
 /** One statement of a batch: SQL with $1… placeholders, and their values. */
@@ -78,6 +84,17 @@ export class DatabaseUnavailableError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = 'DatabaseUnavailableError';
+  }
+}
+
+/** A statement stopped once it had run the time its caller gave it (QueryOptions.timeoutMs); the database is well. */
+export class StatementTimeoutError extends Error {
+  constructor(
+    readonly timeoutMs: number,
+    options?: { cause?: unknown },
+  ) {
+    super(`the statement ran ${timeoutMs} ms and was stopped`, options);
+    this.name = 'StatementTimeoutError';
   }
 }
 
