@@ -7,7 +7,7 @@ import fastifyCors from '@fastify/cors';
 import Fastify, { type FastifyError, type FastifyPluginAsync, type HTTPMethods, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import FindMyWay from 'find-my-way';
 import { newId } from '../catalog/ids.js';
-import { isUnavailable } from '../store/db.js';
+import { isUnavailable, StatementTimeoutError } from '../store/db.js';
 import { DirectoryBusyError, ReadShare } from '../store/read-share.js';
 import { AuthFailures } from './auth-failures.js';
 import type { AppContext } from './context.js';
@@ -49,6 +49,14 @@ export const HEADERS_TIMEOUT_MS = 10_000;
 
 /** How long a directory statement waits for its turn before the request is answered 503: as long as any request waits for a pool connection. */
 const DIRECTORY_WAIT_MS = 5_000;
+
+/**
+ * How long one statement of the directory's reads may run before PostgreSQL stops it and the request is answered 503:
+ * above the dearest answer the directory gives at a million products (a spec sort across every category, 1.2 s at p99
+ * on two cores), so that no listing a visitor can ask for is cut, and far below STATEMENT_TIMEOUT_MS, which a sync's
+ * statements need: a search too broad for its indexes holds one of the directory's connections for this long at most.
+ */
+const DIRECTORY_STATEMENT_TIMEOUT_MS = 2_000;
 
 /** The routes that answer without the database, before it has first been reached (the probe says why not ready). */
 const WITHOUT_DATABASE = new Set(['/healthz', '/readyz', '/api/v1/openapi.json', '/api/v1/problems/:slug', '/robots.txt', '/favicon.ico', '/favicon.svg']);
@@ -224,7 +232,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { logger = false, ...settings } = options;
   const syncSlots = new SyncSlots(settings.config.syncConcurrency, settings.config.syncQueueLimit);
   // However many and slow the visitors' reads, the providers and the operator keep connections of their own.
-  const directory = new ReadShare(settings.directory ?? settings.db, settings.config.directoryConcurrency, DIRECTORY_WAIT_MS);
+  const directory = new ReadShare(settings.directory ?? settings.db, settings.config.directoryConcurrency, DIRECTORY_WAIT_MS, DIRECTORY_STATEMENT_TIMEOUT_MS);
   const context: AppContext = {
     ...settings,
     directory,
@@ -323,6 +331,19 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         new Problem('SERVICE_UNAVAILABLE', 'the directory is answering as many requests as it may at once; retry after the seconds in Retry-After', {
           headers: retryAfter(),
         }),
+      );
+    }
+    if (error instanceof StatementTimeoutError) {
+      request.log.warn({ err: error }, 'directory read stopped at its time limit');
+      const seconds = error.timeoutMs / 1000;
+      return sendUnavailable(
+        request,
+        reply,
+        new Problem(
+          'SERVICE_UNAVAILABLE',
+          `this request took longer than the ${seconds} s the directory gives a read, and was stopped: a narrower search (a category, another word, a price limit) answers sooner; retry after the seconds in Retry-After`,
+          { headers: retryAfter() },
+        ),
       );
     }
     if (isUnavailable(error)) {

@@ -5,7 +5,7 @@ import { CURRENCY_CODE_PATTERN } from '../catalog/currency.js';
 import { COUNTRY_LABELS } from '../catalog/gazetteer.js';
 import { idPattern } from '../catalog/ids.js';
 import { DISK_TYPES, NUMERIC_SPEC_KEYS, NUMERIC_SPECS, UNLIMITED, type NumericSpec } from '../catalog/specs.js';
-import type { DirectorySort, Keyset, ProductSearch, SortOrder, SpecRange } from '../store/directory.js';
+import type { DirectorySort, Keyset, ProductSearch, SortOrder, SpecRange } from '../store/directory/search.js';
 import { BASE_CURRENCY, type RateTable } from '../catalog/rates.js';
 import { dayBefore, freshnessOf } from '../store/freshness.js';
 import { Problem } from './problems.js';

@@ -3,7 +3,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { BASE_CURRENCY, type RateTable } from '../catalog/rates.js';
 import { trueCost, type TrueCost } from '../catalog/true-cost.js';
-import type { ListedProduct } from '../store/directory.js';
+import type { ListedProduct } from '../store/directory/listed-product.js';
 import type { PriceContext } from '../store/rates.js';
 import { Problem } from './problems.js';
 

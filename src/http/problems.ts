@@ -110,7 +110,7 @@ export const PROBLEM_TYPES = {
     status: 503,
     slug: 'service-unavailable',
     title: 'Service unavailable',
-    about: 'The database is unreachable, the server is shutting down or is busy. Retry after the number of seconds in Retry-After. A sync answered so was not applied ("nothing was changed"), unless the answer says its outcome is unknown: then send it again with the same Idempotency-Key, or look for its sync_id in GET /api/v1/sync/runs.',
+    about: 'The database is unreachable, the server is shutting down or is busy, or a read of the directory took longer than it may (a narrower search answers sooner). Retry after the number of seconds in Retry-After. A sync answered so was not applied ("nothing was changed"), unless the answer says its outcome is unknown: then send it again with the same Idempotency-Key, or look for its sync_id in GET /api/v1/sync/runs.',
   },
 } as const satisfies Record<string, ProblemType>;
 

@@ -19,10 +19,17 @@ export interface QueryOptions {
    */
   prepared?: boolean;
   /**
-   * Give up on the answer after this long (PostgreSQL): the statement fails as unavailable, and its connection is
-   * discarded rather than reused. For a probe that must not wait as long as a request's statement may.
+   * Stop the statement once it has run this long: it then fails with StatementTimeoutError, and its connection serves
+   * on. PostgreSQL stops it (statement_timeout, set for the statement alone). PGlite has no timer to stop a statement
+   * with (it runs on the event loop): the embedded store runs every statement to its end.
    */
   timeoutMs?: number;
+  /**
+   * Give up waiting for the answer after this long (PostgreSQL), even when the server cannot say so (a stalled link):
+   * the statement fails as unavailable, and its connection is discarded rather than reused. For a probe that must not
+   * wait as long as a request's statement may.
+   */
+  giveUpAfterMs?: number;
 }
 
 /** One statement of a batch: SQL with $1… placeholders, and their values. */
@@ -86,6 +93,17 @@ export class DatabaseUnavailableError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = 'DatabaseUnavailableError';
+  }
+}
+
+/** A statement stopped once it had run the time its caller gave it (QueryOptions.timeoutMs); the database is well. */
+export class StatementTimeoutError extends Error {
+  constructor(
+    readonly timeoutMs: number,
+    options?: { cause?: unknown },
+  ) {
+    super(`the statement ran ${timeoutMs} ms and was stopped`, options);
+    this.name = 'StatementTimeoutError';
   }
 }
 

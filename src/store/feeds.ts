@@ -1,7 +1,9 @@
 // What the directory's feeds read: price drops matching a search (its Atom feed), the change feed of every applied
 // sync (for aggregators), and a validator of the directory's state for the streamed exports.
 import type { Queryable } from './db.js';
-import { conditionsOf, productColumns, toListedProduct, type ListedProduct, type ProductSearch } from './directory.js';
+import { conditionsOf } from './directory/conditions.js';
+import { productColumns, toListedProduct, type ListedProduct } from './directory/listed-product.js';
+import type { ProductSearch } from './directory/search.js';
 import { iso } from './rows.js';
 import { decodeRunActions, RUN_ACTIONS_COLUMN, RUN_ACTIONS_JOIN } from './sync-runs.js';
 

@@ -10,6 +10,7 @@ import {
   DatabaseUnavailableError,
   isUnavailable,
   retryingConflicts,
+  StatementTimeoutError,
   type BatchOptions,
   type Database,
   type PoolStats,
@@ -56,7 +57,20 @@ function literal(value: unknown): string {
   if (typeof value === 'string') return quote(value);
   if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return `'${String(value)}'`;
   if (value instanceof Date) return `'${value.toISOString()}'`;
+  if (Array.isArray(value)) return quote(arrayText(value));
   throw new TypeError(`cannot write a ${typeof value} as a SQL literal`);
+}
+
+/** A list of plain values as PostgreSQL reads an array's text, as pg sends it: `{"a","b \\"c\\"",NULL}`. */
+function arrayText(values: readonly unknown[]): string {
+  const element = (value: unknown) => {
+    if (value === null || value === undefined) return 'NULL';
+    if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'bigint' && typeof value !== 'boolean') {
+      throw new TypeError(`cannot write a ${typeof value} in an array literal`);
+    }
+    return `"${String(value).replace(/[\\"]/g, '\\$&')}"`;
+  };
+  return `{${values.map(element).join(',')}}`;
 }
 
 /**
@@ -136,6 +150,42 @@ interface PooledSession extends Session, Transaction {
   inTransaction(statements: readonly Statement[]): Promise<QueryResult<Row>[]>;
 }
 
+/**
+ * One statement stopped by PostgreSQL once it has run `timeoutMs`, in the same round trip as the setting: `SET LOCAL`
+ * and the statement sent together run in one implicit transaction, so the setting ends with it. The connection goes
+ * back to the pool as it came, and through a pooler in transaction mode (which passes no session setting on and hands
+ * each transaction any server connection) the setting travels with its statement. A statement kept prepared is sent
+ * with it over the extended protocol; any other as one simple query, its values written in. Stopped, the statement
+ * fails with StatementTimeoutError and the connection is kept: the statement, not the database, took long.
+ */
+async function withinTime<R>(
+  session: PooledSession,
+  prepared: PreparedStatements | null,
+  statement: Statement,
+  options: QueryOptions & { timeoutMs: number },
+): Promise<QueryResult<R>> {
+  const limit = { sql: `SET LOCAL statement_timeout = ${Math.max(1, Math.ceil(options.timeoutMs))}` };
+  try {
+    const results =
+      options.prepared && prepared
+        ? await new Batch([limit, statement], prepared, nameOn(prepared)).run(session.client)
+        : await session.queries([limit, statement]);
+    return results[1] as QueryResult<R>;
+  } catch (error) {
+    if (sqlStateOf(error) === QUERY_CANCELED) throw new StatementTimeoutError(options.timeoutMs, { cause: error });
+    throw wrap(error);
+  }
+}
+
+/** SQLSTATE of a statement cancelled, by its statement_timeout among others. */
+const QUERY_CANCELED = '57014';
+
+/** The SQLSTATE of a server's error, as pg gives it or wrapped as DatabaseUnavailableError. */
+function sqlStateOf(error: unknown): unknown {
+  const { code, cause } = (error ?? {}) as { code?: unknown; cause?: unknown };
+  return code ?? (cause as { code?: unknown } | undefined)?.code;
+}
+
 function wrap(error: unknown): unknown {
   if (isUnavailable(error) && !(error instanceof DatabaseUnavailableError)) {
     return new DatabaseUnavailableError(error instanceof Error ? error.message : String(error), { cause: error });
@@ -188,11 +238,15 @@ export class PostgresDatabase implements Database {
   }
 
   async #query<R>(sql: string, params?: readonly unknown[], options?: QueryOptions): Promise<QueryResult<R>> {
+    const timeoutMs = options?.timeoutMs;
+    if (timeoutMs !== undefined) {
+      return this.#session((session) => withinTime<R>(session, this.#facts.get(session.client)?.prepared ?? null, { sql, params }, { ...options, timeoutMs }));
+    }
     if (options?.prepared) return this.session((session) => session.query<R>(sql, params, options));
     try {
       const values = params as unknown[] | undefined;
-      const result = await (options?.timeoutMs
-        ? this.pool.query({ text: sql, values, query_timeout: options.timeoutMs } as pg.QueryConfig)
+      const result = await (options?.giveUpAfterMs
+        ? this.pool.query({ text: sql, values, query_timeout: options.giveUpAfterMs } as pg.QueryConfig)
         : this.pool.query(sql, values));
       return { rows: result.rows as R[], rowCount: result.rowCount ?? 0 };
     } catch (error) {

@@ -1,6 +1,6 @@
-// The public directory's share of a process's database connections: at most so many of its statements at once, so
-// that however slow or many the visitors' searches, the providers' syncs and reads and the operator's requests keep
-// connections of their own.
+// The public directory's share of a process's database connections: at most so many of its statements at once, each
+// for a bounded time, so that however slow or many the visitors' searches, the providers' syncs and reads and the
+// operator's requests keep connections of their own.
 import type { QueryOptions, Queryable, QueryResult, Row } from './db.js';
 
 /** Every statement the directory may run at once is running, and a caller waited as long as it may for its turn. */
@@ -11,7 +11,10 @@ export class DirectoryBusyError extends Error {
   }
 }
 
-/** A Queryable that runs at most `limit` statements at once; the others wait their turn, first come first served, up to `waitMs`. */
+/**
+ * A Queryable that runs at most `limit` statements at once, each stopped once it has run `statementTimeoutMs` (see
+ * QueryOptions.timeoutMs); the others wait their turn, first come first served, up to `waitMs`.
+ */
 export class ReadShare implements Queryable {
   #running = 0;
   readonly #waiting: (() => void)[] = [];
@@ -20,12 +23,13 @@ export class ReadShare implements Queryable {
     readonly db: Queryable,
     readonly limit: number,
     readonly waitMs: number,
+    readonly statementTimeoutMs: number,
   ) {}
 
   async query<R = Row>(sql: string, params?: readonly unknown[], options?: QueryOptions): Promise<QueryResult<R>> {
     await this.#turn();
     try {
-      return await this.db.query<R>(sql, params, options);
+      return await this.db.query<R>(sql, params, { ...options, timeoutMs: this.statementTimeoutMs });
     } finally {
       this.#done();
     }

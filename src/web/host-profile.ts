@@ -2,7 +2,7 @@
 // checks accepted (https, no credentials); they are marked nofollow, and open nothing with a handle on this page.
 import { countryName } from '../catalog/host-profile.js';
 import type { PricedProduct } from '../http/listed-prices.js';
-import type { ListedHost } from '../store/directory.js';
+import type { ListedHost } from '../store/directory/listed-hosts.js';
 import { html, type Html } from './html.js';
 
 export function hostProfile(host: ListedHost): Html {

@@ -2,8 +2,11 @@
 import { COUNTRY_LABELS, placeOf } from '../catalog/gazetteer.js';
 import { DISK_TYPES, FAMILY_SPECS, formatSpecValue, NUMERIC_SPECS, SPEC_LABELS, specFamily, type NumericSpec, type SpecKey } from '../catalog/specs.js';
 import type { Category } from '../store/categories.js';
-import type { DirectorySort, FilterChoices, ListedCategory, ListedHost, ListedProduct, SortOrder } from '../store/directory.js';
-import { CATEGORY_COUNT_CAP } from '../store/directory.js';
+import type { FilterChoices } from '../store/directory/filter-choices.js';
+import { CATEGORY_COUNT_CAP, type ListedCategory } from '../store/directory/listed-categories.js';
+import type { ListedHost } from '../store/directory/listed-hosts.js';
+import type { ListedProduct } from '../store/directory/listed-product.js';
+import type { DirectorySort, SortOrder } from '../store/directory/search.js';
 import type { PricePoint } from '../store/price-history.js';
 import { resultTable, specPageSort, tableColumns } from './table.js';
 import { formatAgo, formatCount, formatDate, formatDuration, formatPrice, periodLabel, periodSuffix, placeLabel, PRICE_ON_REQUEST, specLabel } from './format.js';

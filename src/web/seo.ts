@@ -1,7 +1,7 @@
 // What search engines read besides the pages: robots.txt, the sitemap (sitemaps.org protocol 0.9) and schema.org
 // structured data of a product page.
 import type { CanonicalPeriod } from '../catalog/billing-periods.js';
-import type { ListedProduct } from '../store/directory.js';
+import type { ListedProduct } from '../store/directory/listed-product.js';
 import { Html } from './html.js';
 
 /** Paths no crawler should ask for: the operator's and the providers' APIs, the probes. */

@@ -1,7 +1,7 @@
 // The table view of a result list: one row per plan, the family's normalized specs as columns, each column header
 // a link that sorts by it (server-side, so keyset paging stays right), and a checkbox per row to compare plans.
 import { FAMILY_SPECS, formatSpecValue, NUMERIC_SPEC_KEYS, SPEC_LABELS, specFamily, type NumericSpec, type SpecKey } from '../catalog/specs.js';
-import type { ListedProduct } from '../store/directory.js';
+import type { ListedProduct } from '../store/directory/listed-product.js';
 import { html, type Html } from './html.js';
 
 /** The spec columns of a table of the given category (its family's), or of every family's common ones. */

@@ -174,7 +174,7 @@ describe.each(STORES)('public directory API (%s store)', (store) => {
   });
 
   it("walks one host's listing in every sort and order, each of its products once", async () => {
-    // A host's listing chooses its page among narrow rows and then reads them whole (store/directory.ts).
+    // A host's listing chooses its page among narrow rows and then reads them whole (store/directory/product-listing.ts).
     const hosts = [...new Set(listed.map((p) => p.host))];
     expect(hosts.length).toBeGreaterThan(1);
     for (const host of hosts) {

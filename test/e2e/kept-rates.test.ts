@@ -1,7 +1,7 @@
 // Each server process keeps the rates it prices pages at, and every search reads the rates' version beside its rows
-// (src/store/rates.ts, and pricedSearch in src/store/directory.ts): a rates import through another process shows on
-// the very next page, a display currency is refused only on rates read afresh, and a currency a sync brings without a
-// rate is named as soon as a page shows one of its products.
+// (src/store/rates.ts, and pricedSearch in src/store/directory/priced-search.ts): a rates import through another
+// process shows on the very next page, a display currency is refused only on rates read afresh, and a currency a sync
+// brings without a rate is named as soon as a page shows one of its products.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { admin, call, onboard, product, sync, type Onboarded } from '../support/api.js';
 import { startServer, type TestServer } from '../support/server.js';

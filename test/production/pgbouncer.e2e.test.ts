@@ -184,6 +184,27 @@ describe('through PgBouncer in transaction mode', () => {
     );
   });
 
+  it("stops a directory read at its time limit through the pooler too (SET LOCAL, in the read's transaction), and answers the next", async () => {
+    const locker = new pg.Client({ connectionString: database.url });
+    await locker.connect();
+    try {
+      const search = () => call(servers[0]!, 'GET', '/api/v1/directory/products?q=cloud&limit=3');
+      expect((await search()).status).toBe(200);
+      // The rates' version, which a search reads beside its products, held by another session: the search waits on it.
+      await locker.query('BEGIN');
+      await locker.query('LOCK TABLE exchange_rates_version IN ACCESS EXCLUSIVE MODE');
+      const stopped = await search();
+      expect(stopped.status, stopped.text).toBe(503);
+      expect(stopped.body).toMatchObject({ code: 'SERVICE_UNAVAILABLE', detail: expect.stringMatching(/took longer than the 2 s the directory gives a read/) });
+      await locker.query('ROLLBACK');
+      const again = await search();
+      expect(again.status).toBe(200);
+      expect(again.body.products).toHaveLength(3);
+    } finally {
+      await locker.end();
+    }
+  });
+
   it('applies each of 10 hosts exactly once when each sends 3 syncs at once to the three processes', async () => {
     const hosts = await Promise.all(Array.from({ length: 10 }, (_, h) => onboard(servers[h % 3]!, `Crowd Hosting ${h}`)));
     const answers = await Promise.all(

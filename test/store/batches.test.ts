@@ -23,9 +23,16 @@ describe('simpleQueryText', () => {
     );
   });
 
+  it('writes a list as the text of an array, each element quoted', () => {
+    expect(simpleQueryText([{ sql: 'SELECT $1::text[], $2::bigint[]', params: [['a', 'b "c"', null], [1, 2]] }])).toBe(
+      `SELECT '{"a","b \\"c\\"",NULL}'::text[], '{"1","2"}'::bigint[]`.replace(`'{"a"`, ` E'{"a"`).replaceAll('\\"', '\\\\"'),
+    );
+  });
+
   it('refuses a placeholder without a value, and values it cannot write', () => {
     expect(() => simpleQueryText([{ sql: 'SELECT $2', params: ['one'] }])).toThrow(/\$2 has no value/);
     expect(() => simpleQueryText([{ sql: 'SELECT $1', params: [{ a: 1 }] }])).toThrow(TypeError);
+    expect(() => simpleQueryText([{ sql: 'SELECT $1', params: [[['nested']]] }])).toThrow(TypeError);
   });
 });
 
@@ -70,6 +77,20 @@ describe.each(STORES)('batches on the %s store', (kind) => {
           ]),
         );
         expect(results.map((r) => r.rows)).toEqual([[{ a, b }], [{ c: `'; SELECT 1; --${a}$2` }]]);
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it('returns every string and list exactly as sent in a statement given a time limit (one simple query on PostgreSQL)', async () => {
+    const unit = fc.oneof(fc.constantFrom("'", '\\', '"', '{', '}', ',', 'NULL', ' ', '$1'), fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }));
+    const text = fc
+      .string({ unit, maxLength: 20 })
+      .filter((s) => !s.includes('\u0000') && !/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(s));
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.option(text, { nil: null }), { maxLength: 5 }), text, async (list, a) => {
+        const { rows } = await db.query('SELECT $1::text[] AS list, $2::text AS a', [list, a], { timeoutMs: 10_000 });
+        expect(rows).toEqual([{ list, a }]);
       }),
       { numRuns: 60 },
     );

@@ -4,7 +4,8 @@
 // server holds is asked of the server itself, on the one connection the adapter has.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Queryable } from '../../src/store/db.js';
-import { findListedProduct, searchProducts } from '../../src/store/directory.js';
+import { findListedProduct } from '../../src/store/directory/listed-product.js';
+import { searchProducts } from '../../src/store/directory/product-listing.js';
 import { freshnessOf } from '../../src/store/freshness.js';
 import { insertHost } from '../../src/store/hosts.js';
 import { migrate } from '../../src/store/migrate.js';

@@ -1,10 +1,11 @@
-// Words each common in the directory may be rare together, which PostgreSQL's statistics cannot tell: a search for
-// them walks the sort index for a bounded number of rows, and a page it cannot fill there is read again with the
-// words leading (store/directory.ts, searchProducts). Whichever way a page is found, it must be the exact page:
-// every match, in order, page after page, in every walkable sort, on both stores.
+// Words each common in the directory may be rare together, which PostgreSQL's statistics cannot tell: a search for them
+// walks the sort index for a bounded number of rows, and a page it cannot fill there is read again with the words
+// leading (store/directory/product-listing.ts, searchProducts). Whichever way a page is found, it must be the exact
+// page: every match, in order, page after page, in every walkable sort, on both stores.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/store/db.js';
-import { searchProducts, type ProductSearch } from '../../src/store/directory.js';
+import { searchProducts } from '../../src/store/directory/product-listing.js';
+import type { ProductSearch } from '../../src/store/directory/search.js';
 import { insertHost } from '../../src/store/hosts.js';
 import { openTestDatabase } from '../support/databases.js';
 import { searchOf } from '../support/searches.js';

@@ -6,7 +6,7 @@ import { CURRENCY_CODE_PATTERN, STORED_CURRENCY_PATTERN } from '../../catalog/cu
 import { idPattern } from '../../catalog/ids.js';
 import { BASE_CURRENCY } from '../../catalog/rates.js';
 import { listCategories } from '../../store/categories.js';
-import { findListedProducts, type ListedProduct } from '../../store/directory.js';
+import { findListedProducts, type ListedProduct } from '../../store/directory/listed-product.js';
 import { productNames } from '../../store/products.js';
 import { currentRates } from '../../store/rates.js';
 import type { Queryable } from '../../store/db.js';

@@ -8,7 +8,12 @@ import { idPattern } from '../../catalog/ids.js';
 import { CONTENT_OUTPUT } from '../../catalog/product-fields.js';
 import { HOST_SLUG_PATTERN, isHostSlug } from '../../catalog/slugs.js';
 import { DISK_TYPES, NUMERIC_SPEC_KEYS, NUMERIC_SPECS, UNLIMITED } from '../../catalog/specs.js';
-import { countProducts, filterChoices, findListedHost, findListedProduct, listListedHosts, pricedSearch, type ProductSearch } from '../../store/directory.js';
+import { keptFilterChoices } from '../../store/directory/filter-choices.js';
+import { findListedHost, listListedHosts } from '../../store/directory/listed-hosts.js';
+import { findListedProduct } from '../../store/directory/listed-product.js';
+import { pricedSearch } from '../../store/directory/priced-search.js';
+import { countProducts } from '../../store/directory/product-counts.js';
+import type { ProductSearch } from '../../store/directory/search.js';
 import { dayBefore, freshnessOf } from '../../store/freshness.js';
 import { listedPriceHistory, PRICE_HISTORY_MAX_CHANGES } from '../../store/price-history.js';
 import { currentRates, type PriceContext } from '../../store/rates.js';
@@ -224,7 +229,7 @@ export const directoryRoutes: FastifyPluginAsync<AppContext> = async (app, conte
         (prices) => searchOf(query, prices),
         async (search) => (count ? countProducts(context.directory, search, COUNT_CAP) : undefined),
       ),
-      filterChoices(context.directory, scope),
+      keptFilterChoices(context.directory, scope),
     ]);
     const view = viewOf(query, prices);
     const answer = {

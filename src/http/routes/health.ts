@@ -26,7 +26,7 @@ export const healthRoutes: FastifyPluginAsync<AppContext> = async (app, context)
   // Its own bound, far below a request's statement timeout: a health query stuck on a stalled link is given up after
   // it (its connection discarded), and the next check asks again, so that /readyz says 200 soon after the database
   // is back rather than once the stuck query times out.
-  const database = healthProbe(() => context.db.query('SELECT 1 AS ready', [], { timeoutMs: HEALTH_QUERY_TIMEOUT_MS }));
+  const database = healthProbe(() => context.db.query('SELECT 1 AS ready', [], { giveUpAfterMs: HEALTH_QUERY_TIMEOUT_MS }));
   app.get('/readyz', { schema: readiness }, async () => {
     if (context.lifecycle.closing) {
       throw new Problem('SERVICE_UNAVAILABLE', 'the server is shutting down', { headers: retryAfter() });

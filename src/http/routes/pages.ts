@@ -4,19 +4,13 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { Category } from '../../store/categories.js';
 import { COUNTRY_LABELS } from '../../catalog/gazetteer.js';
 import { DISK_TYPES, NUMERIC_SPEC_KEYS, NUMERIC_SPECS, SPEC_LABELS, type NumericSpec } from '../../catalog/specs.js';
-import {
-  categoryRegistry,
-  countProducts,
-  filterChoices,
-  findCategory,
-  findListedHost,
-  findListedProduct,
-  listListedCategories,
-  listListedHosts,
-  pricedSearch,
-  termsMatchingNothing,
-  type ProductSearch,
-} from '../../store/directory.js';
+import { keptFilterChoices } from '../../store/directory/filter-choices.js';
+import { keptCategoryRegistry, findCategory, keptListedCategories } from '../../store/directory/listed-categories.js';
+import { findListedHost, listListedHosts } from '../../store/directory/listed-hosts.js';
+import { findListedProduct } from '../../store/directory/listed-product.js';
+import { pricedSearch } from '../../store/directory/priced-search.js';
+import { countProducts, termsMatchingNothing } from '../../store/directory/product-counts.js';
+import type { ProductSearch } from '../../store/directory/search.js';
 import { html, Html } from '../../web/html.js';
 import { jsonLdScript, productStructuredData } from '../../web/seo.js';
 import {
@@ -281,7 +275,7 @@ async function resultPage(
 ): Promise<PricedPage> {
   const [{ search, page, prices, beside: count }, choices] = await Promise.all([
     pricedSearch(context.directory, build, (search) => countProducts(context.directory, search, COUNT_CAP)),
-    filterChoices(context.directory, shown.scope),
+    keptFilterChoices(context.directory, shown.scope),
   ]);
   const view = pageView(context, shown.filters, prices);
   const cursor = encodeSearchCursor(search.sort, search.order, page.next);
@@ -457,14 +451,14 @@ export function sendUnavailablePage(reply: FastifyReply, problem: Problem): Fast
 }
 
 export const pageRoutes: FastifyPluginAsync<AppContext> = async (app, context) => {
-  const categories = (): Promise<Category[]> => categoryRegistry(context.directory);
+  const categories = (): Promise<Category[]> => keptCategoryRegistry(context.directory);
   const { staleAfterDays } = context.config;
   const hostsFreshness = () => freshnessOf(staleAfterDays, true);
   app.addHook('onRequest', redirectToCanonical(context));
 
   app.get('/', async (request, reply) => {
     const [listed, hosts] = await Promise.all([
-      listListedCategories(context.directory),
+      keptListedCategories(context.directory),
       listListedHosts(context.directory, { limit: 30, afterSlug: null, freshness: hostsFreshness() }),
     ]);
     return sendPage(reply, homePage(listed, hosts.hosts), 200, canonical(context, request, '/').head);
@@ -510,7 +504,7 @@ export const pageRoutes: FastifyPluginAsync<AppContext> = async (app, context) =
       const scope = { category: category.slug };
       const [{ page, view }, choices] = await Promise.all([
         listing(context, filters, problems, { cursor, path, params }, scope),
-        filterChoices(context.directory, scope),
+        keptFilterChoices(context.directory, scope),
       ]);
       const head = canonical(context, request, path, canonicalParams(filters, false)).head;
       return sendPage(reply, categoryPage(category, filters, choices, page, all, displayChoices(view)), page.problems.length > 0 ? 422 : 200, head);
@@ -526,7 +520,7 @@ export const pageRoutes: FastifyPluginAsync<AppContext> = async (app, context) =
       const [all, { page, view }, choices] = await Promise.all([
         categories(),
         listing(context, filters, problems, { cursor, path: '/search', params }, scope),
-        filterChoices(context.directory, scope),
+        keptFilterChoices(context.directory, scope),
       ]);
       const head = canonical(context, request, '/search', canonicalParams(filters, true)).head;
       return sendPage(reply, searchPage(filters, choices, page, all, displayChoices(view)), page.problems.length > 0 ? 422 : 200, head);

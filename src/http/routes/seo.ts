@@ -3,7 +3,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyPluginAsync } from 'fastify';
 import { idPattern } from '../../catalog/ids.js';
 import { HOST_SLUG_PATTERN } from '../../catalog/slugs.js';
-import { listListedCategories } from '../../store/directory.js';
+import { keptListedCategories } from '../../store/directory/listed-categories.js';
 import { sitemapHostRanges, sitemapHosts, sitemapProductRanges, sitemapProducts, type SitemapEntry, type SitemapRange } from '../../store/sitemap.js';
 import { FAVICON_ICO, FAVICON_SVG } from '../../web/favicon.js';
 import { queryString } from '../../web/html.js';
@@ -58,7 +58,7 @@ export const seoRoutes: FastifyPluginAsync<AppContext> = async (app, context) =>
 
   app.get('/sitemaps/pages.xml', async (request, reply) => {
     const base = publicBaseUrl(config, request);
-    const categories = (await listListedCategories(context.directory)).filter((category) => category.product_count > 0);
+    const categories = (await keptListedCategories(context.directory)).filter((category) => category.product_count > 0);
     reply.type(XML);
     return (
       URLSET_OPEN +

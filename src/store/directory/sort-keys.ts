@@ -1,0 +1,43 @@
+// The key of each sort as SQL, and the segments of the sorts whose key some products lack.
+import { NUMERIC_SPEC_KEYS, type NumericSpec } from '../../catalog/specs.js';
+import { specExpression } from './listed-product.js';
+import type { DirectorySort } from './search.js';
+
+/**
+ * A sort key: as SQL; `unwalkable`, the same order through an expression no index covers (`+ 0`, `|| ''`), which
+ * keeps PostgreSQL from walking the sort index for a search the text index is to lead; the cast of the text a cursor
+ * carries.
+ */
+export type SortKey = { expression: string; unwalkable: string; cast: string; key?: string };
+
+function specSortKey(key: NumericSpec): SortKey {
+  return { expression: specExpression(key), unwalkable: `(${specExpression(key)} + 0)`, cast: '::numeric' };
+}
+
+/** The sort key of each sort. */
+export const SORT_KEY: Record<DirectorySort, SortKey> = {
+  price: { expression: 'p.base_monthly_price', unwalkable: '(p.base_monthly_price + 0)', cast: '::numeric' },
+  name: { expression: 'lower(p.name) COLLATE "C"', unwalkable: `(lower(p.name) || '') COLLATE "C"`, cast: '::text COLLATE "C"' },
+  newest: { expression: 'p.id', unwalkable: `(p.id || '')`, cast: '::text' },
+  ...(Object.fromEntries(NUMERIC_SPEC_KEYS.map((key) => [key, specSortKey(key)])) as Record<NumericSpec, SortKey>),
+};
+
+/** The sort keys of the specs. */
+export const SPEC_SORT_KEYS: ReadonlySet<SortKey> = new Set(NUMERIC_SPEC_KEYS.map((key) => SORT_KEY[key]));
+
+/** Sorts whose key some products lack (no price, no such spec): those follow the others, in a segment of their own. */
+export function segmented(sort: DirectorySort): boolean {
+  return sort !== 'name' && sort !== 'newest';
+}
+
+/**
+ * The sort key a cursor carries for a product without a monthly price. Sorted by price, such products come after
+ * every priced one in both orders, by id in the order's direction: a separate segment of the listing.
+ */
+export const UNPRICED_KEY = '';
+
+/** The monthly price as sent, for a price sort within one currency. */
+export const NATIVE_PRICE_KEY: SortKey = { expression: 'p.monthly_price', unwalkable: '(p.monthly_price + 0)', cast: '::numeric' };
+
+/** Unpriced products, sorted by price, are in id order with the cursor key UNPRICED_KEY. */
+export const UNPRICED_SORT_KEY: SortKey = { expression: 'p.id', unwalkable: `(p.id || '')`, cast: '::text', key: `''` };
