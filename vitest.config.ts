@@ -28,11 +28,13 @@ const EXTERNAL = [
   'test/security/refusals.test.ts',
   'test/security/tenants.test.ts',
   'test/seed/interface-document-internal-error.test.ts',
+  'test/http/directory-timeout.test.ts',
   'test/store/conflict-retry.test.ts',
   'test/store/instants.test.ts',
   'test/store/listing-plans.test.ts',
   'test/store/prepared.test.ts',
   'test/store/receipts-migration.test.ts',
+  'test/store/search-plans.test.ts',
 ];
 
 export default defineConfig({

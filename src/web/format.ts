@@ -124,7 +124,7 @@ export function formatAgo(isoDate: string, now: number = Date.now()): string {
   return `${days} days ago`;
 }
 
-/** A datacenter location as the gazetteer placed it (store/directory.ts's ListedPlace). */
+/** A datacenter location as the gazetteer placed it (store/directory/listed-product.ts's ListedPlace). */
 export interface NamedPlace {
   location: string;
   city: string | null;
