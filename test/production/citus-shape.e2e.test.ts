@@ -33,7 +33,7 @@ const PARTITIONS = 8;
  */
 const MULTI_HOST: Array<{ sql: RegExp; why: string }> = [
   {
-    sql: /DELETE FROM idempotency_keys\s+WHERE \(host_id, key\) IN \(SELECT host_id, key FROM idempotency_keys WHERE expires_at <= clock_timestamp\(\) LIMIT/,
+    sql: /DELETE FROM idempotency_keys\s+WHERE \(host_id, key\) IN \(\s*SELECT host_id, key FROM idempotency_keys WHERE expires_at <= clock_timestamp\(\) LIMIT/,
     why: 'forgets expired Idempotency-Keys of every host, a batch at a time; under Citus it runs on each shard (its LIMIT cannot be pushed down)',
   },
   {
