@@ -208,6 +208,28 @@ export function validateCatalogueJson(json: Uint8Array, opts: ValidateOptions, k
   return run.count === 0 ? { ok: true, products, known: knownCount } : failed(run);
 }
 
+/** A product known by its bytes as it crosses to another thread: what was known of it, and where its bytes are. */
+export interface KnownPlace {
+  external_id: string;
+  fingerprint: string;
+  id: string;
+  start: number;
+  end: number;
+  index: number;
+}
+
+/** Where a product known by its bytes is in the body validation found it in. */
+export function placeOf(product: KnownProduct): KnownPlace {
+  if (!(product instanceof ReceivedProduct)) throw new Error(`product ${product.external_id} was not known by validation`);
+  return product.place();
+}
+
+/** The product known by its bytes at `place` of `json`, validated under `opts`, as validateCatalogueJson made it. */
+export function knownProductAt(json: Uint8Array, place: KnownPlace, opts: ValidateOptions): KnownProduct {
+  const { start, end, index } = place;
+  return new ReceivedProduct(place, { json, start, end, index, opts });
+}
+
 /** Where a known product's bytes are, and what they are validated against when they are needed after all. */
 interface ProductBytes {
   json: Uint8Array;
@@ -229,6 +251,11 @@ class ReceivedProduct implements KnownProduct {
     this.fingerprint = known.fingerprint;
     this.id = known.id;
     this.#bytes = bytes;
+  }
+
+  place(): KnownPlace {
+    const { start, end, index } = this.#bytes;
+    return { external_id: this.external_id, fingerprint: this.fingerprint, id: this.id, start, end, index };
   }
 
   content(): NormalizedProduct | null {
