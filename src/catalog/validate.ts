@@ -31,6 +31,11 @@ export interface ValidateOptions {
   defaultCurrency: string;
   /** MAX_PRODUCTS */
   maxProducts: number;
+  /**
+   * Only the verdict is wanted, and the products known by their bytes: products validated in full are checked but
+   * not kept, so that an ok answer lists only the known ones. The errors are the same.
+   */
+  verdictOnly?: boolean;
 }
 
 /** Every `code` a ValidationIssue from validateCatalogue can carry. */
@@ -91,6 +96,8 @@ interface Run {
   readonly seen: Map<string, number>;
   /** the values products share, each kept once (see shared) */
   readonly shared: Map<string, string>;
+  /** whether products validated in full are kept (not ValidateOptions.verdictOnly) */
+  readonly keepsNormalized: boolean;
 }
 
 /** At most this many distinct values are kept for sharing per catalogue; past it, new ones are not shared. */
@@ -292,6 +299,7 @@ function newRun(opts: ValidateOptions): Run {
     defaultCurrency: opts.defaultCurrency.toUpperCase(),
     seen: new Map(),
     shared: new Map(),
+    keepsNormalized: opts.verdictOnly !== true,
   };
 }
 
@@ -316,7 +324,7 @@ function checkCount(run: Run, count: number, maxProducts: number): boolean {
 function addProduct(run: Run, raw: unknown, i: number, products: (NormalizedProduct | KnownProduct)[]): boolean {
   const product = validateProduct(run, raw, i);
   // Once anything is wrong the products are never used: skip the fingerprints, keep looking for errors.
-  if (run.count === 0 && product !== null) {
+  if (run.count === 0 && product !== null && run.keepsNormalized) {
     product.fingerprint = fingerprintOf(product);
     products.push(product);
   }

@@ -1,22 +1,22 @@
-// A thread of the validation pool (validation-pool.ts): validates a large body off the event loop, and moves the body
-// back with the answer.
+// A thread of the validation pool (validation-pool.ts): checks a large body off the event loop, without keeping the
+// products it validates in full, and moves the body back with the verdict.
 import { move, transferableSymbol, valueSymbol } from 'piscina';
-import { isKnown, type CatalogueProduct } from '../catalog/types.js';
+import { isKnown } from '../catalog/types.js';
 import { placeOf } from '../catalog/validate.js';
-import type { ProductAcross, ValidationAcross, ValidationTask } from './validation-pool.js';
+import type { ValidationTask, ValidationVerdict } from './validation-pool.js';
 import { validateWithReceipts } from './receipts.js';
 
-/** The pool receives a ValidationAcross: the body's buffer goes back to it by transfer, not by copy. */
-export default function validateOnThread({ bytes, options, stored }: ValidationTask): ReturnType<typeof move> {
-  const { validation, receipts } = validateWithReceipts(bytes, options, stored);
-  const answer: ValidationAcross = validation.ok
-    ? { validation: { ok: true, products: validation.products.map(across), known: validation.known }, receipts, bytes }
-    : { validation, receipts, bytes };
-  // Moved back rather than left here: known products read it, and this thread, idle until its next task, would not
-  // collect it before then.
-  return move({ [transferableSymbol]: [bytes.buffer], [valueSymbol]: answer });
+/** The pool receives a ValidationVerdict: the body's buffer goes back to it by transfer, not by copy. */
+export default function checkOnThread({ bytes, options, stored }: ValidationTask): ReturnType<typeof move> {
+  return move({ [transferableSymbol]: [bytes.buffer], [valueSymbol]: verdictOf({ bytes, options, stored }) });
 }
 
-function across(product: CatalogueProduct): ProductAcross {
-  return isKnown(product) ? { known: placeOf(product) } : product;
+function verdictOf({ bytes, options, stored }: ValidationTask): ValidationVerdict {
+  const { validation, receipts } = validateWithReceipts(bytes, { ...options, verdictOnly: true }, stored);
+  if (!validation.ok) return { kind: 'refused', validation, bytes };
+  // With verdictOnly only known products are kept: the answer is complete when the body was read item by item (its
+  // items have digests) and every item is one of them.
+  const complete = receipts !== null && receipts.digests.length > 0 && validation.products.length === receipts.digests.length;
+  if (!complete) return { kind: 'valid', bytes };
+  return { kind: 'known', products: validation.products.filter(isKnown).map(placeOf), receipts, bytes };
 }

@@ -11,7 +11,7 @@ import type { Database } from '../../src/store/db.js';
 import { touchInstance } from '../../src/store/instances.js';
 import { listProducts } from '../../src/store/products.js';
 import type { SyncOutcome } from '../../src/sync/service.js';
-import { closeValidationPool, VALIDATION_THREAD_MIN_BYTES, validatedOnThreads } from '../../src/sync/validation-pool.js';
+import { closeValidationPool, VALIDATION_THREAD_MIN_BYTES, checkedOnThreads } from '../../src/sync/validation-pool.js';
 import { windowFor } from '../../src/sync/window.js';
 import { catalogue } from '../../bench/products.mjs';
 import { openTestDatabase } from '../support/databases.js';
@@ -160,10 +160,10 @@ describe('the sync endpoint through app.inject (embedded store)', () => {
     const onThread = await onboard('Inject Large Body');
     const send = (key: string, payload: string) =>
       app.inject({ method: 'POST', url: SYNC, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, payload });
-    const before = validatedOnThreads();
+    const before = checkedOnThreads();
 
     const refused = [await send(onLoop, small({ products: broken })), await send(onThread, large({ products: broken }))];
-    expect(validatedOnThreads()).toBe(before + 1);
+    expect(checkedOnThreads()).toBe(before + 1);
     const problem = (answer: { statusCode: number; json(): Record<string, unknown> }) => {
       const { request_id: _, ...rest } = answer.json();
       return { status: answer.statusCode, ...rest };
@@ -172,7 +172,7 @@ describe('the sync endpoint through app.inject (embedded store)', () => {
     expect(problem(refused[1]!)).toEqual(problem(refused[0]!));
 
     const applied = [await send(onLoop, small({ products })), await send(onThread, large({ products }))];
-    expect(validatedOnThreads()).toBe(before + 2);
+    expect(checkedOnThreads()).toBe(before + 2);
     const summary = (answer: { statusCode: number; json(): { summary: unknown; products: { external_id: string; action: string }[] } }) => ({
       status: answer.statusCode,
       summary: answer.json().summary,

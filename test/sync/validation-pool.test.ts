@@ -1,12 +1,13 @@
-// Large bodies validated on a thread of the validation pool: the same answer as validation on the event loop, to the
-// byte, and the event loop free meanwhile. (The pool runs dist/sync/validation-worker.js: `npm test` builds it first.)
+// Large bodies checked on a thread of the validation pool: the same answer as validation on the event loop, to the
+// byte, and the event loop free while a refused one is checked. (The pool runs dist/sync/validation-worker.js:
+// `npm test` builds it first.)
 import { afterAll, describe, expect, it } from 'vitest';
 import { planSync } from '../../src/catalog/plan.js';
 import { isKnown, type CatalogueProduct } from '../../src/catalog/types.js';
 import type { ValidateOptions } from '../../src/catalog/validate.js';
 import type { StoredReceipts } from '../../src/store/sync.js';
 import { receiptsChange, validateWithReceipts } from '../../src/sync/receipts.js';
-import { checkBody, closeValidationPool, VALIDATION_THREAD_MIN_BYTES, validatedOnThreads } from '../../src/sync/validation-pool.js';
+import { checkBody, closeValidationPool, VALIDATION_THREAD_MIN_BYTES, checkedOnThreads } from '../../src/sync/validation-pool.js';
 import { catalogue, type BenchProduct } from '../../bench/products.mjs';
 
 const OPTIONS: ValidateOptions = {
@@ -76,13 +77,14 @@ describe('the validation pool', () => {
     ['a body that is not JSON', bodyOf(json.replace('"sku-0000100"', '"sku-0000100" "')), null],
     ['a body that is not UTF-8', Buffer.concat([Buffer.from(json.slice(0, 5_000)), Buffer.from([0xc3, 0x28]), bodyOf(json.slice(5_000))]), null],
     ['a body with another key than products', bodyOf(JSON.stringify({ products, more: 1 })), null],
+    ['a catalogue read whole (its key escaped)', bodyOf(json.replace('"products"', '"\\u0070roducts"')), stored],
   ];
 
   it.each(cases)('answers %s as validation on the event loop does, and hands the bytes back', async (_, body, receipts) => {
     const expected = validateWithReceipts(Buffer.from(body), OPTIONS, receipts);
-    const before = validatedOnThreads();
+    const before = checkedOnThreads();
     const got = await checkBody(Buffer.from(body), OPTIONS, receipts);
-    expect(validatedOnThreads()).toBe(before + 1);
+    expect(checkedOnThreads()).toBe(before + 1);
     if (expected.validation.ok && got.validation.ok) {
       expect(got.validation.products.map(seen)).toStrictEqual(expected.validation.products.map(seen));
       expect(got.validation.known).toBe(expected.validation.known);
@@ -95,9 +97,9 @@ describe('the validation pool', () => {
 
   it('validates a small body on the event loop', async () => {
     const small = Buffer.from(JSON.stringify({ products: catalogue(20) }));
-    const before = validatedOnThreads();
+    const before = checkedOnThreads();
     const got = await checkBody(small, OPTIONS, null);
-    expect(validatedOnThreads()).toBe(before);
+    expect(checkedOnThreads()).toBe(before);
     expect(got.validation).toStrictEqual(validateWithReceipts(small, OPTIONS, null).validation);
   });
 
