@@ -11,6 +11,7 @@ import { keepRatesFresh } from './rates-refresh.js';
 import { deriveStaleProducts } from './store/derived.js';
 import { forgetInstance, keepInstanceAlive, touchInstance } from './store/instances.js';
 import { openDatabase, openDirectoryReads, withMigrationDatabase } from './store/open.js';
+import { closeValidationPool } from './sync/validation-pool.js';
 import { newId } from './catalog/ids.js';
 
 export interface RunningServer {
@@ -118,6 +119,7 @@ export async function startServer(config: Config = loadConfig(), log?: LogDestin
           (heartbeat as { stop(): void }).stop();
           await forgetInstance(db, instanceId).catch(() => undefined);
         }
+        await closeValidationPool();
         await db.close();
       }
     })();

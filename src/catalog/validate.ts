@@ -31,6 +31,11 @@ export interface ValidateOptions {
   defaultCurrency: string;
   /** MAX_PRODUCTS */
   maxProducts: number;
+  /**
+   * Only the verdict is wanted, and the products known by their bytes: products validated in full are checked but
+   * not kept, so that an ok answer lists only the known ones. The errors are the same.
+   */
+  verdictOnly?: boolean;
 }
 
 /** Every `code` a ValidationIssue from validateCatalogue can carry. */
@@ -91,6 +96,8 @@ interface Run {
   readonly seen: Map<string, number>;
   /** the values products share, each kept once (see shared) */
   readonly shared: Map<string, string>;
+  /** whether products validated in full are kept (not ValidateOptions.verdictOnly) */
+  readonly keepsNormalized: boolean;
 }
 
 /** At most this many distinct values are kept for sharing per catalogue; past it, new ones are not shared. */
@@ -208,6 +215,28 @@ export function validateCatalogueJson(json: Uint8Array, opts: ValidateOptions, k
   return run.count === 0 ? { ok: true, products, known: knownCount } : failed(run);
 }
 
+/** A product known by its bytes as it crosses to another thread: what was known of it, and where its bytes are. */
+export interface KnownPlace {
+  external_id: string;
+  fingerprint: string;
+  id: string;
+  start: number;
+  end: number;
+  index: number;
+}
+
+/** Where a product known by its bytes is in the body validation found it in. */
+export function placeOf(product: KnownProduct): KnownPlace {
+  if (!(product instanceof ReceivedProduct)) throw new Error(`product ${product.external_id} was not known by validation`);
+  return product.place();
+}
+
+/** The product known by its bytes at `place` of `json`, validated under `opts`, as validateCatalogueJson made it. */
+export function knownProductAt(json: Uint8Array, place: KnownPlace, opts: ValidateOptions): KnownProduct {
+  const { start, end, index } = place;
+  return new ReceivedProduct(place, { json, start, end, index, opts });
+}
+
 /** Where a known product's bytes are, and what they are validated against when they are needed after all. */
 interface ProductBytes {
   json: Uint8Array;
@@ -229,6 +258,11 @@ class ReceivedProduct implements KnownProduct {
     this.fingerprint = known.fingerprint;
     this.id = known.id;
     this.#bytes = bytes;
+  }
+
+  place(): KnownPlace {
+    const { start, end, index } = this.#bytes;
+    return { external_id: this.external_id, fingerprint: this.fingerprint, id: this.id, start, end, index };
   }
 
   content(): NormalizedProduct | null {
@@ -265,6 +299,7 @@ function newRun(opts: ValidateOptions): Run {
     defaultCurrency: opts.defaultCurrency.toUpperCase(),
     seen: new Map(),
     shared: new Map(),
+    keepsNormalized: opts.verdictOnly !== true,
   };
 }
 
@@ -289,7 +324,7 @@ function checkCount(run: Run, count: number, maxProducts: number): boolean {
 function addProduct(run: Run, raw: unknown, i: number, products: (NormalizedProduct | KnownProduct)[]): boolean {
   const product = validateProduct(run, raw, i);
   // Once anything is wrong the products are never used: skip the fingerprints, keep looking for errors.
-  if (run.count === 0 && product !== null) {
+  if (run.count === 0 && product !== null && run.keepsNormalized) {
     product.fingerprint = fingerprintOf(product);
     products.push(product);
   }

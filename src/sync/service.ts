@@ -13,8 +13,9 @@ import { findSyncCaller, inSyncTransaction, type SyncCaller, type SyncTransactio
 import { findSyncRun, recordRefusal } from '../store/sync-runs.js';
 import { answerOfRun, syncAnswer, type SyncAnswer } from './answer.js';
 import { claimKey, holdOf, idempotencyPolicy, priorAnswer, requestFingerprint, type KeyHold, type KeyState, type StoredAnswer } from './idempotency.js';
-import { planFromReceipts, receiptsChange, receiptsToCheck, validateWithReceipts, withoutKnown, type ReceiptsUse } from './receipts.js';
+import { planFromReceipts, receiptsChange, receiptsToCheck, withoutKnown, type ReceiptsUse } from './receipts.js';
 import type { SyncSlots } from './slots.js';
+import { checkBody } from './validation-pool.js';
 import { isFull, refusedTooOften, windowFor, withOneMoreRun, type Window, type WindowUsage } from './window.js';
 
 /** How answers are written down, for an Idempotency-Key to keep them: given by the HTTP layer, pure. */
@@ -153,7 +154,7 @@ export class SyncService {
     if (prior !== null) return prior;
     const hold = holdOf(admission.key);
 
-    const catalogue = this.#validate(admission.caller, body);
+    const catalogue = await this.#validate(admission.caller, body);
     if ('refusal' in catalogue) return this.#refuse(hold, fingerprint, catalogue.refusal, request);
 
     const slot = await this.#slots.run(() => this.#apply(admission, hold, fingerprint, catalogue, request));
@@ -164,10 +165,10 @@ export class SyncService {
     return { maxKeysPerHost: this.#keys.maxKeysPerHost, maxBytesPerHost: this.#keys.maxBytesPerHost };
   }
 
-  #validate(caller: SyncCaller, body: SyncBody): Catalogue | { refusal: CatalogueRefusal } {
+  /** Validation of a large body runs on a thread of the validation pool, so that the event loop serves others meanwhile. */
+  async #validate(caller: SyncCaller, body: SyncBody): Promise<Catalogue | { refusal: CatalogueRefusal }> {
     const options: ValidateOptions = { categories: caller.categories, defaultCurrency: caller.defaultCurrency, maxProducts: this.#config.maxProducts };
-    const bytes = body.takeBytes();
-    const { validation, receipts } = validateWithReceipts(bytes, options, caller.receipts);
+    const { validation, receipts, bytes } = await checkBody(body.takeBytes(), options, caller.receipts);
     if (!validation.ok) return { refusal: { errors: validation.errors, truncated: validation.truncated, notJson: 'notJson' in validation } };
     const heal = () => {
       const full = validateCatalogueBody(bytes, options);

@@ -9,8 +9,11 @@ import { Problem } from '../../src/http/problems.js';
 import { answerTo, syncAnswers } from '../../src/http/sync-answers.js';
 import type { Database } from '../../src/store/db.js';
 import { touchInstance } from '../../src/store/instances.js';
+import { listProducts } from '../../src/store/products.js';
 import type { SyncOutcome } from '../../src/sync/service.js';
+import { closeValidationPool, VALIDATION_THREAD_MIN_BYTES, checkedOnThreads } from '../../src/sync/validation-pool.js';
 import { windowFor } from '../../src/sync/window.js';
+import { catalogue } from '../../bench/products.mjs';
 import { openTestDatabase } from '../support/databases.js';
 
 const SYNC = '/api/v1/sync/products';
@@ -96,6 +99,7 @@ describe('the sync endpoint through app.inject (embedded store)', () => {
   afterAll(async () => {
     await app?.close();
     await close?.();
+    await closeValidationPool();
   });
 
   async function onboard(name: string): Promise<string> {
@@ -144,6 +148,47 @@ describe('the sync endpoint through app.inject (embedded store)', () => {
     const past = await sync(key, { products: [product('a')] });
     expect(past.statusCode).toBe(429);
     expect(past.headers).toMatchObject({ 'ratelimit-policy': '"refused";q=3;w=300', ratelimit: expect.stringMatching(/^"refused";r=0;t=\d+$/) });
+  });
+
+  it('validates a large body on a thread: refused and applied as the same catalogue in a small body', async () => {
+    const products = catalogue(1_500);
+    const broken = products.map((p, k) => (k % 100 === 1 ? { ...p, category: 'nope' } : p));
+    const small = (payload: unknown) => JSON.stringify(payload);
+    const large = (payload: unknown) => JSON.stringify(payload).padEnd(VALIDATION_THREAD_MIN_BYTES, ' ');
+    expect(small({ products }).length).toBeLessThan(VALIDATION_THREAD_MIN_BYTES);
+    const onLoop = await onboard('Inject Small Body');
+    const onThread = await onboard('Inject Large Body');
+    const send = (key: string, payload: string) =>
+      app.inject({ method: 'POST', url: SYNC, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, payload });
+    const before = checkedOnThreads();
+
+    const refused = [await send(onLoop, small({ products: broken })), await send(onThread, large({ products: broken }))];
+    expect(checkedOnThreads()).toBe(before + 1);
+    const problem = (answer: { statusCode: number; json(): Record<string, unknown> }) => {
+      const { request_id: _, ...rest } = answer.json();
+      return { status: answer.statusCode, ...rest };
+    };
+    expect(problem(refused[0]!)).toMatchObject({ status: 422, code: 'VALIDATION_FAILED', errors: expect.arrayContaining([{ pointer: '/products/1/category', code: 'enum', detail: expect.any(String) }]) });
+    expect(problem(refused[1]!)).toEqual(problem(refused[0]!));
+
+    const applied = [await send(onLoop, small({ products })), await send(onThread, large({ products }))];
+    expect(checkedOnThreads()).toBe(before + 2);
+    const summary = (answer: { statusCode: number; json(): { summary: unknown; products: { external_id: string; action: string }[] } }) => ({
+      status: answer.statusCode,
+      summary: answer.json().summary,
+      products: answer.json().products.map(({ external_id, action }) => ({ external_id, action })),
+    });
+    expect(summary(applied[0]!)).toMatchObject({ status: 200, summary: { created: 1_500 } });
+    expect(summary(applied[1]!)).toEqual(summary(applied[0]!));
+    // What the directory holds: the same products, to the last field.
+    const held = async (slug: string) => {
+      const [host] = (await db.query<{ id: number }>('SELECT id FROM hosts WHERE slug = $1', [slug])).rows;
+      const { products: stored } = await listProducts(db, host!.id, { status: 'all', limit: 2_000, afterId: null });
+      return stored.map(({ id: _, created_at: _c, updated_at: _u, ...content }) => content).sort((a, b) => a.external_id.localeCompare(b.external_id));
+    };
+    const [heldOnLoop, heldOnThread] = [await held(applied[0]!.json().host), await held(applied[1]!.json().host)];
+    expect(heldOnLoop).toHaveLength(1_500);
+    expect(heldOnThread).toEqual(heldOnLoop);
   });
 
   it('answers 401 without a key and 403 for a revoked one', async () => {

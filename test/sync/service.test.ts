@@ -14,6 +14,7 @@ import { touchInstance } from '../../src/store/instances.js';
 import { listProducts } from '../../src/store/products.js';
 import { SyncService, type Admission, type SyncOutcome } from '../../src/sync/service.js';
 import { SyncSlots } from '../../src/sync/slots.js';
+import { checkedOnThreads, closeValidationPool, VALIDATION_THREAD_MIN_BYTES } from '../../src/sync/validation-pool.js';
 import { catalogue } from '../../bench/products.mjs';
 import { openTestDatabase } from '../support/databases.js';
 import { STORES } from '../support/server.js';
@@ -43,6 +44,7 @@ describe.each(STORES)('the sync service (%s store)', (store) => {
 
   afterAll(async () => {
     await close?.();
+    await closeValidationPool();
   });
 
   /** `changes`: values the environment does not set (config.ts), such as LOCK_TIMEOUT_MS */
@@ -227,27 +229,49 @@ describe.each(STORES)('the sync service (%s store)', (store) => {
     expect(again.body.summary).toMatchObject({ unchanged: 200 });
     expect(again.body.products.map((p: any) => p.id)).toEqual(ids);
 
-    // A receipt altered behind the service's back: its fingerprint no longer what its product's bytes give.
-    const [stored] = (await db.query<{ text: string }>('SELECT text FROM sync_receipt_pieces WHERE host_id = $1 AND piece = 0', [host.hostId])).rows;
-    const lines = stored!.text.split('\n');
-    const [digest, , id, externalId] = lines[0]!.split('\t');
-    lines[0] = [digest, '0'.repeat(32), id, externalId].join('\t');
-    await db.query('UPDATE sync_receipt_pieces SET text = $2 WHERE host_id = $1 AND piece = 0', [host.hostId, lines.join('\n')]);
-    await db.query('UPDATE sync_receipts SET current = false WHERE host_id = $1', [host.hostId]);
+    await alterFirstReceipt(host.hostId);
     logs.length = 0;
     const healed = answerOf(await send(service, host.key, { products }));
     expect(healed.body.summary).toMatchObject({ unchanged: 200 });
     expect(logs).toContain('a stored receipt no longer holds; the catalogue is validated in full');
+    expect(await receiptsOf(host.hostId)).toMatchObject({ current: true, receipts: expect.not.stringContaining('0'.repeat(32)) });
+  });
+
+  it('heals receipts that no longer hold for a body checked on a thread, whose bytes come back', async () => {
+    const host = await onboard('Receipts Thread');
+    const service = serviceWith({ SYNC_MAX_PER_WINDOW: '100' });
+    const body = JSON.stringify({ products: catalogue(200) }).padEnd(VALIDATION_THREAD_MIN_BYTES, ' ');
+    const checked = checkedOnThreads();
+    expect(answerOf(await send(service, host.key, body)).body.summary).toMatchObject({ created: 200 });
+    await alterFirstReceipt(host.hostId);
+    logs.length = 0;
+    const healed = answerOf(await send(service, host.key, body));
+    expect(checkedOnThreads()).toBe(checked + 2);
+    expect(healed.body.summary).toMatchObject({ unchanged: 200 });
+    expect(logs).toContain('a stored receipt no longer holds; the catalogue is validated in full');
+    expect(await receiptsOf(host.hostId)).toMatchObject({ current: true, receipts: expect.not.stringContaining('0'.repeat(32)) });
+  });
+
+  /** A receipt altered behind the service's back: its fingerprint no longer what its product's bytes give. */
+  async function alterFirstReceipt(hostId: number): Promise<void> {
+    const [stored] = (await db.query<{ text: string }>('SELECT text FROM sync_receipt_pieces WHERE host_id = $1 AND piece = 0', [hostId])).rows;
+    const lines = stored!.text.split('\n');
+    const [digest, , id, externalId] = lines[0]!.split('\t');
+    lines[0] = [digest, '0'.repeat(32), id, externalId].join('\t');
+    await db.query('UPDATE sync_receipt_pieces SET text = $2 WHERE host_id = $1 AND piece = 0', [hostId, lines.join('\n')]);
+    await db.query('UPDATE sync_receipts SET current = false WHERE host_id = $1', [hostId]);
+  }
+
+  async function receiptsOf(hostId: number) {
     const [row] = (
       await db.query<{ receipts: string; current: boolean }>(
         `SELECT (SELECT string_agg(text, '' ORDER BY piece) FROM sync_receipt_pieces WHERE host_id = $1) AS receipts, current
          FROM sync_receipts WHERE host_id = $1`,
-        [host.hostId],
+        [hostId],
       )
     ).rows;
-    expect(row).toMatchObject({ current: true });
-    expect(row!.receipts).not.toContain('0'.repeat(32));
-  });
+    return row;
+  }
 
   it('counts in a large run’s duration the pieces written after its row, with and without an answer to keep', async () => {
     const host = await onboard('Slow Pieces');
