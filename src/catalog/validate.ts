@@ -24,6 +24,15 @@ import { findProductExtents } from './product-extents.js';
 import { CONTRACT_DURATION_PATTERN, PRODUCT_FIELD_NAMES } from './product-fields.js';
 import type { CatalogueProduct, KnownProduct, NormalizedProduct, PricingTier, ValidationIssue } from './types.js';
 
+/**
+ * The version of what a product's bytes validate and normalize to: raise it with any change to that (a rule, a limit,
+ * a normalization, the fingerprint), never for a change that leaves every answer as it was. Receipts
+ * (sync/receipts.ts) hold only under the version they were written with, so each host's next sync after a raise
+ * validates its catalogue whole once. test/catalog/validation-version.test.ts records what a varied set of products
+ * validates to under this version, and fails when that changes while the version does not.
+ */
+export const VALIDATION_VERSION = 1;
+
 export interface ValidateOptions {
   /** the category registry's slugs */
   categories: ReadonlySet<string>;

@@ -8,24 +8,22 @@
 //
 // A receipt is a fact about bytes, not about what the directory holds: it stays true whatever happens to the
 // products since, as long as validation would answer the same. That is what the context pins down: the host's
-// default currency, the category registry, the currencies the runtime knows, and the rules themselves (RULES
-// below). (The product's id is a fact too: products are never deleted, so an external_id keeps its id.) Whether the
-// host's products are still exactly what the receipts describe is a separate question, which the store answers
-// (sync_receipts.current).
+// default currency, the category registry, the currencies the runtime knows, and the rules themselves
+// (VALIDATION_VERSION, catalog/validate.ts). (The product's id is a fact too: products are never deleted, so an
+// external_id keeps its id.) Whether the host's products are still exactly what the receipts describe is a separate
+// question, which the store answers (sync_receipts.current).
 
 import { hash } from 'node:crypto';
 import { planUnchanged } from '../catalog/plan.js';
 import { isKnown, type CatalogueProduct, type KnownProduct, type SyncPlan } from '../catalog/types.js';
-import { validateCatalogueBody, type BodyValidation, type KnownItems, type ValidateOptions } from '../catalog/validate.js';
+import {
+  validateCatalogueBody,
+  VALIDATION_VERSION,
+  type BodyValidation,
+  type KnownItems,
+  type ValidateOptions,
+} from '../catalog/validate.js';
 import type { ReceiptsChange, StoredReceipts } from '../store/sync.js';
-
-/**
- * The rules: a digest of the code that decides what a product's bytes validate and normalize to (the modules of
- * src/catalog that validation runs) and of this file but for this line. Any change to them makes every stored receipt
- * stop counting, and the next sync of each host validates its catalogue whole once. test/sync/receipts.test.ts
- * recomputes it from the sources and fails, naming the new value, when it no longer matches them.
- */
-export const RULES = 'TPPoXidSgT72tvLp/JggXpovlhWxbPmF+ps9iTpQKF4=';
 
 /**
  * Bodies smaller than this are validated whole each time, and keep no receipts: reading and writing receipts costs
@@ -46,7 +44,7 @@ const CURRENCIES = Intl.supportedValuesOf('currency').join(',');
 /** The conditions under which a receipt holds: the same bytes validate to the same product under them. */
 export function receiptsContext(defaultCurrency: string, categories: Iterable<string>): string {
   const slugs = [...categories].sort();
-  return hash('sha256', `${RULES}\n${CURRENCIES}\n${defaultCurrency.toUpperCase()}\n${slugs.join('\n')}`, 'base64');
+  return hash('sha256', `${VALIDATION_VERSION}\n${CURRENCIES}\n${defaultCurrency.toUpperCase()}\n${slugs.join('\n')}`, 'base64');
 }
 
 /** The digest a product's bytes are known by: SHA-256, so that no host can make two products pass for one. */
