@@ -48,7 +48,10 @@ export default defineConfig({
     // One migrated embedded store per run, copied by each test that needs a fresh one.
     globalSetup: ['./test/support/embedded-template.ts'],
     projects: [
-      { extends: true, test: { name: 'unit', include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, ...EXTERNAL] } },
+      {
+        extends: true,
+        test: { name: 'unit', include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, ...EXTERNAL] },
+      },
       { extends: true, test: { name: 'external', include: EXTERNAL } },
     ],
   },

@@ -14,7 +14,9 @@ import { startServer } from './support.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
-const LIGHTHOUSE_VERSION = JSON.parse(readFileSync(path.join(ROOT, 'node_modules/lighthouse/package.json'), 'utf8')).version;
+const LIGHTHOUSE_VERSION = JSON.parse(
+  readFileSync(path.join(ROOT, 'node_modules/lighthouse/package.json'), 'utf8'),
+).version;
 const CATEGORIES = ['performance', 'accessibility', 'best-practices', 'seo'];
 
 /**
@@ -53,7 +55,8 @@ function table(rows) {
   const header = ['page', ...CATEGORIES];
   const cells = rows.map((row) => [row.name, ...CATEGORIES.map((category) => String(row.scores[category] ?? 'n/a'))]);
   const widths = header.map((title, i) => Math.max(title.length, ...cells.map((cell) => cell[i].length)));
-  const line = (cell) => cell.map((text, i) => (i === 0 ? text.padEnd(widths[i]) : text.padStart(widths[i]))).join('  ');
+  const line = (cell) =>
+    cell.map((text, i) => (i === 0 ? text.padEnd(widths[i]) : text.padStart(widths[i]))).join('  ');
   return [line(header), ...cells.map(line)].join('\n');
 }
 
@@ -70,7 +73,13 @@ async function main() {
     const demo = await seedDemo(server);
     chrome = await chromeLauncher.launch({
       chromePath: CHROMIUM,
-      chromeFlags: ['--headless=new', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
+      chromeFlags: [
+        '--headless=new',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--no-first-run',
+        '--disable-background-networking',
+      ],
     });
     for (const pageType of PAGE_TYPES) {
       const url = `${server.url}${pageType.path(demo)}`;
@@ -80,7 +89,9 @@ async function main() {
         desktop ? desktopConfig : undefined,
       );
       const { lhr } = result;
-      const scores = Object.fromEntries(CATEGORIES.map((category) => [category, Math.round((lhr.categories[category]?.score ?? 0) * 100)]));
+      const scores = Object.fromEntries(
+        CATEGORIES.map((category) => [category, Math.round((lhr.categories[category]?.score ?? 0) * 100)]),
+      );
       rows.push({ name: pageType.name, path: pageType.path(demo), scores });
       for (const category of CATEGORIES) {
         if (scores[category] === 100) continue;
@@ -95,8 +106,12 @@ async function main() {
     await chrome?.kill();
     await server.stop();
   }
-  const chromium = (await promisify(execFile)(CHROMIUM, ['--version']).catch(() => ({ stdout: CHROMIUM }))).stdout.trim();
-  console.log(`Lighthouse ${LIGHTHOUSE_VERSION}, ${desktop ? 'desktop' : 'mobile (its default)'} settings, ${chromium}`);
+  const chromium = (
+    await promisify(execFile)(CHROMIUM, ['--version']).catch(() => ({ stdout: CHROMIUM }))
+  ).stdout.trim();
+  console.log(
+    `Lighthouse ${LIGHTHOUSE_VERSION}, ${desktop ? 'desktop' : 'mobile (its default)'} settings, ${chromium}`,
+  );
   console.log(table(rows));
   if (json) console.log(JSON.stringify({ settings: desktop ? 'desktop' : 'mobile', pages: rows }));
   if (failures.length > 0) {

@@ -15,5 +15,14 @@ export interface RunningNginx {
   stop(): Promise<void>;
 }
 
-export declare function hostdirConfig(options: { upstreams: string[]; port: number; dir: string; extra?: string }): Promise<string>;
-export declare function startNginx(options: { upstreams: string[]; workers?: number; extra?: string }): Promise<RunningNginx>;
+export declare function hostdirConfig(options: {
+  upstreams: string[];
+  port: number;
+  dir: string;
+  extra?: string;
+}): Promise<string>;
+export declare function startNginx(options: {
+  upstreams: string[];
+  workers?: number;
+  extra?: string;
+}): Promise<RunningNginx>;

@@ -22,10 +22,25 @@ function replaceOnce(text, pattern, replacement, what) {
 /** The repository's configuration with its [here] lines set for this run. */
 export async function hostdirConfig({ upstreams, port, dir, extra = '' }) {
   let text = await readFile(NGINX_CONFIG, 'utf8');
-  text = replaceOnce(text, /^proxy_cache_path \S+/m, `proxy_cache_path ${path.join(dir, 'cache')}`, 'its proxy_cache_path');
-  text = replaceOnce(text, /^(\s*)server 127\.0\.0\.1:3000;/m, (_, indent) => upstreams.map((upstream) => `${indent}server ${upstream};`).join('\n'), 'its upstream server');
+  text = replaceOnce(
+    text,
+    /^proxy_cache_path \S+/m,
+    `proxy_cache_path ${path.join(dir, 'cache')}`,
+    'its proxy_cache_path',
+  );
+  text = replaceOnce(
+    text,
+    /^(\s*)server 127\.0\.0\.1:3000;/m,
+    (_, indent) => upstreams.map((upstream) => `${indent}server ${upstream};`).join('\n'),
+    'its upstream server',
+  );
   text = replaceOnce(text, /^(\s*)listen 80;/m, `$1listen 127.0.0.1:${port};${extra}`, 'its listen line');
-  text = replaceOnce(text, /access_log \S+ hostdir;/, `access_log ${path.join(dir, 'access.log')} hostdir;`, 'its access_log');
+  text = replaceOnce(
+    text,
+    /access_log \S+ hostdir;/,
+    `access_log ${path.join(dir, 'access.log')} hostdir;`,
+    'its access_log',
+  );
   return text;
 }
 

@@ -1,10 +1,28 @@
 // Realistic catalogues for the benchmark: every field of every product filled, about 500 bytes of JSON each.
 
-const CATEGORIES = ['vps_cloud', 'vps_managed', 'web_shared', 'web_wordpress', 'dedicated', 'dedicated_gpu', 'storage', 'game_minecraft'];
+const CATEGORIES = [
+  'vps_cloud',
+  'vps_managed',
+  'web_shared',
+  'web_wordpress',
+  'dedicated',
+  'dedicated_gpu',
+  'storage',
+  'game_minecraft',
+];
 const CURRENCIES = ['usd', 'EUR', 'gbp', 'CHF'];
 const PERIODS = ['hourly', 'monthly', 'quarterly', 'semiannually', 'annually', 'biennially', 'triennially'];
 const DURATIONS = ['1 month', '12 months', 'P1Y', 'P3M', 'none', '2 years'];
-const FEATURES = ['NVMe storage', 'DDoS protection', 'Daily backups', 'Free SSL', 'IPv6', 'Root access', 'Snapshots', '24/7 support'];
+const FEATURES = [
+  'NVMe storage',
+  'DDoS protection',
+  'Daily backups',
+  'Free SSL',
+  'IPv6',
+  'Root access',
+  'Snapshots',
+  '24/7 support',
+];
 const LOCATIONS = ['Frankfurt', 'Amsterdam', 'Helsinki', 'Ashburn', 'Singapore', 'London', 'Paris', 'Warsaw'];
 
 /** A price with cents that a binary float cannot hold exactly, as billing systems send them. */
@@ -14,7 +32,7 @@ function price(i, base) {
 
 /** Product number i of a catalogue; `variant` changes its content (not its external_id). */
 export function product(i, variant = 0) {
-  const cores = 1 << i % 4;
+  const cores = 1 << (i % 4);
   const monthly = price(i + variant, 4.99);
   return {
     external_id: `sku-${String(i).padStart(7, '0')}`,

@@ -24,6 +24,9 @@ const total = [...self.values()].reduce((a, b) => a + b, 0);
 const idle = self.get('(idle)') ?? 0;
 const busy = total - idle;
 console.log(`total ${(total / 1e6).toFixed(1)} s, busy ${(busy / 1e6).toFixed(1)} s (shares below are of busy time)`);
-for (const [key, us] of [...self.entries()].filter(([key]) => key !== '(idle)').sort((a, b) => b[1] - a[1]).slice(0, Number(countArg ?? 25))) {
+for (const [key, us] of [...self.entries()]
+  .filter(([key]) => key !== '(idle)')
+  .sort((a, b) => b[1] - a[1])
+  .slice(0, Number(countArg ?? 25))) {
   console.log(`${((us / busy) * 100).toFixed(1).padStart(5)}%  ${(us / 1000).toFixed(0).padStart(7)} ms  ${key}`);
 }

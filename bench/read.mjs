@@ -29,7 +29,16 @@ import { newId } from '../dist/catalog/ids.js';
 import { migrate } from '../dist/store/migrate.js';
 import { openDatabase } from '../dist/store/open.js';
 import { startNginx } from './nginx.mjs';
-import { databaseUrlOf, freePort, postgresCpuMs, startHostdir, stopProcess, treeCpuMs, withClient, writeLastRun } from './support.mjs';
+import {
+  databaseUrlOf,
+  freePort,
+  postgresCpuMs,
+  startHostdir,
+  stopProcess,
+  treeCpuMs,
+  withClient,
+  writeLastRun,
+} from './support.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const JSON_OUTPUT = process.argv.includes('--json');
@@ -40,7 +49,9 @@ const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 3);
 const CLIENTS = 32;
 const PROCESSES = [1, 2];
-const SERVER_URL = new URL(process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
+const SERVER_URL = new URL(
+  process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
+);
 const DATABASE = process.env.BENCH_DATABASE ?? `hostdir_bench_read${PRODUCTS === 1_000_000 ? '' : `_${PRODUCTS}`}`;
 const databaseUrl = databaseUrlOf(SERVER_URL, DATABASE);
 
@@ -65,18 +76,86 @@ function spawnTracked(args, env) {
 
 // ---------------------------------------------------------------------------------------------- the data
 
-const CATEGORIES = ['vps_cloud', 'vps_cloud', 'vps_managed', 'web_shared', 'web_shared', 'web_wordpress', 'web_reseller', 'dedicated',
-  'dedicated_gpu', 'storage', 'backup', 'email', 'domain', 'ssl', 'cdn', 'game_minecraft', 'game_rust', 'game_valheim', 'game_cs2',
-  'voice_teamspeak', 'colocation'];
+const CATEGORIES = [
+  'vps_cloud',
+  'vps_cloud',
+  'vps_managed',
+  'web_shared',
+  'web_shared',
+  'web_wordpress',
+  'web_reseller',
+  'dedicated',
+  'dedicated_gpu',
+  'storage',
+  'backup',
+  'email',
+  'domain',
+  'ssl',
+  'cdn',
+  'game_minecraft',
+  'game_rust',
+  'game_valheim',
+  'game_cs2',
+  'voice_teamspeak',
+  'colocation',
+];
 const CURRENCIES = ['USD', 'USD', 'USD', 'EUR', 'EUR', 'GBP'];
 /** Units of each currency one euro buys, loaded as a rates import would keep them. */
 const RATES = { EUR: 1, USD: 1.08, GBP: 0.85 };
-const WORDS = ['Cloud', 'Turbo', 'Ryzen', 'Xeon', 'Epyc', 'Nvme', 'Edge', 'Core', 'Prime', 'Metal', 'Storage', 'Node', 'Plus', 'Max',
-  'Lite', 'Pro', 'Starter', 'Business', 'Gaming', 'Vault'];
-const PLACES = ['Frankfurt', 'Amsterdam', 'London', 'Paris', 'Helsinki', 'Warsaw', 'New York', 'Dallas', 'Singapore', 'Tokyo',
-  'Sydney', 'Sao Paulo', 'Toronto', 'Mumbai', 'Johannesburg', 'Stockholm'];
-const EXTRAS = ['NVMe', 'DDoS protection', 'IPv6', 'Daily backups', 'Free SSL', 'Snapshots', 'Root access', '24/7 support', 'cPanel',
-  'Private network', 'Unmetered traffic', 'IPMI'];
+const WORDS = [
+  'Cloud',
+  'Turbo',
+  'Ryzen',
+  'Xeon',
+  'Epyc',
+  'Nvme',
+  'Edge',
+  'Core',
+  'Prime',
+  'Metal',
+  'Storage',
+  'Node',
+  'Plus',
+  'Max',
+  'Lite',
+  'Pro',
+  'Starter',
+  'Business',
+  'Gaming',
+  'Vault',
+];
+const PLACES = [
+  'Frankfurt',
+  'Amsterdam',
+  'London',
+  'Paris',
+  'Helsinki',
+  'Warsaw',
+  'New York',
+  'Dallas',
+  'Singapore',
+  'Tokyo',
+  'Sydney',
+  'Sao Paulo',
+  'Toronto',
+  'Mumbai',
+  'Johannesburg',
+  'Stockholm',
+];
+const EXTRAS = [
+  'NVMe',
+  'DDoS protection',
+  'IPv6',
+  'Daily backups',
+  'Free SSL',
+  'Snapshots',
+  'Root access',
+  '24/7 support',
+  'cPanel',
+  'Private network',
+  'Unmetered traffic',
+  'IPMI',
+];
 
 /** A cheap deterministic hash of i, so that a reload makes the same products. */
 function mix(i) {
@@ -99,12 +178,13 @@ function productRow(i, hostIds, now) {
   const name = `${WORDS[r % WORDS.length]} ${WORDS[(r >>> 5) % WORDS.length]} ${1 + (s % 64)}`;
   const cores = 1 << (s % 5);
   const currency = CURRENCIES[(r >>> 9) % CURRENCIES.length];
-  const tiers = r % 10 < 7
-    ? JSON.stringify([
-        { period: 'Monthly', price, canonical_period: 'monthly' },
-        { period: 'Annually', price: Math.round(price * 1000) / 100, canonical_period: 'annually' },
-      ])
-    : null;
+  const tiers =
+    r % 10 < 7
+      ? JSON.stringify([
+          { period: 'Monthly', price, canonical_period: 'monthly' },
+          { period: 'Annually', price: Math.round(price * 1000) / 100, canonical_period: 'annually' },
+        ])
+      : null;
   const created = new Date(now - (PRODUCTS - i) * 1000).toISOString();
   const category = CATEGORIES[s % CATEGORIES.length];
   const specs = { cpu_cores: String(cores), ram_gb: String(cores * 2), disk_gb: String(cores * 40) };
@@ -151,7 +231,13 @@ async function generate() {
     await client.query(`CREATE DATABASE ${DATABASE}`);
   });
   // The schema the server runs on: its own migrations.
-  const db = await openDatabase({ databaseUrl, dataDir: os.tmpdir(), dbPoolSize: 2, statementTimeoutMs: 600_000, databaseReadUrls: [] });
+  const db = await openDatabase({
+    databaseUrl,
+    dataDir: os.tmpdir(),
+    dbPoolSize: 2,
+    statementTimeoutMs: 600_000,
+    databaseReadUrls: [],
+  });
   await migrate(db);
   await db.close();
 
@@ -223,7 +309,11 @@ async function isCurrent() {
     client.query('SELECT 1 FROM pg_database WHERE datname = $1', [DATABASE]).then((r) => r.rowCount > 0),
   );
   if (!exists || process.env.BENCH_REGENERATE) return false;
-  const latest = Math.max(...(await readdir(path.join(ROOT, 'src/store/migrations'))).map((name) => Number.parseInt(name, 10)).filter(Number.isFinite));
+  const latest = Math.max(
+    ...(await readdir(path.join(ROOT, 'src/store/migrations')))
+      .map((name) => Number.parseInt(name, 10))
+      .filter(Number.isFinite),
+  );
   return withClient(databaseUrl, async (client) => {
     const { rows } = await client
       .query(
@@ -259,7 +349,10 @@ async function startFloor(answers, processes) {
   const file = path.join(dir, 'answers.json');
   await writeFile(file, JSON.stringify(answers));
   const port = await freePort();
-  const { child, output } = spawnTracked([path.join(ROOT, 'bench/read-floor.mjs'), file, String(processes), String(port)], process.env);
+  const { child, output } = spawnTracked(
+    [path.join(ROOT, 'bench/read-floor.mjs'), file, String(processes), String(port)],
+    process.env,
+  );
   const url = `http://127.0.0.1:${port}`;
   const first = Object.keys(answers)[0];
   await waitUntil(`${url}${first}`, 'floor server', child, output);
@@ -288,15 +381,26 @@ async function load(base, paths, seconds) {
   const result = await run;
   const failed = result.non2xx + result.errors + result.timeouts;
   if (failed > 0 || result.requests.total === 0) {
-    throw new Error(`${base}${paths[0]}: ${result.non2xx} non-2xx, ${result.errors} errors (${firstError}), ${result.timeouts} timeouts`);
+    throw new Error(
+      `${base}${paths[0]}: ${result.non2xx} non-2xx, ${result.errors} errors (${firstError}), ${result.timeouts} timeouts`,
+    );
   }
-  return { rps: Math.round(result.requests.average), p50_ms: result.latency.p50, p99_ms: result.latency.p99, requests: result.requests.total };
+  return {
+    rps: Math.round(result.requests.average),
+    p50_ms: result.latency.p50,
+    p99_ms: result.latency.p99,
+    requests: result.requests.total,
+  };
 }
 
 /** CPU time so far, in milliseconds: the server's processes (`pid` and its workers), PostgreSQL's, the benchmark's own. */
 async function cpuNow(pid) {
   const own = process.cpuUsage();
-  return { server: pid === undefined ? NaN : await treeCpuMs(pid), db: await postgresCpuMs(), client: (own.user + own.system) / 1000 };
+  return {
+    server: pid === undefined ? NaN : await treeCpuMs(pid),
+    db: await postgresCpuMs(),
+    client: (own.user + own.system) / 1000,
+  };
 }
 
 const perRequest = (ms, requests) => Math.round((ms / requests) * 1000) / 1000;
@@ -342,7 +446,10 @@ async function answersOf(base, pages) {
     for (const p of paths) {
       const response = await fetch(`${base}${p}`);
       if (response.status !== 200) throw new Error(`${p}: ${response.status}`);
-      answers[p] = { type: response.headers.get('content-type'), body: Buffer.from(await response.arrayBuffer()).toString('base64') };
+      answers[p] = {
+        type: response.headers.get('content-type'),
+        body: Buffer.from(await response.arrayBuffer()).toString('base64'),
+      };
     }
   }
   return answers;
@@ -355,8 +462,22 @@ function targetsOf(figures) {
   const out = [];
   for (const [processes, pages] of Object.entries(figures)) {
     for (const [page, f] of Object.entries(pages)) {
-      out.push({ processes: Number(processes), page, target: 'uncached p99 ≤ 100 ms', value: f.direct.p99_ms, limit: 100, met: f.direct.p99_ms <= 100 });
-      out.push({ processes: Number(processes), page, target: 'cached ≥ 10 × uncached', value: f.cached.rps / f.direct.rps, limit: 10, met: f.cached.rps >= 10 * f.direct.rps });
+      out.push({
+        processes: Number(processes),
+        page,
+        target: 'uncached p99 ≤ 100 ms',
+        value: f.direct.p99_ms,
+        limit: 100,
+        met: f.direct.p99_ms <= 100,
+      });
+      out.push({
+        processes: Number(processes),
+        page,
+        target: 'cached ≥ 10 × uncached',
+        value: f.cached.rps / f.direct.rps,
+        limit: 10,
+        met: f.cached.rps >= 10 * f.direct.rps,
+      });
     }
   }
   return out;
@@ -376,11 +497,17 @@ async function main() {
   for (const processes of PROCESSES) {
     const hostdir = await startHostdir(databaseUrl, { WORKERS: String(processes) });
     const answers = await answersOf(hostdir.url, pages);
-    bodies = Object.fromEntries(Object.entries(pages).map(([page, paths]) => [page, Buffer.from(answers[paths[0]].body, 'base64').length]));
+    bodies = Object.fromEntries(
+      Object.entries(pages).map(([page, paths]) => [page, Buffer.from(answers[paths[0]].body, 'base64').length]),
+    );
     const floor = await startFloor(answers, processes);
     // autocannon does not honour the "Connection: close" nginx sends after keepalive_requests (1000) answers on
     // one connection: it writes its next request into the closing socket. The benchmark's connections stay open.
-    const nginx = await startNginx({ upstreams: [`127.0.0.1:${hostdir.port}`], workers: processes, extra: ' keepalive_requests 1000000000;' });
+    const nginx = await startNginx({
+      upstreams: [`127.0.0.1:${hostdir.port}`],
+      workers: processes,
+      extra: ' keepalive_requests 1000000000;',
+    });
     figures[processes] = {};
     try {
       for (const [page, paths] of Object.entries(pages)) {
@@ -390,7 +517,9 @@ async function main() {
         const direct = await measure(hostdir.url, paths, hostdir.pid);
         const cached = await measure(nginx.url, paths, nginx.pid);
         figures[processes][page] = { floor: floorFigures, direct, cached };
-        log(`  floor ${floorFigures.rps}/s, hostdir ${direct.rps}/s (p99 ${direct.p99_ms} ms; CPU ms a request: server ${direct.server_cpu_ms}, PostgreSQL ${direct.db_cpu_ms}), through nginx ${cached.rps}/s`);
+        log(
+          `  floor ${floorFigures.rps}/s, hostdir ${direct.rps}/s (p99 ${direct.p99_ms} ms; CPU ms a request: server ${direct.server_cpu_ms}, PostgreSQL ${direct.db_cpu_ms}), through nginx ${cached.rps}/s`,
+        );
       }
     } finally {
       await nginx.stop();
@@ -400,30 +529,74 @@ async function main() {
   }
 
   const targets = targetsOf(figures);
-  const rows = [['processes', 'page', 'bytes', 'floor/s', 'hostdir/s', 'ratio', 'p50 ms', 'p99 ms', 'nginx/s', '× hostdir', 'nginx p99',
-    'floor cpu', 'server cpu', 'pg cpu', 'client cpu']];
+  const rows = [
+    [
+      'processes',
+      'page',
+      'bytes',
+      'floor/s',
+      'hostdir/s',
+      'ratio',
+      'p50 ms',
+      'p99 ms',
+      'nginx/s',
+      '× hostdir',
+      'nginx p99',
+      'floor cpu',
+      'server cpu',
+      'pg cpu',
+      'client cpu',
+    ],
+  ];
   for (const [processes, perPage] of Object.entries(figures)) {
     for (const [page, f] of Object.entries(perPage)) {
-      rows.push([processes, page, String(bodies[page]), String(f.floor.rps), String(f.direct.rps), (f.direct.rps / f.floor.rps).toFixed(2),
-        String(f.direct.p50_ms), String(f.direct.p99_ms), String(f.cached.rps), (f.cached.rps / f.direct.rps).toFixed(1), String(f.cached.p99_ms),
-        f.floor.server_cpu_ms.toFixed(3), f.direct.server_cpu_ms.toFixed(3), f.direct.db_cpu_ms.toFixed(3), f.direct.client_cpu_ms.toFixed(3)]);
+      rows.push([
+        processes,
+        page,
+        String(bodies[page]),
+        String(f.floor.rps),
+        String(f.direct.rps),
+        (f.direct.rps / f.floor.rps).toFixed(2),
+        String(f.direct.p50_ms),
+        String(f.direct.p99_ms),
+        String(f.cached.rps),
+        (f.cached.rps / f.direct.rps).toFixed(1),
+        String(f.cached.p99_ms),
+        f.floor.server_cpu_ms.toFixed(3),
+        f.direct.server_cpu_ms.toFixed(3),
+        f.direct.db_cpu_ms.toFixed(3),
+        f.direct.client_cpu_ms.toFixed(3),
+      ]);
     }
   }
   const widths = rows[0].map((_, c) => Math.max(...rows.map((row) => row[c].length)));
-  const lines = rows.map((row) => row.map((cell, c) => (c < 2 ? cell.padEnd(widths[c]) : cell.padStart(widths[c]))).join('  '));
-  lines.push('', '(cpu: milliseconds of CPU a request, while measured: the floor server\'s; hostdir\'s, PostgreSQL\'s and autocannon\'s beside',
-    'hostdir)');
+  const lines = rows.map((row) =>
+    row.map((cell, c) => (c < 2 ? cell.padEnd(widths[c]) : cell.padStart(widths[c]))).join('  '),
+  );
+  lines.push(
+    '',
+    "(cpu: milliseconds of CPU a request, while measured: the floor server's; hostdir's, PostgreSQL's and autocannon's beside",
+    'hostdir)',
+  );
   lines.push('', `targets (${CLIENTS} clients, ${DURATION} s each after ${WARMUP} s of warm-up):`);
-  for (const t of targets) lines.push(`  ${t.met ? 'met ' : 'MISS'}  ${t.processes} × ${t.page.padEnd(12)} ${t.target.padEnd(26)} ${t.value.toFixed(2)}`);
+  for (const t of targets)
+    lines.push(
+      `  ${t.met ? 'met ' : 'MISS'}  ${t.processes} × ${t.page.padEnd(12)} ${t.target.padEnd(26)} ${t.value.toFixed(2)}`,
+    );
   const machine = {
     cores: os.cpus().length,
     cpu: os.cpus()[0]?.model.trim() ?? 'unknown',
     memory_gb: Math.round(os.totalmem() / 1024 ** 3),
     node: process.version,
-    postgresql: await withClient(databaseUrl, (client) => client.query('SHOW server_version').then((r) => r.rows[0].server_version)),
+    postgresql: await withClient(databaseUrl, (client) =>
+      client.query('SHOW server_version').then((r) => r.rows[0].server_version),
+    ),
     load_average: os.loadavg().map((value) => Math.round(value * 10) / 10),
   };
-  lines.push('', `machine: ${machine.cores} cores (${machine.cpu}), ${machine.memory_gb} GB, Node ${machine.node}, PostgreSQL ${machine.postgresql}; load average ${machine.load_average.join(' ')}`);
+  lines.push(
+    '',
+    `machine: ${machine.cores} cores (${machine.cpu}), ${machine.memory_gb} GB, Node ${machine.node}, PostgreSQL ${machine.postgresql}; load average ${machine.load_average.join(' ')}`,
+  );
   process.stdout.write(`${lines.join('\n')}\n`);
   if (WRITE) {
     const met = (processes, page, target) => {
@@ -431,21 +604,48 @@ async function main() {
       return found.met ? 'met' : 'missed';
     };
     const table = [
-      ['processes', 'answer', 'bytes', 'floor /s', 'hostdir /s', 'p50 ms', 'p99 ms', 'nginx /s', '× hostdir', 'hostdir CPU ms',
-        'PostgreSQL CPU ms', 'p99 ≤ 100 ms', 'cache ≥ 10 ×'],
+      [
+        'processes',
+        'answer',
+        'bytes',
+        'floor /s',
+        'hostdir /s',
+        'p50 ms',
+        'p99 ms',
+        'nginx /s',
+        '× hostdir',
+        'hostdir CPU ms',
+        'PostgreSQL CPU ms',
+        'p99 ≤ 100 ms',
+        'cache ≥ 10 ×',
+      ],
     ];
     for (const [processes, perPage] of Object.entries(figures)) {
       for (const [page, f] of Object.entries(perPage)) {
-        table.push([processes, page, String(bodies[page]), String(f.floor.rps), String(f.direct.rps), String(f.direct.p50_ms), String(f.direct.p99_ms),
-          String(f.cached.rps), (f.cached.rps / f.direct.rps).toFixed(1), f.direct.server_cpu_ms.toFixed(3), f.direct.db_cpu_ms.toFixed(3),
-          met(processes, page, 'uncached p99 ≤ 100 ms'), met(processes, page, 'cached ≥ 10 × uncached')]);
+        table.push([
+          processes,
+          page,
+          String(bodies[page]),
+          String(f.floor.rps),
+          String(f.direct.rps),
+          String(f.direct.p50_ms),
+          String(f.direct.p99_ms),
+          String(f.cached.rps),
+          (f.cached.rps / f.direct.rps).toFixed(1),
+          f.direct.server_cpu_ms.toFixed(3),
+          f.direct.db_cpu_ms.toFixed(3),
+          met(processes, page, 'uncached p99 ≤ 100 ms'),
+          met(processes, page, 'cached ≥ 10 × uncached'),
+        ]);
       }
     }
     const command = `npm run bench:read -- ${process.argv.slice(2).join(' ')} (${PRODUCTS} products, ${CLIENTS} clients, ${DURATION} s each)`;
     await writeLastRun('read', { command, database: `PostgreSQL ${machine.postgresql}`, tables: [table] });
   }
   if (JSON_OUTPUT) {
-    process.stdout.write(`${JSON.stringify({ bench: 'read', products: PRODUCTS, hosts: HOSTS, clients: CLIENTS, duration_s: DURATION, bytes: bodies, figures, targets, machine })}\n`);
+    process.stdout.write(
+      `${JSON.stringify({ bench: 'read', products: PRODUCTS, hosts: HOSTS, clients: CLIENTS, duration_s: DURATION, bytes: bodies, figures, targets, machine })}\n`,
+    );
   }
 }
 

@@ -20,7 +20,15 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import copyStreams from 'pg-copy-streams';
 import { body, catalogue, mixedCatalogue } from './products.mjs';
-import { cpuMs, freePort, postgresCpuMs, serverArguments, serverEnvironment, stopProcess, writeLastRun } from './support.mjs';
+import {
+  cpuMs,
+  freePort,
+  postgresCpuMs,
+  serverArguments,
+  serverEnvironment,
+  stopProcess,
+  writeLastRun,
+} from './support.mjs';
 import { issueApiKey } from '../dist/store/api-keys.js';
 import { insertHost } from '../dist/store/hosts.js';
 import { migrate } from '../dist/store/migrate.js';
@@ -50,11 +58,32 @@ if (WRITE && (SMOKE || ONLY)) {
   process.stderr.write('--write records whole runs only: not with --smoke or --only\n');
   process.exit(2);
 }
-const ADMIN_DATABASE_URL = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const ADMIN_DATABASE_URL =
+  process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
 const SIZES = SMOKE
-  ? { products: 40, big: 120, hosts: 8, hostProducts: 5, clients: 4, steadySizes: [5, 150], steadyHosts: 4, runs: 1, warmups: 0 }
-  : { products: 10_000, big: 50_000, hosts: 500, hostProducts: 20, clients: 32, steadySizes: [20, 100, 500, 2000], steadyHosts: 40, runs: 5, warmups: 1 };
+  ? {
+      products: 40,
+      big: 120,
+      hosts: 8,
+      hostProducts: 5,
+      clients: 4,
+      steadySizes: [5, 150],
+      steadyHosts: 4,
+      runs: 1,
+      warmups: 0,
+    }
+  : {
+      products: 10_000,
+      big: 50_000,
+      hosts: 500,
+      hostProducts: 20,
+      clients: 32,
+      steadySizes: [20, 100, 500, 2000],
+      steadyHosts: 40,
+      runs: 5,
+      warmups: 1,
+    };
 /** Syncs in flight at once in the steady state: billing systems that send at their own times. */
 const STEADY_CLIENTS = 8;
 // --runs N / --warmups N: fewer rounds while working on one figure (a figure is a median of at least 5 otherwise)
@@ -113,7 +142,8 @@ function post(url, payload, headers = {}) {
 
 async function expect200(answer, what) {
   const result = await answer;
-  if (result.status !== 200 && result.status !== 201) throw new Error(`${what}: HTTP ${result.status} ${result.text.slice(0, 500)}`);
+  if (result.status !== 200 && result.status !== 201)
+    throw new Error(`${what}: HTTP ${result.status} ${result.text.slice(0, 500)}`);
   return result;
 }
 
@@ -189,8 +219,12 @@ async function startHostdir(store, databaseUrl, dataDir) {
     KEEP_ALIVE_TIMEOUT_MS: '600000',
     ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
   };
-  const flags = PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(PROFILE_DIR)}`, `--cpu-prof-name=hostdir-${store}.cpuprofile`] : [];
-  const child = track(spawn(process.execPath, [...flags, ...serverArguments(MAIN, deployed)], { env, stdio: ['ignore', 'pipe', 'pipe'] }));
+  const flags = PROFILE_DIR
+    ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(PROFILE_DIR)}`, `--cpu-prof-name=hostdir-${store}.cpuprofile`]
+    : [];
+  const child = track(
+    spawn(process.execPath, [...flags, ...serverArguments(MAIN, deployed)], { env, stdio: ['ignore', 'pipe', 'pipe'] }),
+  );
   let output = '';
   child.stdout.on('data', (chunk) => (output += chunk));
   child.stderr.on('data', (chunk) => (output += chunk));
@@ -213,7 +247,9 @@ async function startHostdir(store, databaseUrl, dataDir) {
 
 async function startFloorServer(store, databaseUrl) {
   const child = track(
-    spawn(process.execPath, [path.join(ROOT, 'bench/floor-server.mjs'), store, databaseUrl ?? ''], { stdio: ['ignore', 'pipe', 'inherit'] }),
+    spawn(process.execPath, [path.join(ROOT, 'bench/floor-server.mjs'), store, databaseUrl ?? ''], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    }),
   );
   const { port } = JSON.parse(await waitForLine(child, 'floor server'));
   return { url: `http://127.0.0.1:${port}`, child };
@@ -231,11 +267,17 @@ async function seedHosts(databaseUrl, dataDir, count) {
     const tag = randomBytes(3).toString('hex');
     const keys = new Array(count);
     await concurrently(
-      Array.from({ length: count }, (_, k) => () =>
-        db.transaction(async (tx) => {
-          const host = await insertHost(tx, { slug: `bench-${tag}-${k}`, name: `Bench ${tag} ${k}`, default_currency: 'USD' });
-          keys[k] = (await issueApiKey(tx, host.id)).key;
-        }),
+      Array.from(
+        { length: count },
+        (_, k) => () =>
+          db.transaction(async (tx) => {
+            const host = await insertHost(tx, {
+              slug: `bench-${tag}-${k}`,
+              name: `Bench ${tag} ${k}`,
+              default_currency: 'USD',
+            });
+            keys[k] = (await issueApiKey(tx, host.id)).key;
+          }),
       ),
       4,
     );
@@ -258,7 +300,10 @@ function syncAs(server, key, payload) {
  * before any floor is timed; no exchange rates, as on the benchmark's server.
  */
 function storedRows(products) {
-  const checked = validateCatalogue({ products }, { categories: new Set(products.map((p) => p.category)), defaultCurrency: 'USD', maxProducts: products.length });
+  const checked = validateCatalogue(
+    { products },
+    { categories: new Set(products.map((p) => p.category)), defaultCurrency: 'USD', maxProducts: products.length },
+  );
   if (!checked.ok) throw new Error(`the floor's products do not validate: ${JSON.stringify(checked.errors[0])}`);
   return checked.products.map((content) => ({ ...contentRecord(content), ...derivedPrices(content, new Map()) }));
 }
@@ -272,21 +317,44 @@ const STORED_COLUMNS = `host_id, external_id, id, status, name, category, price,
 function storedValues(row, hostId, id) {
   const json = (value) => (value === null || value === undefined ? null : JSON.stringify(value));
   return [
-    hostId, row.external_id, id, 'active', row.name, row.category, row.price, row.currency, row.description, json(row.specs),
-    json(row.pricing_tiers), row.setup_fee, row.contract_duration, json(row.features), json(row.datacenter_locations),
-    json(row.spec_values), json(row.facets), row.search_extra, row.derived_version, row.monthly_equivalent, row.base_monthly_price,
+    hostId,
+    row.external_id,
+    id,
+    'active',
+    row.name,
+    row.category,
+    row.price,
+    row.currency,
+    row.description,
+    json(row.specs),
+    json(row.pricing_tiers),
+    row.setup_fee,
+    row.contract_duration,
+    json(row.features),
+    json(row.datacenter_locations),
+    json(row.spec_values),
+    json(row.facets),
+    row.search_extra,
+    row.derived_version,
+    row.monthly_equivalent,
+    row.base_monthly_price,
     randomBytes(20).toString('base64'),
   ];
 }
 
 /** The rows hostdir stores for a catalogue, in COPY text format, for the COPY floor. */
 function copyText(products, hostId) {
-  const field = (value) => (value === null || value === undefined ? '\\N' : String(value).replace(/[\\\t\n\r]/g, (c) => ({ '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' })[c]));
+  const field = (value) =>
+    value === null || value === undefined
+      ? '\\N'
+      : String(value).replace(/[\\\t\n\r]/g, (c) => ({ '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' })[c]);
   const now = new Date().toISOString();
   let out = '';
   const rows = storedRows(products);
   for (let k = 0; k < rows.length; k++) {
-    out += [...storedValues(rows[k], hostId, `prd_${String(k).padStart(26, '0')}`), now, now, null].map(field).join('\t') + '\n';
+    out +=
+      [...storedValues(rows[k], hostId, `prd_${String(k).padStart(26, '0')}`), now, now, null].map(field).join('\t') +
+      '\n';
   }
   return out;
 }
@@ -297,7 +365,12 @@ function copyText(products, hostId) {
  * product), sent as one message. Values are written in as literals.
  */
 function dbSyncText(products, hostId, runId) {
-  const quote = (value) => (value === null || value === undefined ? 'NULL' : typeof value === 'number' ? String(value) : `'${String(value).replaceAll("'", "''")}'`);
+  const quote = (value) =>
+    value === null || value === undefined
+      ? 'NULL'
+      : typeof value === 'number'
+        ? String(value)
+        : `'${String(value).replaceAll("'", "''")}'`;
   const ids = products.map((_, k) => `prd_${runId}${String(k).padStart(6, '0')}`);
   const rows = storedRows(products).map((row, k) => storedValues(row, hostId, ids[k]).map(quote).join(', '));
   const actions = products.map((p, k) => `${p.external_id}\t${ids[k]}\tcreated`).join('\n');
@@ -332,7 +405,11 @@ async function openFloorDatabase(store, databaseUrl, dataDir) {
         await client.query('COMMIT');
       },
       select: (hostId) => client.query(SELECT_FLOOR, [hostId]),
-      syncs: (texts) => concurrently(texts.map((text) => () => pool.query(text)), SIZES.clients),
+      syncs: (texts) =>
+        concurrently(
+          texts.map((text) => () => pool.query(text)),
+          SIZES.clients,
+        ),
       close: async () => {
         await pool.end();
         await client.end();
@@ -356,7 +433,11 @@ async function openFloorDatabase(store, databaseUrl, dataDir) {
     },
     select: (hostId) => db.query(SELECT_FLOOR, [hostId]),
     // One connection, like the embedded store: the transactions run one after another.
-    syncs: (texts) => concurrently(texts.map((text) => () => db.exec(text)), 1),
+    syncs: (texts) =>
+      concurrently(
+        texts.map((text) => () => db.exec(text)),
+        1,
+      ),
     close: () => db.close(),
   };
 }
@@ -375,7 +456,8 @@ async function benchStore(store) {
   const database = store === 'postgres' ? await createDatabase() : null;
   // Started side by side: an embedded store's first start (initdb in WebAssembly) takes seconds each.
   const scenarios = ['create', 'unchanged', 'mixed', 'create_50k'].filter(wanted).length;
-  const hostCount = scenarios * TIMES + (wanted('throughput') ? SIZES.hosts * TIMES : 0) + (wanted('steady') ? SIZES.steadyHosts : 0);
+  const hostCount =
+    scenarios * TIMES + (wanted('throughput') ? SIZES.hosts * TIMES : 0) + (wanted('steady') ? SIZES.steadyHosts : 0);
   log(`  onboarding ${hostCount} hosts`);
   const keys = await seedHosts(database?.url ?? null, dataDir, hostCount);
   const take = (count) => keys.splice(0, count);
@@ -391,10 +473,11 @@ async function benchStore(store) {
     const text = payload.toString('utf8');
     const mixedPayload = body(mixedCatalogue(n));
     const bigPayload = body(catalogue(SIZES.big));
-    const smallProducts = Array.from({ length: SIZES.hosts }, (_, h) => catalogue(SIZES.hostProducts, h * SIZES.hostProducts));
+    const smallProducts = Array.from({ length: SIZES.hosts }, (_, h) =>
+      catalogue(SIZES.hostProducts, h * SIZES.hostProducts),
+    );
     const small = smallProducts.map(body);
     const rows = copyText(products, 0);
-
 
     const pid = server.child.pid;
     const peaks = [];
@@ -408,7 +491,9 @@ async function benchStore(store) {
     // The steady state: the same hosts every round, each re-sending its unchanged catalogue (sizes cycle through
     // steadySizes), as billing systems do every window; their first sync is made before the first round.
     const steadyHosts = hostsFor('steady', SIZES.steadyHosts);
-    const steadyBodies = steadyHosts.map((_, h) => body(catalogue(SIZES.steadySizes[h % SIZES.steadySizes.length], h * 100_000)));
+    const steadyBodies = steadyHosts.map((_, h) =>
+      body(catalogue(SIZES.steadySizes[h % SIZES.steadySizes.length], h * 100_000)),
+    );
     const steadyProducts = steadyHosts.reduce((sum, _, h) => sum + SIZES.steadySizes[h % SIZES.steadySizes.length], 0);
     const steadySyncs = () => steadyBodies.map((b, h) => () => syncAs(server, steadyHosts[h], b));
     const steadyCpu = [];
@@ -428,9 +513,19 @@ async function benchStore(store) {
           if (read.length !== n) throw new Error(`floor select read ${read.length} rows`);
         },
       ],
-      floor_throughput_ms: [() => null, () => concurrently(small.map((b) => () => expect200(post(`${floor.url}/parse-tx`, b), 'floor')), SIZES.clients)],
+      floor_throughput_ms: [
+        () => null,
+        () =>
+          concurrently(
+            small.map((b) => () => expect200(post(`${floor.url}/parse-tx`, b), 'floor')),
+            SIZES.clients,
+          ),
+      ],
       floor_db_syncs_ms: [
-        (k) => smallProducts.map((products, h) => dbSyncText(products, 1_000_000 + k * SIZES.hosts + h, `${k}x${h}x${randomBytes(4).toString('hex')}`)),
+        (k) =>
+          smallProducts.map((products, h) =>
+            dbSyncText(products, 1_000_000 + k * SIZES.hosts + h, `${k}x${h}x${randomBytes(4).toString('hex')}`),
+          ),
         async (texts, k) => {
           const before = store === 'postgres' ? await postgresCpuMs() : NaN;
           await floorDb.syncs(texts);
@@ -438,8 +533,14 @@ async function benchStore(store) {
         },
       ],
       create_ms: [(k) => createHosts[k], (key) => syncAs(server, key, payload)],
-      unchanged_ms: [async (k) => (await syncAs(server, unchangedHosts[k], payload), unchangedHosts[k]), (key) => syncAs(server, key, payload)],
-      mixed_ms: [async (k) => (await syncAs(server, mixedHosts[k], payload), mixedHosts[k]), (key) => syncAs(server, key, mixedPayload)],
+      unchanged_ms: [
+        async (k) => (await syncAs(server, unchangedHosts[k], payload), unchangedHosts[k]),
+        (key) => syncAs(server, key, payload),
+      ],
+      mixed_ms: [
+        async (k) => (await syncAs(server, mixedHosts[k], payload), mixedHosts[k]),
+        (key) => syncAs(server, key, mixedPayload),
+      ],
       create_50k_ms: [
         async (k) => {
           // Resets VmHWM (Linux), so that after the run it is this run's peak; the samples are the fallback.
@@ -449,7 +550,10 @@ async function benchStore(store) {
         async (key, k) => {
           let sampled = 0;
           const sampler = setInterval(() => {
-            readStatus(pid, 'VmRSS').then((mb) => (sampled = Math.max(sampled, mb)), () => {});
+            readStatus(pid, 'VmRSS').then(
+              (mb) => (sampled = Math.max(sampled, mb)),
+              () => {},
+            );
           }, 5);
           try {
             await syncAs(server, key, bigPayload);
@@ -465,7 +569,10 @@ async function benchStore(store) {
         async (hostKeys, k) => {
           const databaseCpu = () => (store === 'postgres' ? postgresCpuMs() : NaN);
           const before = await Promise.all([cpuMs(pid), databaseCpu()]);
-          await concurrently(small.map((b, h) => () => syncAs(server, hostKeys[h], b)), SIZES.clients);
+          await concurrently(
+            small.map((b, h) => () => syncAs(server, hostKeys[h], b)),
+            SIZES.clients,
+          );
           const after = await Promise.all([cpuMs(pid), databaseCpu()]);
           if (k >= SIZES.warmups) throughputCpu.push([after[0] - before[0], after[1] - before[1]]);
         },
@@ -481,7 +588,9 @@ async function benchStore(store) {
         },
       ],
     };
-    const active = Object.keys(measurements).filter((name) => name.startsWith('floor_') || wanted(name.replace(/_ms$/, '')));
+    const active = Object.keys(measurements).filter(
+      (name) => name.startsWith('floor_') || wanted(name.replace(/_ms$/, '')),
+    );
 
     // Rounds, each measuring everything once: a machine whose load changes during the run then weighs on the
     // floors and the scenarios alike, which keeps their ratios meaningful.
@@ -501,7 +610,8 @@ async function benchStore(store) {
     }
     const figures = {};
     const medianOf = (name) => (times[name]?.length ? median(times[name]) : NaN);
-    for (const name of ['floor_http_ms', 'floor_parse_ms', 'floor_copy_ms', 'floor_select_ms']) figures[name] = medianOf(name);
+    for (const name of ['floor_http_ms', 'floor_parse_ms', 'floor_copy_ms', 'floor_select_ms'])
+      figures[name] = medianOf(name);
     figures.floor_throughput_per_s = (SIZES.hosts / medianOf('floor_throughput_ms')) * 1000;
     figures.floor_db_syncs_per_s = (SIZES.hosts / medianOf('floor_db_syncs_ms')) * 1000;
     for (const name of ['create_ms', 'unchanged_ms', 'mixed_ms', 'create_50k_ms']) figures[name] = medianOf(name);
@@ -510,8 +620,12 @@ async function benchStore(store) {
     figures.throughput_syncs_per_s = (SIZES.hosts / medianOf('throughput_ms')) * 1000;
     // Where a sync's time goes when many run at once: CPU of the server process and of the database, per sync.
     figures.floor_db_cpu_ms_per_sync = floorDbCpu.length ? median(floorDbCpu) / SIZES.hosts : NaN;
-    figures.throughput_server_cpu_ms_per_sync = throughputCpu.length ? median(throughputCpu.map(([server]) => server)) / SIZES.hosts : NaN;
-    figures.throughput_db_cpu_ms_per_sync = throughputCpu.length ? median(throughputCpu.map(([, db]) => db)) / SIZES.hosts : NaN;
+    figures.throughput_server_cpu_ms_per_sync = throughputCpu.length
+      ? median(throughputCpu.map(([server]) => server)) / SIZES.hosts
+      : NaN;
+    figures.throughput_db_cpu_ms_per_sync = throughputCpu.length
+      ? median(throughputCpu.map(([, db]) => db)) / SIZES.hosts
+      : NaN;
     figures.steady_syncs_per_s = (steadyHosts.length / medianOf('steady_ms')) * 1000;
     figures.steady_cpu_ms_per_1k_products = steadyCpu.length ? (median(steadyCpu) / steadyProducts) * 1000 : NaN;
 
@@ -546,7 +660,11 @@ function targets(r) {
   if (r.store === 'embedded') return [embeddedMemory];
   return [
     ['create_ms ≤ 1.5 × (http+parse+copy)', r.create_ms, 1.5 * (r.floor_http_ms + r.floor_parse_ms + r.floor_copy_ms)],
-    ['unchanged_ms ≤ 2.0 × (http+parse+select)', r.unchanged_ms, 2 * (r.floor_http_ms + r.floor_parse_ms + r.floor_select_ms)],
+    [
+      'unchanged_ms ≤ 2.0 × (http+parse+select)',
+      r.unchanged_ms,
+      2 * (r.floor_http_ms + r.floor_parse_ms + r.floor_select_ms),
+    ],
     ['mixed_ms ≤ 1.5 × create_ms', r.mixed_ms, 1.5 * r.create_ms],
     ['create_50k_ms ≤ 5.5 × create_ms', r.create_50k_ms, 5.5 * r.create_ms],
     memory,
@@ -560,7 +678,13 @@ function targetRows(results) {
   for (const r of results) {
     for (const [label, value, limit] of targets(r)) {
       const digits = Math.abs(limit) < 10 ? 2 : 1;
-      rows.push([r.store, label, Math.abs(value).toFixed(digits), Math.abs(limit).toFixed(digits), value <= limit ? 'met' : 'missed']);
+      rows.push([
+        r.store,
+        label,
+        Math.abs(value).toFixed(digits),
+        Math.abs(limit).toFixed(digits),
+        value <= limit ? 'met' : 'missed',
+      ]);
     }
   }
   return rows;
@@ -574,7 +698,10 @@ async function writeRun(results) {
     database: results.map((r) => r.machine.postgresql).join(', '),
     tables: [
       // A figure the store does not have (PostgreSQL's CPU, for the embedded store) is a dash, as `null` in the JSON.
-      [['figure', ...results.map((r) => r.store)], ...keys.map((key) => [key, ...results.map((r) => (Number.isNaN(r[key]) ? '—' : String(r[key])))])],
+      [
+        ['figure', ...results.map((r) => r.store)],
+        ...keys.map((key) => [key, ...results.map((r) => (Number.isNaN(r[key]) ? '—' : String(r[key])))]),
+      ],
       [['store', 'target', 'figure', 'limit', ''], ...targetRows(results)],
     ],
   });
@@ -586,7 +713,8 @@ function printTable(results) {
   const lines = [header, ...keys.map((key) => [key, ...results.map((r) => String(r[key]))])];
   const widths = header.map((_, c) => Math.max(...lines.map((line) => line[c].length)));
   const out = [];
-  for (const line of lines) out.push(line.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]) : cell.padStart(widths[c]))).join('  '));
+  for (const line of lines)
+    out.push(line.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]) : cell.padStart(widths[c]))).join('  '));
   if (!SMOKE) {
     let store = null;
     for (const [of, label, value, limit, met] of targetRows(results)) {
@@ -595,7 +723,10 @@ function printTable(results) {
     }
   }
   const m = results[0].machine;
-  out.push('', `machine: ${m.cores} cores (${m.cpu}), ${m.memory_gb} GB, Node ${m.node}; ${results.map((r) => r.machine.postgresql).join(', ')}`);
+  out.push(
+    '',
+    `machine: ${m.cores} cores (${m.cpu}), ${m.memory_gb} GB, Node ${m.node}; ${results.map((r) => r.machine.postgresql).join(', ')}`,
+  );
   process.stdout.write(`${out.join('\n')}\n`);
 }
 

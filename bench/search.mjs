@@ -48,20 +48,116 @@ function log(message) {
   process.stderr.write(`${new Date().toISOString().slice(11, 19)} ${message}\n`);
 }
 
-const CITIES = ['Frankfurt', 'Amsterdam', 'London', 'Paris', 'Helsinki', 'Nuremberg', 'Warsaw', 'Madrid', 'Milan', 'Stockholm',
-  'New York', 'Dallas', 'Chicago', 'Los Angeles', 'Miami', 'Toronto', 'Sao Paulo', 'Singapore', 'Tokyo', 'Sydney',
-  'Mumbai', 'Seoul', 'Hong Kong', 'Johannesburg', 'Dubai'];
-const FEATURES = ['NVMe', 'DDoS protection', 'IPv6', 'Daily backups', 'Free SSL', 'Snapshots', 'Private networking',
-  'cPanel', 'Root access', 'Unlimited traffic', 'IPMI', 'Monitoring', '24/7 support', 'Staging', 'Mod installer'];
-const ADJECTIVES = ['Cloud', 'Turbo', 'Pro', 'Ultra', 'Eco', 'Prime', 'Edge', 'Swift', 'Core', 'Nova', 'Titan', 'Atlas',
-  'Zen', 'Flex', 'Micro', 'Mega', 'Rapid', 'Solid', 'Stellar', 'Vertex'];
-const NOUNS = ['Server', 'VPS', 'Hosting', 'Box', 'Node', 'Instance', 'Plan', 'Machine', 'Space', 'Engine', 'Stack',
-  'Cluster', 'Drive', 'Vault', 'Forge', 'Harbor', 'Rack', 'Metal', 'Blade', 'Cube', 'Pod', 'Realm', 'Craft', 'Shield',
-  'Pulse', 'Orbit', 'Peak', 'Summit', 'Ridge', 'Grid'];
-const DESCRIPTIONS = ['with NVMe storage and a dedicated IPv4 address', 'powered by AMD Ryzen and DDR5 memory',
-  'on Intel Xeon with ECC memory', 'for Minecraft and other game servers', 'with managed WordPress updates',
-  'with free SSL and daily backups', 'in a Tier III datacenter', 'with 10 Gbit/s uplink', 'with unmetered traffic',
-  'with one-click apps and snapshots'];
+const CITIES = [
+  'Frankfurt',
+  'Amsterdam',
+  'London',
+  'Paris',
+  'Helsinki',
+  'Nuremberg',
+  'Warsaw',
+  'Madrid',
+  'Milan',
+  'Stockholm',
+  'New York',
+  'Dallas',
+  'Chicago',
+  'Los Angeles',
+  'Miami',
+  'Toronto',
+  'Sao Paulo',
+  'Singapore',
+  'Tokyo',
+  'Sydney',
+  'Mumbai',
+  'Seoul',
+  'Hong Kong',
+  'Johannesburg',
+  'Dubai',
+];
+const FEATURES = [
+  'NVMe',
+  'DDoS protection',
+  'IPv6',
+  'Daily backups',
+  'Free SSL',
+  'Snapshots',
+  'Private networking',
+  'cPanel',
+  'Root access',
+  'Unlimited traffic',
+  'IPMI',
+  'Monitoring',
+  '24/7 support',
+  'Staging',
+  'Mod installer',
+];
+const ADJECTIVES = [
+  'Cloud',
+  'Turbo',
+  'Pro',
+  'Ultra',
+  'Eco',
+  'Prime',
+  'Edge',
+  'Swift',
+  'Core',
+  'Nova',
+  'Titan',
+  'Atlas',
+  'Zen',
+  'Flex',
+  'Micro',
+  'Mega',
+  'Rapid',
+  'Solid',
+  'Stellar',
+  'Vertex',
+];
+const NOUNS = [
+  'Server',
+  'VPS',
+  'Hosting',
+  'Box',
+  'Node',
+  'Instance',
+  'Plan',
+  'Machine',
+  'Space',
+  'Engine',
+  'Stack',
+  'Cluster',
+  'Drive',
+  'Vault',
+  'Forge',
+  'Harbor',
+  'Rack',
+  'Metal',
+  'Blade',
+  'Cube',
+  'Pod',
+  'Realm',
+  'Craft',
+  'Shield',
+  'Pulse',
+  'Orbit',
+  'Peak',
+  'Summit',
+  'Ridge',
+  'Grid',
+];
+const DESCRIPTIONS = [
+  'with NVMe storage and a dedicated IPv4 address',
+  'powered by AMD Ryzen and DDR5 memory',
+  'on Intel Xeon with ECC memory',
+  'for Minecraft and other game servers',
+  'with managed WordPress updates',
+  'with free SSL and daily backups',
+  'in a Tier III datacenter',
+  'with 10 Gbit/s uplink',
+  'with unmetered traffic',
+  'with one-click apps and snapshots',
+];
 
 const sqlArray = (values) => `(ARRAY[${values.map((value) => `'${value.replaceAll("'", "''")}'`).join(', ')}])`;
 
@@ -76,7 +172,8 @@ async function derivedSql(main) {
   const dist = path.dirname(main);
   const { derivedOf, DERIVED_VERSION } = await import(path.join(dist, 'catalog/derived.js'));
   const { specWords } = await import(path.join(dist, 'catalog/specs.js'));
-  const of = (fields) => derivedOf({ category: 'other', specs: null, features: null, datacenter_locations: null, ...fields });
+  const of = (fields) =>
+    derivedOf({ category: 'other', specs: null, features: null, datacenter_locations: null, ...fields });
   const cities = CITIES.map((city) => of({ datacenter_locations: [city] }));
   const features = FEATURES.map((feature) => of({ features: [feature] }));
   // The words a spec adds beyond its value, for each value the generator gives it (1-based, as the columns run).
@@ -87,10 +184,22 @@ async function derivedSql(main) {
     cityFacets: sqlArray(cities.map((d) => JSON.stringify(d.facets))),
     cityWords: sqlArray(cities.map((d) => d.search_extra)),
     featureFacets: sqlArray(features.map((d) => JSON.stringify(d.facets))),
-    cpuWords: wordsOf('cpu_cores', upTo(32, (n) => n)),
-    ramWords: wordsOf('ram_gb', upTo(128, (n) => n)),
-    diskWords: wordsOf('disk_gb', upTo(1000, (n) => n)),
-    storageWords: wordsOf('storage_gb', upTo(1000, (n) => n)),
+    cpuWords: wordsOf(
+      'cpu_cores',
+      upTo(32, (n) => n),
+    ),
+    ramWords: wordsOf(
+      'ram_gb',
+      upTo(128, (n) => n),
+    ),
+    diskWords: wordsOf(
+      'disk_gb',
+      upTo(1000, (n) => n),
+    ),
+    storageWords: wordsOf(
+      'storage_gb',
+      upTo(1000, (n) => n),
+    ),
   };
 }
 
@@ -105,9 +214,15 @@ async function generate(databaseName, main) {
   await server.stop();
   await withClient(url, async (client) => {
     // A baseline from before comparable specs has no derived columns: its rows are generated without them.
-    const derives = (await client.query(`SELECT 1 FROM information_schema.columns WHERE table_name = 'products' AND column_name = 'spec_values'`)).rowCount > 0;
+    const derives =
+      (
+        await client.query(
+          `SELECT 1 FROM information_schema.columns WHERE table_name = 'products' AND column_name = 'spec_values'`,
+        )
+      ).rowCount > 0;
     const derived = derives ? await derivedSql(main) : null;
-    const converts = (await client.query(`SELECT 1 FROM information_schema.tables WHERE table_name = 'exchange_rates'`)).rowCount > 0;
+    const converts =
+      (await client.query(`SELECT 1 FROM information_schema.tables WHERE table_name = 'exchange_rates'`)).rowCount > 0;
     await client.query(`SET maintenance_work_mem = '256MB'`);
     log(`generating ${HOSTS} hosts`);
     await client.query(
@@ -117,12 +232,15 @@ async function generate(databaseName, main) {
        FROM generate_series(1, $1::int) AS h`,
       [HOSTS],
     );
-    const { rows: [{ first }] } = await client.query('SELECT min(id) AS first FROM hosts');
+    const {
+      rows: [{ first }],
+    } = await client.query('SELECT min(id) AS first FROM hosts');
     // Prices are compared in EUR, as a sync and a rates import store them (store/rates.ts); a baseline from before
     // has no rates, and its rows are generated without their EUR prices.
-    if (converts) await client.query(
-      `INSERT INTO exchange_rates (currency, rate_date, rate, source) VALUES ('USD', '2026-11-20', 1.08, 'bench'), ('GBP', '2026-11-20', 0.85, 'bench')`,
-    );
+    if (converts)
+      await client.query(
+        `INSERT INTO exchange_rates (currency, rate_date, rate, source) VALUES ('USD', '2026-11-20', 1.08, 'bench'), ('GBP', '2026-11-20', 0.85, 'bench')`,
+      );
     const chunk = 100_000;
     for (let from = 1; from <= PRODUCTS; from += chunk) {
       const to = Math.min(PRODUCTS, from + chunk - 1);
@@ -134,9 +252,28 @@ async function generate(databaseName, main) {
          v AS (
            SELECT i, r, s,
              round(((r % 40000) / 100.0 + 1)::numeric, 2) AS price,
-             (${sqlArray(['web_shared', 'web_wordpress', 'web_reseller', 'vps_cloud', 'vps_cloud', 'vps_managed', 'dedicated',
-               'dedicated_gpu', 'storage', 'backup', 'email', 'domain', 'ssl', 'cdn', 'game_minecraft', 'game_rust', 'game_valheim',
-               'game_cs2', 'voice_teamspeak', 'colocation'])})[1 + (s % 20)::int] AS category,
+             (${sqlArray([
+               'web_shared',
+               'web_wordpress',
+               'web_reseller',
+               'vps_cloud',
+               'vps_cloud',
+               'vps_managed',
+               'dedicated',
+               'dedicated_gpu',
+               'storage',
+               'backup',
+               'email',
+               'domain',
+               'ssl',
+               'cdn',
+               'game_minecraft',
+               'game_rust',
+               'game_valheim',
+               'game_cs2',
+               'voice_teamspeak',
+               'colocation',
+             ])})[1 + (s % 20)::int] AS category,
              (ARRAY['USD', 'USD', 'USD', 'USD', 'USD', 'USD', 'EUR', 'EUR', 'EUR', 'GBP'])[1 + ((r / 7) % 10)::int] AS currency,
              ${sqlArray(ADJECTIVES)}[1 + (r % ${ADJECTIVES.length})::int] || ' ' || ${sqlArray(NOUNS)}[1 + ((r / 20) % ${NOUNS.length})::int]
                || ' ' || (1 + s % 64) AS name,
@@ -164,7 +301,9 @@ async function generate(databaseName, main) {
            jsonb_build_array(${sqlArray(FEATURES)}[feature1], ${sqlArray(FEATURES)}[feature2]),
            jsonb_build_array(${sqlArray(CITIES)}[city1], ${sqlArray(CITIES)}[city2]),
            md5(i::text), now() - make_interval(secs => $2::int - i), now() - make_interval(secs => $2::int - i)
-           ${derived ? `,
+           ${
+             derived
+               ? `,
            -- the vocabulary of the category's family: web hosting has storage, game servers and servers CPU, RAM and disk
            CASE WHEN category LIKE 'web%' THEN jsonb_build_object('storage_gb', disk)
                 WHEN category ~ '^(vps|dedicated|colocation|game|voice)' THEN jsonb_build_object('cpu_cores', cpu, 'ram_gb', ram, 'disk_gb', disk)
@@ -177,9 +316,15 @@ async function generate(databaseName, main) {
                   WHEN category ~ '^(vps|dedicated|colocation|game|voice)'
                     THEN concat_ws(' ', ${derived.ramWords}[ram], ${derived.diskWords}[disk], ${derived.cpuWords}[cpu])
                   ELSE concat_ws(' ', ${derived.ramWords}[ram], ${derived.diskWords}[disk], ${derived.storageWords}[disk], ${derived.cpuWords}[cpu]) END,
-           ${derived.version}` : ''}
-           ${converts ? `,
-           price, round(price / (CASE currency WHEN 'USD' THEN 1.08 WHEN 'GBP' THEN 0.85 ELSE 1 END), 6)` : ''}
+           ${derived.version}`
+               : ''
+           }
+           ${
+             converts
+               ? `,
+           price, round(price / (CASE currency WHEN 'USD' THEN 1.08 WHEN 'GBP' THEN 0.85 ELSE 1 END), 6)`
+               : ''
+           }
          FROM v`,
         [from, to, first, HOSTS],
       );
@@ -238,7 +383,10 @@ const SEARCHES = [
 ];
 
 /** The search of comparable specs: not in a baseline from before them. */
-const SPEC_SEARCH = ['category by price, RAM >= 8 GB, country', 'category=vps_cloud&min_ram_gb=8&country=DE&sort=price'];
+const SPEC_SEARCH = [
+  'category by price, RAM >= 8 GB, country',
+  'category=vps_cloud&min_ram_gb=8&country=DE&sort=price',
+];
 
 function percentile(sorted, p) {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
@@ -266,9 +414,14 @@ async function productCount(databaseName, main) {
   const derivedModule = path.join(path.dirname(main), 'catalog/derived.js');
   const version = existsSync(derivedModule) ? (await import(derivedModule)).DERIVED_VERSION : null;
   return withClient(databaseUrlOf(SERVER_URL, databaseName), async (client) => {
-    const count = await client.query('SELECT count(*)::int AS n FROM products').then((r) => r.rows[0].n).catch(() => 0);
+    const count = await client
+      .query('SELECT count(*)::int AS n FROM products')
+      .then((r) => r.rows[0].n)
+      .catch(() => 0);
     if (version === null) return count;
-    const other = await client.query('SELECT 1 FROM products WHERE derived_version IS DISTINCT FROM $1 LIMIT 1', [version]);
+    const other = await client.query('SELECT 1 FROM products WHERE derived_version IS DISTINCT FROM $1 LIMIT 1', [
+      version,
+    ]);
     if (other.rowCount > 0) log(`${databaseName} holds products derived by another version than ${version}`);
     return other.rowCount > 0 ? 0 : count;
   });
@@ -289,7 +442,9 @@ async function ensureData(databaseName, main, label) {
 /** The baseline ref built in a temporary git worktree: its dist/main.js, and a cleanup. */
 async function buildBaseline(ref) {
   const dir = await mkdtemp(path.join(tmpdir(), 'hostdir-baseline-'));
-  const sha = execFileSync('git', ['-C', ROOT, 'rev-parse', '--verify', `${ref}^{commit}`], { encoding: 'utf8' }).trim();
+  const sha = execFileSync('git', ['-C', ROOT, 'rev-parse', '--verify', `${ref}^{commit}`], {
+    encoding: 'utf8',
+  }).trim();
   log(`building the baseline ${ref} (${sha.slice(0, 12)}) in ${dir}`);
   execFileSync('git', ['-C', ROOT, 'worktree', 'add', '--detach', dir, sha], { stdio: 'ignore' });
   const cleanup = async () => {
@@ -301,7 +456,10 @@ async function buildBaseline(ref) {
   };
   try {
     await symlink(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'), 'dir');
-    execFileSync(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], { cwd: dir, stdio: 'inherit' });
+    execFileSync(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], {
+      cwd: dir,
+      stdio: 'inherit',
+    });
     const main = path.join(dir, 'dist/main.js');
     if (!existsSync(main)) throw new Error(`the baseline build has no ${main}`);
     return { sha, main, cleanup };
@@ -319,25 +477,44 @@ async function writeRun(rows, summary) {
   if (summary.baseline) header.push('baseline median ms', 'baseline p99 ms', 'ratio', `ratio ≤ ${MAX_RATIO}`);
   const table = [header];
   for (const row of rows) {
-    const line = [row.search, String(row.results), ms(row.median_ms), ms(row.p99_ms), met(row.p99_ms <= SEARCH_P99_LIMIT_MS)];
+    const line = [
+      row.search,
+      String(row.results),
+      ms(row.median_ms),
+      ms(row.p99_ms),
+      met(row.p99_ms <= SEARCH_P99_LIMIT_MS),
+    ];
     if (summary.baseline && row.ratio === undefined) line.push('', '', '', '');
-    else if (summary.baseline) line.push(ms(row.baseline_median_ms), ms(row.baseline_p99_ms), row.ratio.toFixed(2), met(row.ratio <= MAX_RATIO));
+    else if (summary.baseline)
+      line.push(ms(row.baseline_median_ms), ms(row.baseline_p99_ms), row.ratio.toFixed(2), met(row.ratio <= MAX_RATIO));
     table.push(line);
   }
   const spec = summary.spec_search;
   const over = summary.over_p99_limit.length;
   const targets = [
     ['target', 'figure', ''],
-    [`spec search median ≤ ${SPEC_TARGET.median} ms, p99 ≤ ${SPEC_TARGET.p99} ms`, `${ms(spec.median_ms)} / ${ms(spec.p99_ms)} ms`, met(spec.target_met)],
+    [
+      `spec search median ≤ ${SPEC_TARGET.median} ms, p99 ≤ ${SPEC_TARGET.p99} ms`,
+      `${ms(spec.median_ms)} / ${ms(spec.p99_ms)} ms`,
+      met(spec.target_met),
+    ],
     [`every search p99 ≤ ${SEARCH_P99_LIMIT_MS} ms`, `${rows.length - over} of ${rows.length}`, met(over === 0)],
   ];
   if (summary.baseline) {
     const compared = rows.filter((row) => row.ratio !== undefined).length;
     const slower = summary.slower_than_baseline.length;
-    targets.push([`within ${MAX_RATIO} × the baseline's median`, `${compared - slower} of ${compared}`, met(slower === 0)]);
+    targets.push([
+      `within ${MAX_RATIO} × the baseline's median`,
+      `${compared - slower} of ${compared}`,
+      met(slower === 0),
+    ]);
   }
-  const version = await withClient(databaseUrl, (client) => client.query('SHOW server_version').then((r) => r.rows[0].server_version));
-  const against = summary.baseline ? `BENCH_BASELINE=${summary.baseline.ref} (${summary.baseline.sha.slice(0, 12)}) ` : '';
+  const version = await withClient(databaseUrl, (client) =>
+    client.query('SHOW server_version').then((r) => r.rows[0].server_version),
+  );
+  const against = summary.baseline
+    ? `BENCH_BASELINE=${summary.baseline.ref} (${summary.baseline.sha.slice(0, 12)}) `
+    : '';
   await writeLastRun('search', {
     command: `${against}npm run bench:search -- ${process.argv.slice(2).join(' ')} (${PRODUCTS} products, ${ROUNDS} rounds)`,
     database: `PostgreSQL ${version}`,
@@ -363,7 +540,8 @@ async function main() {
     if (baseServer) servers.push(baseServer);
 
     const path_ = '/api/v1/directory/products?limit=20';
-    const secondPage = async (url) => `category=vps_cloud&cursor=${(await timed(`${url}${path_}&category=vps_cloud`)).body.next_cursor}`;
+    const secondPage = async (url) =>
+      `category=vps_cloud&cursor=${(await timed(`${url}${path_}&category=vps_cloud`)).body.next_cursor}`;
     const searches = [...SEARCHES.slice(0, -1), [SEARCHES.at(-1)[0], null], [...SPEC_SEARCH, 'new']];
     const second = { [server.url]: await secondPage(server.url) };
     if (baseServer) second[baseServer.url] = await secondPage(baseServer.url);
@@ -400,15 +578,21 @@ async function main() {
     all.sort((a, b) => a - b);
     const width = Math.max(...rows.map((row) => row.search.length));
     const against = baseline ? `; baseline ${BASELINE} (${baseline.sha.slice(0, 12)}) in turn, round by round` : '';
-    console.log(`search over ${PRODUCTS.toLocaleString('en')} products, ${HOSTS} hosts, ${ROUNDS} rounds each, HTTP against the server on PostgreSQL${against}`);
+    console.log(
+      `search over ${PRODUCTS.toLocaleString('en')} products, ${HOSTS} hosts, ${ROUNDS} rounds each, HTTP against the server on PostgreSQL${against}`,
+    );
     for (const row of rows) {
       const compared =
         row.ratio === undefined
           ? ''
           : `  | baseline median ${row.baseline_median_ms.toFixed(1).padStart(6)} ms  p99 ${row.baseline_p99_ms.toFixed(1).padStart(6)} ms  x${row.ratio.toFixed(2)}`;
-      console.log(`${row.search.padEnd(width)}  ${String(row.results).padStart(3)} results  median ${row.median_ms.toFixed(1).padStart(6)} ms  p99 ${row.p99_ms.toFixed(1).padStart(6)} ms${compared}`);
+      console.log(
+        `${row.search.padEnd(width)}  ${String(row.results).padStart(3)} results  median ${row.median_ms.toFixed(1).padStart(6)} ms  p99 ${row.p99_ms.toFixed(1).padStart(6)} ms${compared}`,
+      );
     }
-    console.log(`all ${all.length} searches: median ${percentile(all, 50).toFixed(1)} ms, p99 ${percentile(all, 99).toFixed(1)} ms`);
+    console.log(
+      `all ${all.length} searches: median ${percentile(all, 50).toFixed(1)} ms, p99 ${percentile(all, 99).toFixed(1)} ms`,
+    );
     const spec = rows.at(-1);
     const summary = {
       bench: 'search',
@@ -416,12 +600,18 @@ async function main() {
       hosts: HOSTS,
       median_ms: percentile(all, 50),
       p99_ms: percentile(all, 99),
-      spec_search: { median_ms: spec.median_ms, p99_ms: spec.p99_ms, target_met: spec.median_ms <= SPEC_TARGET.median && spec.p99_ms <= SPEC_TARGET.p99 },
+      spec_search: {
+        median_ms: spec.median_ms,
+        p99_ms: spec.p99_ms,
+        target_met: spec.median_ms <= SPEC_TARGET.median && spec.p99_ms <= SPEC_TARGET.p99,
+      },
       over_p99_limit: rows.filter((row) => row.p99_ms > SEARCH_P99_LIMIT_MS).map((row) => row.search),
     };
     if (baseline) {
       summary.baseline = { ref: BASELINE, sha: baseline.sha };
-      summary.slower_than_baseline = rows.filter((row) => row.ratio !== undefined && row.ratio > MAX_RATIO).map((row) => row.search);
+      summary.slower_than_baseline = rows
+        .filter((row) => row.ratio !== undefined && row.ratio > MAX_RATIO)
+        .map((row) => row.search);
     }
     if (WRITE) await writeRun(rows, summary);
     console.log(JSON.stringify(summary));

@@ -19,7 +19,11 @@ export interface RunningHostdir {
   output(): string;
   stop(): Promise<void>;
 }
-export declare function startHostdir(databaseUrl: string, env?: Record<string, string>, main?: string): Promise<RunningHostdir>;
+export declare function startHostdir(
+  databaseUrl: string,
+  env?: Record<string, string>,
+  main?: string,
+): Promise<RunningHostdir>;
 export declare function writeLastRun(
   name: string,
   run: { command: string; database?: string; tables: string[][][] },

@@ -50,7 +50,8 @@ export async function withClient(url, fn) {
 
 /** The URL of database `name` (a plain lower-case name, checked) on the server of `serverUrl`. */
 export function databaseUrlOf(serverUrl, name) {
-  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(name)) throw new Error(`BENCH_DATABASE must be a plain lower-case name, got ${name}`);
+  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(name))
+    throw new Error(`BENCH_DATABASE must be a plain lower-case name, got ${name}`);
   const url = new URL(serverUrl);
   url.pathname = `/${name}`;
   return url.toString();
@@ -93,7 +94,10 @@ export async function postgresCpuMs() {
     if (!/^\d+$/.test(pid)) continue;
     const comm = await readFile(`/proc/${pid}/comm`, 'utf8').catch(() => '');
     if (comm.trim() !== 'postgres') continue;
-    ns += await cpuMs(pid).then((ms) => ms * 1e6, () => 0);
+    ns += await cpuMs(pid).then(
+      (ms) => ms * 1e6,
+      () => 0,
+    );
   }
   return ns / 1e6;
 }
@@ -109,7 +113,7 @@ export async function treeCpuMs(pid) {
     if (Number.isFinite(ppid)) parents.set(Number(entry), ppid);
   }
   const tree = new Set([pid]);
-  for (let grew = true; grew; ) {
+  for (let grew = true; grew;) {
     grew = false;
     for (const [child, parent] of parents) {
       if (tree.has(parent) && !tree.has(child)) {
@@ -171,7 +175,9 @@ export async function startServer(env = {}, main = MAIN) {
   for (;;) {
     if (child.exitCode !== null || Date.now() > deadline) {
       await stop();
-      throw new Error(`hostdir ${child.exitCode === null ? 'did not start' : `exited with ${child.exitCode}`}:\n${output}`);
+      throw new Error(
+        `hostdir ${child.exitCode === null ? 'did not start' : `exited with ${child.exitCode}`}:\n${output}`,
+      );
     }
     try {
       if ((await fetch(`${url}/readyz`)).ok) break;
@@ -191,7 +197,9 @@ export async function startHostdir(databaseUrl, env = {}, main = MAIN) {
   // the column (a baseline) has nothing to mark. The hosts' statistics are then taken again: left as they were (every
   // host unconfirmed), the planner would expect no confirmed host and join the other way round, product by product.
   await withClient(databaseUrl, async (client) => {
-    const found = await client.query(`SELECT 1 FROM information_schema.columns WHERE table_name = 'hosts' AND column_name = 'confirmed_at'`);
+    const found = await client.query(
+      `SELECT 1 FROM information_schema.columns WHERE table_name = 'hosts' AND column_name = 'confirmed_at'`,
+    );
     if (found.rowCount === 0) return;
     const marked = await client.query('UPDATE hosts SET confirmed_at = now() WHERE confirmed_at IS NULL');
     if (marked.rowCount > 0) await client.query('ANALYZE hosts');
@@ -219,7 +227,10 @@ export async function writeLastRun(name, { command, database, tables }) {
     `${Math.round(os.totalmem() / 1024 ** 3)} GB`,
     `Node.js ${process.version}`,
     ...(database ? [database] : []),
-    `load average ${os.loadavg().map((load) => load.toFixed(1)).join(' ')} at the end`,
+    `load average ${os
+      .loadavg()
+      .map((load) => load.toFixed(1))
+      .join(' ')} at the end`,
     new Date().toISOString().slice(0, 10),
   ].join(', ');
   const numeric = (cell) => /^[-−]?[\d.]+( ?(ms|MB|×|%))?$/.test(cell);

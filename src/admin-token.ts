@@ -8,7 +8,9 @@ export function adminTokenPath(dataDir: string): string {
   return path.join(dataDir, 'admin-token');
 }
 
-export async function resolveAdminToken(config: Config): Promise<{ token: string; source: 'env' | 'file' | 'generated' }> {
+export async function resolveAdminToken(
+  config: Config,
+): Promise<{ token: string; source: 'env' | 'file' | 'generated' }> {
   if (config.adminToken) return { token: config.adminToken, source: 'env' };
   const file = adminTokenPath(config.dataDir);
   try {

@@ -14,7 +14,9 @@ const RESTART_DELAY_MAX_MS = 30_000;
 
 function log(level: 'info' | 'warn' | 'error', msg: string, extra: Record<string, unknown> = {}): void {
   const levels = { info: 30, warn: 40, error: 50 };
-  process.stdout.write(`${JSON.stringify({ level: levels[level], time: Date.now(), pid: process.pid, role: 'primary', ...extra, msg })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ level: levels[level], time: Date.now(), pid: process.pid, role: 'primary', ...extra, msg })}\n`,
+  );
 }
 
 /** Runs the primary until SIGTERM or SIGINT has stopped every worker; resolves with the exit code. */
@@ -33,7 +35,8 @@ export function runPrimary(config: Config): Promise<number> {
     if (message?.type !== METRICS_REQUEST) return;
     aggregator.clusterMetrics().then(
       (text) => worker.isConnected() && worker.send({ type: METRICS_RESPONSE, id: message.id, text }),
-      (error: Error) => worker.isConnected() && worker.send({ type: METRICS_RESPONSE, id: message.id, error: error.message }),
+      (error: Error) =>
+        worker.isConnected() && worker.send({ type: METRICS_RESPONSE, id: message.id, error: error.message }),
     );
   });
 
@@ -48,10 +51,17 @@ export function runPrimary(config: Config): Promise<number> {
       if (!entry) return;
       const lived = Date.now() - entry.startedAt;
       failures[entry.slot] = lived < STABLE_AFTER_MS ? (failures[entry.slot] ?? 0) + 1 : 0;
-      const delay = Math.min(RESTART_DELAY_MAX_MS, RESTART_DELAY_MIN_MS * 2 ** Math.max(0, (failures[entry.slot] ?? 0) - 1));
-      log('error', `worker ${worker.process.pid} exited (${signal ?? `code ${code}`}); starting another in ${delay} ms`, {
-        worker: entry.slot,
-      });
+      const delay = Math.min(
+        RESTART_DELAY_MAX_MS,
+        RESTART_DELAY_MIN_MS * 2 ** Math.max(0, (failures[entry.slot] ?? 0) - 1),
+      );
+      log(
+        'error',
+        `worker ${worker.process.pid} exited (${signal ?? `code ${code}`}); starting another in ${delay} ms`,
+        {
+          worker: entry.slot,
+        },
+      );
       setTimeout(() => {
         if (!stopping) fork(entry.slot);
       }, delay).unref();

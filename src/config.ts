@@ -131,14 +131,18 @@ export function loadConfig(env: Env = process.env): Config {
   }
   const migrationDatabaseUrl = text(env, 'MIGRATION_DATABASE_URL');
   if (migrationDatabaseUrl && !(databaseUrl && /^postgres(ql)?:\/\//.test(migrationDatabaseUrl))) {
-    throw new ConfigError('MIGRATION_DATABASE_URL must start with postgres:// or postgresql://, and needs DATABASE_URL');
+    throw new ConfigError(
+      'MIGRATION_DATABASE_URL must start with postgres:// or postgresql://, and needs DATABASE_URL',
+    );
   }
   const databaseReadUrls = (text(env, 'DATABASE_READ_URL') ?? '').split(/[\s,]+/).filter(Boolean);
   if (databaseReadUrls.length > 0 && !databaseUrl) {
     throw new ConfigError('DATABASE_READ_URL needs DATABASE_URL: the embedded store has no replicas');
   }
   if (databaseReadUrls.some((url) => !/^postgres(ql)?:\/\//.test(url))) {
-    throw new ConfigError('DATABASE_READ_URL must be one or more postgres:// or postgresql:// URLs, separated by commas');
+    throw new ConfigError(
+      'DATABASE_READ_URL must be one or more postgres:// or postgresql:// URLs, separated by commas',
+    );
   }
   const adminToken = text(env, 'ADMIN_TOKEN');
   if (adminToken !== null && adminToken.length < 16) {
@@ -149,16 +153,27 @@ export function loadConfig(env: Env = process.env): Config {
   const syncConcurrency = integer(env, 'SYNC_CONCURRENCY', 4, 1, 1000);
   const requestTimeoutMs = integer(env, 'REQUEST_TIMEOUT_MS', 120_000, 100, 3_600_000);
   const statementTimeoutMs = integer(env, 'STATEMENT_TIMEOUT_MS', 30_000, 100, 3_600_000);
-  const maxBodyBytesInFlight = integer(env, 'MAX_BODY_BYTES_IN_FLIGHT', 2 * maxBodyBytes, 1024, 64 * 1024 * 1024 * 1024);
+  const maxBodyBytesInFlight = integer(
+    env,
+    'MAX_BODY_BYTES_IN_FLIGHT',
+    2 * maxBodyBytes,
+    1024,
+    64 * 1024 * 1024 * 1024,
+  );
   if (maxBodyBytesInFlight < maxBodyBytes) {
-    throw new ConfigError('MAX_BODY_BYTES_IN_FLIGHT must be at least MAX_BODY_BYTES, or no largest body could ever pass');
+    throw new ConfigError(
+      'MAX_BODY_BYTES_IN_FLIGHT must be at least MAX_BODY_BYTES, or no largest body could ever pass',
+    );
   }
   const trustProxy = (text(env, 'TRUST_PROXY') ?? '').split(/[\s,]+/).filter(Boolean);
   for (const entry of trustProxy) {
     const [address = '', bits, ...rest] = entry.split('/');
     const family = isIP(address);
     const validBits = bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= (family === 6 ? 128 : 32));
-    if (!['loopback', 'linklocal', 'uniquelocal'].includes(entry) && !(family !== 0 && validBits && rest.length === 0)) {
+    if (
+      !['loopback', 'linklocal', 'uniquelocal'].includes(entry) &&
+      !(family !== 0 && validBits && rest.length === 0)
+    ) {
       throw new ConfigError(
         `TRUST_PROXY must list addresses, CIDR ranges (10.0.0.0/8) or loopback, linklocal, uniquelocal; got "${entry}"`,
       );
@@ -208,7 +223,13 @@ export function loadConfig(env: Env = process.env): Config {
     maxBodyBytesPerHost: Math.max(maxBodyBytes, Math.floor(maxBodyBytesInFlight / 2)),
     refusedMaxPerWindow: integer(env, 'REFUSED_MAX_PER_WINDOW', 60, 1, 1_000_000),
     idempotencyMaxKeysPerHost: integer(env, 'IDEMPOTENCY_MAX_KEYS_PER_HOST', 1000, 1, 10_000_000),
-    idempotencyMaxBytesPerHost: integer(env, 'IDEMPOTENCY_MAX_BYTES_PER_HOST', 256 * 1024 * 1024, 1024, 1024 * 1024 * 1024 * 1024),
+    idempotencyMaxBytesPerHost: integer(
+      env,
+      'IDEMPOTENCY_MAX_BYTES_PER_HOST',
+      256 * 1024 * 1024,
+      1024,
+      1024 * 1024 * 1024 * 1024,
+    ),
     syncConcurrency,
     // The pool less the sync slots, less one kept for authentication and the operator: however many and slow the
     // visitors' reads, providers and the operator are served.
@@ -254,9 +275,17 @@ function parsePublicUrl(raw: string | null): string | null {
   } catch {
     url = new URL('invalid:');
   }
-  if (!['http:', 'https:'].includes(url.protocol) || url.pathname !== '/' || url.search || url.hash || url.username || url.password) {
-    throw new ConfigError(`PUBLIC_URL must be an http:// or https:// address with no path, such as https://directory.example.org; got "${raw}"`);
+  if (
+    !['http:', 'https:'].includes(url.protocol) ||
+    url.pathname !== '/' ||
+    url.search ||
+    url.hash ||
+    url.username ||
+    url.password
+  ) {
+    throw new ConfigError(
+      `PUBLIC_URL must be an http:// or https:// address with no path, such as https://directory.example.org; got "${raw}"`,
+    );
   }
   return url.origin;
 }
-

@@ -19,7 +19,10 @@ export function ratesSourceOf(url: string): string {
 }
 
 export async function fetchRates(db: Database, url: string): Promise<RatesImport> {
-  const response = await fetch(url, { signal: AbortSignal.timeout(FETCH_TIMEOUT_MS), headers: { accept: 'application/xml, application/json' } });
+  const response = await fetch(url, {
+    signal: AbortSignal.timeout(FETCH_TIMEOUT_MS),
+    headers: { accept: 'application/xml, application/json' },
+  });
   if (!response.ok) throw new Error(`${ratesSourceOf(url)} answered ${response.status}`);
   const text = await response.text();
   if (text.length > MAX_RATES_BYTES) throw new Error(`${ratesSourceOf(url)} sent more than ${MAX_RATES_BYTES} bytes`);

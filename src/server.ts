@@ -41,7 +41,16 @@ export async function startServer(config: Config = loadConfig(), log?: LogDestin
       ? app.log.info({ replica }, `the directory reads from replica ${replica} again: ${why}`)
       : app.log.warn({ replica }, `the directory reads from the primary instead of replica ${replica}: ${why}`),
   );
-  const app = await buildApp({ config, db, directory: replicas ?? db, replicas: replicas ?? undefined, adminToken: admin.token, lifecycle, instanceId, logger });
+  const app = await buildApp({
+    config,
+    db,
+    directory: replicas ?? db,
+    replicas: replicas ?? undefined,
+    adminToken: admin.token,
+    lifecycle,
+    instanceId,
+    logger,
+  });
   void replicas?.start();
   /** Migrations, then this process's heartbeat: what must be done on the database before it serves. */
   const prepare = async () => {
@@ -52,8 +61,10 @@ export async function startServer(config: Config = loadConfig(), log?: LogDestin
     if (config.ratesUrl) ratesRefresh = keepRatesFresh(db, config.ratesUrl, config.ratesRefreshSeconds, app.log);
     // Values derived by an older parser or gazetteer (or before there were any) are derived again, while serving.
     void deriveStaleProducts(db, { stop: () => lifecycle.closing }).then(
-      (rewritten) => rewritten > 0 && app.log.info({ products: rewritten }, 'derived the comparable specs and facets again'),
-      (error: unknown) => !lifecycle.closing && app.log.warn({ err: error }, 'deriving comparable specs and facets failed'),
+      (rewritten) =>
+        rewritten > 0 && app.log.info({ products: rewritten }, 'derived the comparable specs and facets again'),
+      (error: unknown) =>
+        !lifecycle.closing && app.log.warn({ err: error }, 'deriving comparable specs and facets failed'),
     );
   };
 
@@ -113,10 +124,10 @@ export async function startServer(config: Config = loadConfig(), log?: LogDestin
       } finally {
         clearTimeout(deadline);
         if (retrying) clearTimeout(retrying);
-        (ratesRefresh as { stop(): void } | null)?.stop();
+        ratesRefresh?.stop();
         await replicas?.stop();
         if (heartbeat) {
-          (heartbeat as { stop(): void }).stop();
+          heartbeat.stop();
           await forgetInstance(db, instanceId).catch(() => undefined);
         }
         await closeValidationPool();

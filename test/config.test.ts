@@ -8,21 +8,24 @@ const PRIMARY = 'postgres://hostdir@db/hostdir';
 /** The names of the variables loadConfig asks its environment for. */
 function variablesRead(): string[] {
   const read = new Set<string>();
-  const env = new Proxy({} as Record<string, string | undefined>, {
-    get: (_target, name) => {
-      if (typeof name === 'string') read.add(name);
-      return undefined;
+  const env = new Proxy(
+    {},
+    {
+      get: (_target, name) => {
+        if (typeof name === 'string') read.add(name);
+        return undefined;
+      },
     },
-  });
+  );
   loadConfig(env);
   return [...read].sort();
 }
 
 describe('the environment', () => {
   it('reads at most 30 variables, exactly those docs/configuration.md lists', () => {
-    const documented = [...readFileSync(new URL('../docs/configuration.md', import.meta.url), 'utf8').matchAll(/^\| `([A-Z_]+)` \|/gm)].map(
-      (match) => match[1]!,
-    );
+    const documented = [
+      ...readFileSync(new URL('../docs/configuration.md', import.meta.url), 'utf8').matchAll(/^\| `([A-Z_]+)` \|/gm),
+    ].map((match) => match[1]!);
     expect(variablesRead()).toEqual([...documented].sort());
     expect(variablesRead().length).toBeLessThanOrEqual(30);
   });
@@ -65,8 +68,12 @@ describe('the environment', () => {
 describe('derived values', () => {
   it('gives one provider half the body memory, and never less than one largest body', () => {
     expect(loadConfig({}).maxBodyBytesPerHost).toBe(32 * 1024 * 1024);
-    expect(loadConfig({ MAX_BODY_BYTES: '1048576', MAX_BODY_BYTES_IN_FLIGHT: '8388608' }).maxBodyBytesPerHost).toBe(4 * 1024 * 1024);
-    expect(loadConfig({ MAX_BODY_BYTES: '1048576', MAX_BODY_BYTES_IN_FLIGHT: '1572864' }).maxBodyBytesPerHost).toBe(1024 * 1024);
+    expect(loadConfig({ MAX_BODY_BYTES: '1048576', MAX_BODY_BYTES_IN_FLIGHT: '8388608' }).maxBodyBytesPerHost).toBe(
+      4 * 1024 * 1024,
+    );
+    expect(loadConfig({ MAX_BODY_BYTES: '1048576', MAX_BODY_BYTES_IN_FLIGHT: '1572864' }).maxBodyBytesPerHost).toBe(
+      1024 * 1024,
+    );
   });
 
   it('gives the public directory the pool less the sync slots less one, at least one', () => {
@@ -77,7 +84,9 @@ describe('derived values', () => {
 
   it('leases an Idempotency-Key for longer than a request may take, at least 5 minutes', () => {
     expect(loadConfig({}).idempotencyLeaseSeconds).toBe(300);
-    expect(loadConfig({ REQUEST_TIMEOUT_MS: '600000', STATEMENT_TIMEOUT_MS: '120000' }).idempotencyLeaseSeconds).toBe(840);
+    expect(loadConfig({ REQUEST_TIMEOUT_MS: '600000', STATEMENT_TIMEOUT_MS: '120000' }).idempotencyLeaseSeconds).toBe(
+      840,
+    );
   });
 
   it('wants the headers within 10 s, or within REQUEST_TIMEOUT_MS if that is shorter', () => {
@@ -92,7 +101,10 @@ describe('DATABASE_READ_URL and REPLICA_MAX_LAG_SECONDS', () => {
       DATABASE_URL: PRIMARY,
       DATABASE_READ_URL: 'postgres://hostdir@replica-1/hostdir, postgresql://hostdir@replica-2/hostdir',
     });
-    expect(config.databaseReadUrls).toEqual(['postgres://hostdir@replica-1/hostdir', 'postgresql://hostdir@replica-2/hostdir']);
+    expect(config.databaseReadUrls).toEqual([
+      'postgres://hostdir@replica-1/hostdir',
+      'postgresql://hostdir@replica-2/hostdir',
+    ]);
     expect(config.replicaMaxLagSeconds).toBe(5);
   });
 
@@ -101,14 +113,22 @@ describe('DATABASE_READ_URL and REPLICA_MAX_LAG_SECONDS', () => {
   });
 
   it('refuses replicas of the embedded store, and URLs that are not PostgreSQL ones', () => {
-    expect(() => loadConfig({ DATABASE_READ_URL: 'postgres://hostdir@replica/hostdir' })).toThrow(/DATABASE_READ_URL needs DATABASE_URL/);
-    expect(() => loadConfig({ DATABASE_URL: PRIMARY, DATABASE_READ_URL: 'mysql://replica/hostdir' })).toThrow(ConfigError);
+    expect(() => loadConfig({ DATABASE_READ_URL: 'postgres://hostdir@replica/hostdir' })).toThrow(
+      /DATABASE_READ_URL needs DATABASE_URL/,
+    );
+    expect(() => loadConfig({ DATABASE_URL: PRIMARY, DATABASE_READ_URL: 'mysql://replica/hostdir' })).toThrow(
+      ConfigError,
+    );
   });
 
   it('reads the lag limit in whole seconds', () => {
     expect(loadConfig({ DATABASE_URL: PRIMARY, REPLICA_MAX_LAG_SECONDS: '30' }).replicaMaxLagSeconds).toBe(30);
-    expect(() => loadConfig({ DATABASE_URL: PRIMARY, REPLICA_MAX_LAG_SECONDS: '0' })).toThrow(/REPLICA_MAX_LAG_SECONDS/);
-    expect(() => loadConfig({ DATABASE_URL: PRIMARY, REPLICA_MAX_LAG_SECONDS: '0.5' })).toThrow(/REPLICA_MAX_LAG_SECONDS/);
+    expect(() => loadConfig({ DATABASE_URL: PRIMARY, REPLICA_MAX_LAG_SECONDS: '0' })).toThrow(
+      /REPLICA_MAX_LAG_SECONDS/,
+    );
+    expect(() => loadConfig({ DATABASE_URL: PRIMARY, REPLICA_MAX_LAG_SECONDS: '0.5' })).toThrow(
+      /REPLICA_MAX_LAG_SECONDS/,
+    );
   });
 });
 
@@ -138,12 +158,21 @@ describe('TRUST_PROXY', () => {
 describe('PUBLIC_URL', () => {
   it('is unset by default, and an origin when set (a trailing slash dropped)', () => {
     expect(loadConfig({}).publicUrl).toBeNull();
-    expect(loadConfig({ PUBLIC_URL: 'https://directory.example.org/' }).publicUrl).toBe('https://directory.example.org');
+    expect(loadConfig({ PUBLIC_URL: 'https://directory.example.org/' }).publicUrl).toBe(
+      'https://directory.example.org',
+    );
     expect(loadConfig({ PUBLIC_URL: 'http://127.0.0.1:3000' }).publicUrl).toBe('http://127.0.0.1:3000');
   });
 
   it('refuses anything but an http(s) origin', () => {
-    for (const bad of ['directory.example.org', 'ftp://example.org', 'https://example.org/dir', 'https://example.org/?a=1', 'https://u:p@example.org', 'https://']) {
+    for (const bad of [
+      'directory.example.org',
+      'ftp://example.org',
+      'https://example.org/dir',
+      'https://example.org/?a=1',
+      'https://u:p@example.org',
+      'https://',
+    ]) {
       expect(() => loadConfig({ PUBLIC_URL: bad }), bad).toThrow(/PUBLIC_URL/);
     }
   });

@@ -59,5 +59,10 @@ export function derivedOf(content: DerivedFrom): Derived {
   }
   if (content.specs) for (const value of Object.values(content.specs)) words.push(value);
   words.push(...specWords(specValues));
-  return { spec_values: specValues, facets: [...facets], search_extra: words.join(' ').slice(0, 20_000), derived_version: DERIVED_VERSION };
+  return {
+    spec_values: specValues,
+    facets: [...facets],
+    search_extra: words.join(' ').slice(0, 20_000),
+    derived_version: DERIVED_VERSION,
+  };
 }

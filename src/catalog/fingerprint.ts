@@ -183,10 +183,18 @@ function tiers(value: readonly PricingTier[] | null): void {
   }
 }
 
-const FEED: { readonly [S in Storage]: (value: never) => void } = { text: textOrNull, decimal: numberOrNull, specs, tiers, list };
+const FEED: { readonly [S in Storage]: (value: never) => void } = {
+  text: textOrNull,
+  decimal: numberOrNull,
+  specs,
+  tiers,
+  list,
+};
 
 /** Each field's name and how it is fed, in the table's order. */
-const FIELDS = PRODUCT_FIELD_NAMES.map((name) => [name, FEED[PRODUCT_FIELDS[name].storage] as (value: unknown) => void] as const);
+const FIELDS = PRODUCT_FIELD_NAMES.map(
+  (name) => [name, FEED[PRODUCT_FIELDS[name].storage] as (value: unknown) => void] as const,
+);
 
 /** The fingerprint of every content field of a normalized product (all but external_id). */
 export function fingerprintOf(p: Omit<ProductContent, 'external_id'>): string {

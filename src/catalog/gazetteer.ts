@@ -358,7 +358,38 @@ export function foldKey(text: string): string {
 }
 
 /** Codes that are also words ("per", "led", "sea"): they name their city only as the whole location. */
-const CODES_ONLY_ALONE = new Set(['per', 'led', 'sea', 'mad', 'den', 'ham', 'los', 'san', 'man', 'for', 'can', 'aus', 'bus', 'ind', 'nyc', 'la', 'rio', 'ny', 'hk', 'sg', 'oma', 'lim', 'sat', 'acc', 'tun', 'mel', 'adl', 'sin', 'bah', 'kent']);
+const CODES_ONLY_ALONE = new Set([
+  'per',
+  'led',
+  'sea',
+  'mad',
+  'den',
+  'ham',
+  'los',
+  'san',
+  'man',
+  'for',
+  'can',
+  'aus',
+  'bus',
+  'ind',
+  'nyc',
+  'la',
+  'rio',
+  'ny',
+  'hk',
+  'sg',
+  'oma',
+  'lim',
+  'sat',
+  'acc',
+  'tun',
+  'mel',
+  'adl',
+  'sin',
+  'bah',
+  'kent',
+]);
 
 const NAMES = new Map<string, Place>();
 const ALONE = new Map<string, Place>();
@@ -417,7 +448,10 @@ function readPlace(location: string): Place | null {
   const whole = NAMES.get(folded) ?? ALONE.get(folded) ?? COUNTRY_NAMES.get(folded);
   if (whole) return whole;
   // "fra1" → "fra 1", so that a code with a number reads as the code.
-  const words = folded.replace(/([a-z])(\d)/g, '$1 $2').replace(/(\d)([a-z])/g, '$1 $2').split(' ');
+  const words = folded
+    .replace(/([a-z])(\d)/g, '$1 $2')
+    .replace(/(\d)([a-z])/g, '$1 $2')
+    .split(' ');
   const again = words.join(' ');
   if (again !== folded) {
     const spaced = NAMES.get(again) ?? ALONE.get(words.filter((word) => !/^\d+$/.test(word)).join(' '));
@@ -458,7 +492,11 @@ export const PLACE_NAME_WORDS = Math.max(LONGEST, ...[...COUNTRY_NAMES.keys()].m
  */
 export function placeNamed(words: string): Place | null {
   const folded = foldWords(words);
-  return NAMES.get(folded) ?? COUNTRY_NAMES.get(folded) ?? (CODES_THAT_ARE_WORDS.has(folded) ? null : (COUNTRY_CODES.get(folded) ?? null));
+  return (
+    NAMES.get(folded) ??
+    COUNTRY_NAMES.get(folded) ??
+    (CODES_THAT_ARE_WORDS.has(folded) ? null : (COUNTRY_CODES.get(folded) ?? null))
+  );
 }
 
 /** Whether a text is a known country: "DE", "de", "Germany" → "DE". */

@@ -62,7 +62,9 @@ function urlProblem(value: string): string | null {
 }
 
 /** Checks a change; the values as stored (trimmed, country upper case) or every problem. */
-export function checkProfileChange(change: ProfileChange): { ok: true; values: ProfileChange } | { ok: false; problems: ProfileProblem[] } {
+export function checkProfileChange(
+  change: ProfileChange,
+): { ok: true; values: ProfileChange } | { ok: false; problems: ProfileProblem[] } {
   const problems: ProfileProblem[] = [];
   const values: ProfileChange = {};
   for (const field of PROFILE_FIELDS) {
@@ -84,12 +86,20 @@ export function checkProfileChange(change: ProfileChange): { ok: true; values: P
       case 'order_url_template': {
         const placeholders: string[] = value.match(/\{[^}]*\}/g) ?? [];
         if (!placeholders.includes(EXTERNAL_ID_PLACEHOLDER)) {
-          problems.push({ pointer, code: 'template', detail: `must hold ${EXTERNAL_ID_PLACEHOLDER}, where each product's id goes` });
+          problems.push({
+            pointer,
+            code: 'template',
+            detail: `must hold ${EXTERNAL_ID_PLACEHOLDER}, where each product's id goes`,
+          });
           break;
         }
         const other = placeholders.find((placeholder) => placeholder !== EXTERNAL_ID_PLACEHOLDER);
         if (other) {
-          problems.push({ pointer, code: 'template', detail: `${other} is not a placeholder; only ${EXTERNAL_ID_PLACEHOLDER} is` });
+          problems.push({
+            pointer,
+            code: 'template',
+            detail: `${other} is not a placeholder; only ${EXTERNAL_ID_PLACEHOLDER} is`,
+          });
           break;
         }
         const problem = urlProblem(value.replaceAll(EXTERNAL_ID_PLACEHOLDER, 'id'));
@@ -99,7 +109,11 @@ export function checkProfileChange(change: ProfileChange): { ok: true; values: P
       }
       case 'description':
         if (value.length > DESCRIPTION_MAX_LENGTH) {
-          problems.push({ pointer, code: 'max_length', detail: `must be at most ${DESCRIPTION_MAX_LENGTH} characters` });
+          problems.push({
+            pointer,
+            code: 'max_length',
+            detail: `must be at most ${DESCRIPTION_MAX_LENGTH} characters`,
+          });
         } else if (TEXT_UNSAFE.test(value)) {
           problems.push({ pointer, code: 'control_characters', detail: 'must not hold U+0000 or unpaired surrogates' });
         } else {
@@ -108,7 +122,8 @@ export function checkProfileChange(change: ProfileChange): { ok: true; values: P
         break;
       case 'country': {
         const code = value.toUpperCase();
-        if (!isCountryCode(code)) problems.push({ pointer, code: 'country', detail: `"${value}" is not an ISO 3166-1 alpha-2 country code` });
+        if (!isCountryCode(code))
+          problems.push({ pointer, code: 'country', detail: `"${value}" is not an ISO 3166-1 alpha-2 country code` });
         else values.country = code;
         break;
       }

@@ -1,6 +1,14 @@
 // The sync decision (contract section 2): what the directory holds for a host + the host's catalogue → a plan.
 
-import { isKnown, type CatalogueProduct, type ExistingProduct, type KnownProduct, type NormalizedProduct, type PlannedProduct, type SyncPlan } from './types.js';
+import {
+  isKnown,
+  type CatalogueProduct,
+  type ExistingProduct,
+  type KnownProduct,
+  type NormalizedProduct,
+  type PlannedProduct,
+  type SyncPlan,
+} from './types.js';
 
 /**
  * Pure and O(n) apart from sorting the deactivated products. `existing` is keyed by external_id and holds the
@@ -79,7 +87,14 @@ export function planUnchanged(payload: readonly KnownProduct[]): SyncPlan {
   return {
     products,
     deactivated: [],
-    summary: { received: payload.length, created: 0, updated: 0, unchanged: payload.length, reactivated: 0, deactivated: 0 },
+    summary: {
+      received: payload.length,
+      created: 0,
+      updated: 0,
+      unchanged: payload.length,
+      reactivated: 0,
+      deactivated: 0,
+    },
   };
 }
 

@@ -30,7 +30,9 @@ const nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null
 
 const Price = Type.Number({ minimum: 0, maximum: limits.PRICE_MAX });
 
-const StringList = Type.Array(Type.String({ minLength: 1, maxLength: limits.LIST_ITEM_MAX_LENGTH }), { maxItems: limits.LIST_MAX_ITEMS });
+const StringList = Type.Array(Type.String({ minLength: 1, maxLength: limits.LIST_ITEM_MAX_LENGTH }), {
+  maxItems: limits.LIST_MAX_ITEMS,
+});
 
 /** JSON Schema patterns have no flags, so case-insensitive words are spelled as character classes. */
 function anyCase(word: string): string {
@@ -72,9 +74,12 @@ export const PricingTierOutput = Type.Object(
     period: Type.String(),
     price: Type.Number(),
     canonical_period: nullable(
-      Type.Union(CANONICAL_PERIODS.map((period) => Type.Literal(period)), {
-        description: 'the period the tier names, or null when the directory does not recognise it',
-      }),
+      Type.Union(
+        CANONICAL_PERIODS.map((period) => Type.Literal(period)),
+        {
+          description: 'the period the tier names, or null when the directory does not recognise it',
+        },
+      ),
     ),
   },
   { additionalProperties: false },
@@ -100,7 +105,11 @@ export const PRODUCT_FIELDS = {
   price: {
     storage: 'decimal',
     required: false,
-    input: Type.Number({ minimum: 0, maximum: limits.PRICE_MAX, description: 'the monthly price; absent or null: price on request' }),
+    input: Type.Number({
+      minimum: 0,
+      maximum: limits.PRICE_MAX,
+      description: 'the monthly price; absent or null: price on request',
+    }),
     output: nullable(Type.Number({ description: 'null: no price given (price on request)' })),
   },
   currency: {
@@ -121,11 +130,15 @@ export const PRODUCT_FIELDS = {
   specs: {
     storage: 'specs',
     required: false,
-    input: Type.Record(Type.String(), Type.Union([Type.String({ maxLength: limits.SPEC_VALUE_MAX_LENGTH }), Type.Number(), Type.Boolean()]), {
-      maxProperties: limits.SPECS_MAX_KEYS,
-      propertyNames: { minLength: 1, maxLength: limits.SPEC_KEY_MAX_LENGTH },
-      description: 'every value is stored as a string (4 → "4", true → "true")',
-    }),
+    input: Type.Record(
+      Type.String(),
+      Type.Union([Type.String({ maxLength: limits.SPEC_VALUE_MAX_LENGTH }), Type.Number(), Type.Boolean()]),
+      {
+        maxProperties: limits.SPECS_MAX_KEYS,
+        propertyNames: { minLength: 1, maxLength: limits.SPEC_KEY_MAX_LENGTH },
+        description: 'every value is stored as a string (4 → "4", true → "true")',
+      },
+    ),
     output: nullable(Type.Record(Type.String(), Type.String())),
   },
   pricing_tiers: {
@@ -152,7 +165,9 @@ export const PRODUCT_FIELDS = {
         'any other ("Month-to-month") as sent',
     }),
     output: nullable(
-      Type.String({ description: 'ISO 8601 duration of one unit (P12M), "none", or a duration hostdir does not read, as sent' }),
+      Type.String({
+        description: 'ISO 8601 duration of one unit (P12M), "none", or a duration hostdir does not read, as sent',
+      }),
     ),
   },
   features: {
@@ -177,7 +192,9 @@ export const PRODUCT_FIELD_NAMES = Object.keys(PRODUCT_FIELDS) as ProductField[]
 type Outputs = { [K in ProductField]: (typeof PRODUCT_FIELDS)[K]['output'] };
 
 /** Each content field as the directory shows it, for the answers' schemas. */
-export const CONTENT_OUTPUT = Object.fromEntries(PRODUCT_FIELD_NAMES.map((name) => [name, PRODUCT_FIELDS[name].output])) as Outputs;
+export const CONTENT_OUTPUT = Object.fromEntries(
+  PRODUCT_FIELD_NAMES.map((name) => [name, PRODUCT_FIELDS[name].output]),
+) as Outputs;
 
 /** A product's content as the directory keeps it: every field of the table, normalized, cleared ones null. */
 export type Content = { -readonly [K in ProductField]: Static<Outputs[K]> };

@@ -57,5 +57,9 @@ export const ProductOutput = Type.Object(
     updated_at: Timestamp,
     deactivated_at: nullable(Timestamp),
   },
-  { $id: 'Product', additionalProperties: false, description: "a product of the provider's own listing, as the directory holds it" },
+  {
+    $id: 'Product',
+    additionalProperties: false,
+    description: "a product of the provider's own listing, as the directory holds it",
+  },
 );

@@ -41,11 +41,19 @@ function checkRate(currency: string, rate: string, pointer: string, problems: Ra
     return false;
   }
   if (currency === BASE_CURRENCY) {
-    problems.push({ pointer, code: 'base_currency', detail: `rates are quoted against ${BASE_CURRENCY}; it has no rate of its own` });
+    problems.push({
+      pointer,
+      code: 'base_currency',
+      detail: `rates are quoted against ${BASE_CURRENCY}; it has no rate of its own`,
+    });
     return false;
   }
   if (!RATE.test(rate) || Number(rate) <= 0) {
-    problems.push({ pointer, code: 'rate', detail: `the rate of ${currency} must be a positive decimal number, got "${rate}"` });
+    problems.push({
+      pointer,
+      code: 'rate',
+      detail: `the rate of ${currency} must be a positive decimal number, got "${rate}"`,
+    });
     return false;
   }
   return true;
@@ -68,11 +76,15 @@ function attributes(tag: string): Map<string, string> {
 export function parseEcbXml(text: string): RateDay[] {
   const problems: RatesProblem[] = [];
   if (!/<(?:[\w-]+:)?Envelope[\s>]/.test(text)) {
-    throw new RatesFormatError([{ pointer: '', code: 'format', detail: 'not an ECB reference-rate file: no <gesmes:Envelope>' }]);
+    throw new RatesFormatError([
+      { pointer: '', code: 'format', detail: 'not an ECB reference-rate file: no <gesmes:Envelope>' },
+    ]);
   }
   // A download cut short would otherwise read as a day with fewer rates.
   if (!/<\/(?:[\w-]+:)?Envelope>\s*(?:<!--[^]*?-->\s*)*$/.test(text)) {
-    throw new RatesFormatError([{ pointer: '', code: 'incomplete', detail: 'the file ends before </gesmes:Envelope>: it was cut short' }]);
+    throw new RatesFormatError([
+      { pointer: '', code: 'incomplete', detail: 'the file ends before </gesmes:Envelope>: it was cut short' },
+    ]);
   }
   const days: RateDay[] = [];
   let day: RateDay | null = null;
@@ -117,10 +129,15 @@ export function parseEcbXml(text: string): RateDay[] {
   }
   for (const found of days) {
     if (found.rates.size === 0 && problems.length === 0) {
-      problems.push({ pointer: `Cube[time='${found.date}']`, code: 'format', detail: `the day ${found.date} holds no rate` });
+      problems.push({
+        pointer: `Cube[time='${found.date}']`,
+        code: 'format',
+        detail: `the day ${found.date} holds no rate`,
+      });
     }
   }
-  if (days.length > RATE_DAYS_MAX) problems.push({ pointer: '', code: 'max_items', detail: `at most ${RATE_DAYS_MAX} days per file` });
+  if (days.length > RATE_DAYS_MAX)
+    problems.push({ pointer: '', code: 'max_items', detail: `at most ${RATE_DAYS_MAX} days per file` });
   if (problems.length > 0) throw new RatesFormatError(problems.slice(0, 100));
   return days;
 }
@@ -133,7 +150,8 @@ export function parseRatesJson(value: unknown): RateDay[] {
   const problems: RatesProblem[] = [];
   const list = Array.isArray(value) ? value : [value];
   if (list.length === 0) problems.push({ pointer: '', code: 'min_items', detail: 'no day of rates' });
-  if (list.length > RATE_DAYS_MAX) problems.push({ pointer: '', code: 'max_items', detail: `at most ${RATE_DAYS_MAX} days` });
+  if (list.length > RATE_DAYS_MAX)
+    problems.push({ pointer: '', code: 'max_items', detail: `at most ${RATE_DAYS_MAX} days` });
   const days: RateDay[] = [];
   const seen = new Set<string>();
   list.slice(0, RATE_DAYS_MAX).forEach((entry, k) => {
@@ -144,10 +162,15 @@ export function parseRatesJson(value: unknown): RateDay[] {
     }
     const record = entry as Record<string, unknown>;
     for (const key of Object.keys(record)) {
-      if (!['base', 'date', 'rates'].includes(key)) problems.push({ pointer: `${at}/${key}`, code: 'unknown_field', detail: 'unknown field' });
+      if (!['base', 'date', 'rates'].includes(key))
+        problems.push({ pointer: `${at}/${key}`, code: 'unknown_field', detail: 'unknown field' });
     }
     if (record.base !== undefined && record.base !== BASE_CURRENCY) {
-      problems.push({ pointer: `${at}/base`, code: 'base_currency', detail: `rates are kept against ${BASE_CURRENCY}` });
+      problems.push({
+        pointer: `${at}/base`,
+        code: 'base_currency',
+        detail: `rates are kept against ${BASE_CURRENCY}`,
+      });
     }
     const date = record.date;
     if (typeof date !== 'string' || !isDate(date)) {
@@ -158,13 +181,18 @@ export function parseRatesJson(value: unknown): RateDay[] {
     if (typeof date === 'string') seen.add(date);
     const rates = record.rates;
     if (typeof rates !== 'object' || rates === null || Array.isArray(rates) || Object.keys(rates).length === 0) {
-      problems.push({ pointer: `${at}/rates`, code: 'type', detail: 'must be an object of at least one {"USD": 1.08}' });
+      problems.push({
+        pointer: `${at}/rates`,
+        code: 'type',
+        detail: 'must be an object of at least one {"USD": 1.08}',
+      });
       return;
     }
     const day: RateDay = { date: String(date), rates: new Map() };
     for (const [currency, raw] of Object.entries(rates as Record<string, unknown>)) {
       const pointer = `${at}/rates/${currency.replaceAll('~', '~0').replaceAll('/', '~1')}`;
-      const rate = typeof raw === 'number' && Number.isFinite(raw) ? decimalText(raw) : typeof raw === 'string' ? raw.trim() : '';
+      const rate =
+        typeof raw === 'number' && Number.isFinite(raw) ? decimalText(raw) : typeof raw === 'string' ? raw.trim() : '';
       if (checkRate(currency, rate, pointer, problems)) day.rates.set(currency, rate);
     }
     days.push(day);
@@ -187,7 +215,9 @@ export function parseRatesFile(text: string): RateDay[] {
   try {
     parsed = JSON.parse(start);
   } catch {
-    throw new RatesFormatError([{ pointer: '', code: 'format', detail: 'neither an ECB reference-rate XML file nor JSON' }]);
+    throw new RatesFormatError([
+      { pointer: '', code: 'format', detail: 'neither an ECB reference-rate XML file nor JSON' },
+    ]);
   }
   return parseRatesJson(parsed);
 }

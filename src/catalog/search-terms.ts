@@ -24,7 +24,23 @@ export function searchWords(text: string): string[] {
 }
 
 /** Words that join others in what visitors type ("vps in frankfurt"): left out when any other word is given. */
-const JOINING_WORDS = new Set(['a', 'an', 'and', 'at', 'by', 'for', 'from', 'in', 'near', 'of', 'on', 'or', 'the', 'to', 'with']);
+const JOINING_WORDS = new Set([
+  'a',
+  'an',
+  'and',
+  'at',
+  'by',
+  'for',
+  'from',
+  'in',
+  'near',
+  'of',
+  'on',
+  'or',
+  'the',
+  'to',
+  'with',
+]);
 
 /** How a unit is written, and the unit of the tokens the specs give (`specWords`). */
 const UNITS = new Map<string, string>([
@@ -49,7 +65,7 @@ export function searchTerms(text: string): SearchTerm[] {
   const all = searchWords(text);
   const words = all.some((word) => !JOINING_WORDS.has(word)) ? all.filter((word) => !JOINING_WORDS.has(word)) : all;
   const terms: SearchTerm[] = [];
-  for (let at = 0; at < words.length; ) {
+  for (let at = 0; at < words.length;) {
     const place = placeAt(words, at);
     if (place) {
       terms.push(place.term);
@@ -58,7 +74,11 @@ export function searchTerms(text: string): SearchTerm[] {
     }
     const word = words[at]!;
     const attached = ATTACHED_SIZE.exec(word);
-    const unit = attached ? UNITS.get(attached[2]!) : /^\d{1,7}$/.test(word) ? UNITS.get(words[at + 1] ?? '') : undefined;
+    const unit = attached
+      ? UNITS.get(attached[2]!)
+      : /^\d{1,7}$/.test(word)
+        ? UNITS.get(words[at + 1] ?? '')
+        : undefined;
     if (unit !== undefined) {
       const amount = Number(attached ? attached[1] : word);
       const typed = attached ? [word] : [word, words[at + 1]!];
@@ -83,7 +103,10 @@ function placeAt(words: string[], at: number): { term: SearchTerm; length: numbe
     if (place === null) continue;
     const name = place.city ?? COUNTRY_LABELS.get(place.country) ?? '';
     if (foldWords(name).startsWith(foldWords(typed.join(' ')))) return null;
-    return { term: { words: typed, facet: place.city === null ? facet.country(place.country) : facet.place(place.key) }, length };
+    return {
+      term: { words: typed, facet: place.city === null ? facet.country(place.country) : facet.place(place.key) },
+      length,
+    };
   }
   return null;
 }

@@ -45,7 +45,19 @@ export const FAMILY_SPECS: Record<SpecFamily, readonly SpecKey[]> = {
   server: ['cpu_cores', 'ram_gb', 'disk_gb', 'disk_type', 'bandwidth_tb', 'port_mbps', 'ipv4'],
   game: ['player_slots', 'ram_gb', 'cpu_cores', 'disk_gb', 'disk_type'],
   web: ['storage_gb', 'websites', 'email_accounts', 'disk_type', 'bandwidth_tb'],
-  other: ['cpu_cores', 'ram_gb', 'disk_gb', 'disk_type', 'bandwidth_tb', 'port_mbps', 'ipv4', 'player_slots', 'storage_gb', 'websites', 'email_accounts'],
+  other: [
+    'cpu_cores',
+    'ram_gb',
+    'disk_gb',
+    'disk_type',
+    'bandwidth_tb',
+    'port_mbps',
+    'ipv4',
+    'player_slots',
+    'storage_gb',
+    'websites',
+    'email_accounts',
+  ],
 };
 
 /**
@@ -73,41 +85,176 @@ function keyWords(key: string): string[] {
 
 /** Units a key may carry ("ram_mb", "Traffic (TB)", "port_gbps"): the unit its bare numbers are in. */
 const KEY_UNITS: Record<string, string> = {
-  kb: 'kb', mb: 'mb', gb: 'gb', tb: 'tb', pb: 'pb', mib: 'mb', gib: 'gb', tib: 'tb',
-  mbps: 'mbps', gbps: 'gbps', mbit: 'mbps', gbit: 'gbps', mbits: 'mbps', gbits: 'gbps',
+  kb: 'kb',
+  mb: 'mb',
+  gb: 'gb',
+  tb: 'tb',
+  pb: 'pb',
+  mib: 'mb',
+  gib: 'gb',
+  tib: 'tb',
+  mbps: 'mbps',
+  gbps: 'gbps',
+  mbit: 'mbps',
+  gbit: 'gbps',
+  mbits: 'mbps',
+  gbits: 'gbps',
 };
 
-type Concept = 'cpu' | 'ram' | 'disk' | 'disk_nvme' | 'disk_ssd' | 'disk_hdd' | 'disk_type' | 'traffic' | 'port' | 'ipv4' | 'slots' | 'websites' | 'email';
+type Concept =
+  | 'cpu'
+  | 'ram'
+  | 'disk'
+  | 'disk_nvme'
+  | 'disk_ssd'
+  | 'disk_hdd'
+  | 'disk_type'
+  | 'traffic'
+  | 'port'
+  | 'ipv4'
+  | 'slots'
+  | 'websites'
+  | 'email';
 
 /** Phrases of key words (after units are taken off) and what they name; the longest phrase found wins. */
 const KEY_PHRASES: [string, Concept][] = [
-  ['cpu', 'cpu'], ['cpus', 'cpu'], ['vcpu', 'cpu'], ['vcpus', 'cpu'], ['cores', 'cpu'], ['core', 'cpu'], ['vcores', 'cpu'],
-  ['vcore', 'cpu'], ['cpu cores', 'cpu'], ['cpu core', 'cpu'], ['processor', 'cpu'], ['processors', 'cpu'], ['threads', 'cpu'],
-  ['virtual cpu', 'cpu'], ['virtual cores', 'cpu'], ['cpu count', 'cpu'], ['num cpu', 'cpu'], ['cores count', 'cpu'],
-  ['ram', 'ram'], ['memory', 'ram'], ['mem', 'ram'], ['ram memory', 'ram'], ['system memory', 'ram'], ['guaranteed ram', 'ram'],
-  ['ddr4', 'ram'], ['ddr5', 'ram'], ['arbeitsspeicher', 'ram'], ['memory size', 'ram'], ['ram size', 'ram'],
-  ['disk', 'disk'], ['disks', 'disk'], ['disk space', 'disk'], ['storage', 'disk'], ['drive', 'disk'], ['drives', 'disk'],
-  ['disk size', 'disk'], ['storage space', 'disk'], ['space', 'disk'], ['web space', 'disk'], ['webspace', 'disk'],
-  ['hard drive', 'disk'], ['hdd space', 'disk_hdd'], ['ssd space', 'disk_ssd'], ['ssd storage', 'disk_ssd'],
-  ['nvme storage', 'disk_nvme'], ['nvme space', 'disk_nvme'], ['ssd', 'disk_ssd'], ['nvme', 'disk_nvme'], ['hdd', 'disk_hdd'],
-  ['nvme ssd', 'disk_nvme'], ['ssd disk', 'disk_ssd'], ['nvme disk', 'disk_nvme'], ['speicher', 'disk'], ['festplatte', 'disk'],
-  ['disk type', 'disk_type'], ['storage type', 'disk_type'], ['drive type', 'disk_type'],
-  ['traffic', 'traffic'], ['bandwidth', 'traffic'], ['transfer', 'traffic'], ['data transfer', 'traffic'],
-  ['monthly traffic', 'traffic'], ['traffic volume', 'traffic'], ['egress', 'traffic'], ['outbound traffic', 'traffic'],
-  ['port', 'port'], ['port speed', 'port'], ['uplink', 'port'], ['network', 'port'], ['network speed', 'port'], ['nic', 'port'],
-  ['connection', 'port'], ['network port', 'port'], ['link speed', 'port'], ['anbindung', 'port'],
-  ['ipv4', 'ipv4'], ['ipv4 addresses', 'ipv4'], ['ipv4 address', 'ipv4'], ['ip', 'ipv4'], ['ips', 'ipv4'], ['ip addresses', 'ipv4'],
-  ['dedicated ip', 'ipv4'], ['ipv4 ips', 'ipv4'], ['ip address', 'ipv4'],
-  ['slots', 'slots'], ['slot', 'slots'], ['player slots', 'slots'], ['players', 'slots'], ['max players', 'slots'],
-  ['player', 'slots'], ['player count', 'slots'], ['max slots', 'slots'], ['user slots', 'slots'], ['voice slots', 'slots'],
-  ['websites', 'websites'], ['website', 'websites'], ['sites', 'websites'], ['domains', 'websites'], ['domain', 'websites'],
-  ['hosted domains', 'websites'], ['addon domains', 'websites'], ['number of websites', 'websites'], ['wordpress sites', 'websites'],
-  ['email', 'email'], ['emails', 'email'], ['email accounts', 'email'], ['e mail', 'email'], ['e mail accounts', 'email'],
-  ['mailboxes', 'email'], ['mailbox', 'email'], ['email addresses', 'email'], ['mail accounts', 'email'], ['pop3 accounts', 'email'],
+  ['cpu', 'cpu'],
+  ['cpus', 'cpu'],
+  ['vcpu', 'cpu'],
+  ['vcpus', 'cpu'],
+  ['cores', 'cpu'],
+  ['core', 'cpu'],
+  ['vcores', 'cpu'],
+  ['vcore', 'cpu'],
+  ['cpu cores', 'cpu'],
+  ['cpu core', 'cpu'],
+  ['processor', 'cpu'],
+  ['processors', 'cpu'],
+  ['threads', 'cpu'],
+  ['virtual cpu', 'cpu'],
+  ['virtual cores', 'cpu'],
+  ['cpu count', 'cpu'],
+  ['num cpu', 'cpu'],
+  ['cores count', 'cpu'],
+  ['ram', 'ram'],
+  ['memory', 'ram'],
+  ['mem', 'ram'],
+  ['ram memory', 'ram'],
+  ['system memory', 'ram'],
+  ['guaranteed ram', 'ram'],
+  ['ddr4', 'ram'],
+  ['ddr5', 'ram'],
+  ['arbeitsspeicher', 'ram'],
+  ['memory size', 'ram'],
+  ['ram size', 'ram'],
+  ['disk', 'disk'],
+  ['disks', 'disk'],
+  ['disk space', 'disk'],
+  ['storage', 'disk'],
+  ['drive', 'disk'],
+  ['drives', 'disk'],
+  ['disk size', 'disk'],
+  ['storage space', 'disk'],
+  ['space', 'disk'],
+  ['web space', 'disk'],
+  ['webspace', 'disk'],
+  ['hard drive', 'disk'],
+  ['hdd space', 'disk_hdd'],
+  ['ssd space', 'disk_ssd'],
+  ['ssd storage', 'disk_ssd'],
+  ['nvme storage', 'disk_nvme'],
+  ['nvme space', 'disk_nvme'],
+  ['ssd', 'disk_ssd'],
+  ['nvme', 'disk_nvme'],
+  ['hdd', 'disk_hdd'],
+  ['nvme ssd', 'disk_nvme'],
+  ['ssd disk', 'disk_ssd'],
+  ['nvme disk', 'disk_nvme'],
+  ['speicher', 'disk'],
+  ['festplatte', 'disk'],
+  ['disk type', 'disk_type'],
+  ['storage type', 'disk_type'],
+  ['drive type', 'disk_type'],
+  ['traffic', 'traffic'],
+  ['bandwidth', 'traffic'],
+  ['transfer', 'traffic'],
+  ['data transfer', 'traffic'],
+  ['monthly traffic', 'traffic'],
+  ['traffic volume', 'traffic'],
+  ['egress', 'traffic'],
+  ['outbound traffic', 'traffic'],
+  ['port', 'port'],
+  ['port speed', 'port'],
+  ['uplink', 'port'],
+  ['network', 'port'],
+  ['network speed', 'port'],
+  ['nic', 'port'],
+  ['connection', 'port'],
+  ['network port', 'port'],
+  ['link speed', 'port'],
+  ['anbindung', 'port'],
+  ['ipv4', 'ipv4'],
+  ['ipv4 addresses', 'ipv4'],
+  ['ipv4 address', 'ipv4'],
+  ['ip', 'ipv4'],
+  ['ips', 'ipv4'],
+  ['ip addresses', 'ipv4'],
+  ['dedicated ip', 'ipv4'],
+  ['ipv4 ips', 'ipv4'],
+  ['ip address', 'ipv4'],
+  ['slots', 'slots'],
+  ['slot', 'slots'],
+  ['player slots', 'slots'],
+  ['players', 'slots'],
+  ['max players', 'slots'],
+  ['player', 'slots'],
+  ['player count', 'slots'],
+  ['max slots', 'slots'],
+  ['user slots', 'slots'],
+  ['voice slots', 'slots'],
+  ['websites', 'websites'],
+  ['website', 'websites'],
+  ['sites', 'websites'],
+  ['domains', 'websites'],
+  ['domain', 'websites'],
+  ['hosted domains', 'websites'],
+  ['addon domains', 'websites'],
+  ['number of websites', 'websites'],
+  ['wordpress sites', 'websites'],
+  ['email', 'email'],
+  ['emails', 'email'],
+  ['email accounts', 'email'],
+  ['e mail', 'email'],
+  ['e mail accounts', 'email'],
+  ['mailboxes', 'email'],
+  ['mailbox', 'email'],
+  ['email addresses', 'email'],
+  ['mail accounts', 'email'],
+  ['pop3 accounts', 'email'],
 ];
 const PHRASES = new Map(KEY_PHRASES);
 /** Words that qualify a key without changing what it names ("Max RAM", "Included traffic", "Total disk"). */
-const FILLER = new Set(['max', 'maximum', 'total', 'included', 'incl', 'guaranteed', 'dedicated', 'amount', 'of', 'the', 'size', 'count', 'number', 'per', 'month', 'monthly', 'mo', 'allocated', 'in']);
+const FILLER = new Set([
+  'max',
+  'maximum',
+  'total',
+  'included',
+  'incl',
+  'guaranteed',
+  'dedicated',
+  'amount',
+  'of',
+  'the',
+  'size',
+  'count',
+  'number',
+  'per',
+  'month',
+  'monthly',
+  'mo',
+  'allocated',
+  'in',
+]);
 
 interface KeyReading {
   concept: Concept;
@@ -163,7 +310,21 @@ function parseNumber(text: string): number {
 }
 
 // Megabytes are counted as billing systems mean them, in 1024ths: 4096 MB of RAM is 4 GB, 512 MB half of one.
-const TO_GB: Record<string, number> = { kb: 1 / 1_048_576, kib: 1 / 1_048_576, k: 1 / 1_048_576, mb: 1 / 1024, mib: 1 / 1024, m: 1 / 1024, gb: 1, gib: 1, g: 1, tb: 1000, tib: 1000, t: 1000, pb: 1_000_000 };
+const TO_GB: Record<string, number> = {
+  kb: 1 / 1_048_576,
+  kib: 1 / 1_048_576,
+  k: 1 / 1_048_576,
+  mb: 1 / 1024,
+  mib: 1 / 1024,
+  m: 1 / 1024,
+  gb: 1,
+  gib: 1,
+  g: 1,
+  tb: 1000,
+  tib: 1000,
+  t: 1000,
+  pb: 1_000_000,
+};
 
 interface Size {
   gb: number | null;
@@ -245,7 +406,10 @@ function diskTypeOf(text: string): DiskType | null {
 /** A rate in Mbit/s: "1 Gbit/s", "1Gbps", "10 GbE", "100 Mbit", "1000 Mbps", "1 Gb/s"; a bare number takes the key's unit or Mbit/s. */
 function rateInMbps(value: string, keyUnit: string | null): number | null {
   const match = /(\d+(?:[.,]\d+)?)\s*(g|m|k)?\s*(?:bit\/?s|bits?\/?s|bit|bps|b\/s|be|bit per second)?/i.exec(value);
-  const rate = /(\d+(?:[.,]\d+)?)\s*(gbit\/?s?|gbps|gb\/s|gbe|gigabit|g\b|gbit|mbit\/?s?|mbps|mb\/s|megabit|m\b|mbit|kbit\/?s?|kbps)/i.exec(value);
+  const rate =
+    /(\d+(?:[.,]\d+)?)\s*(gbit\/?s?|gbps|gb\/s|gbe|gigabit|g\b|gbit|mbit\/?s?|mbps|mb\/s|megabit|m\b|mbit|kbit\/?s?|kbps)/i.exec(
+      value,
+    );
   if (rate) {
     const n = parseNumber(rate[1]!);
     const unit = rate[2]!.toLowerCase();
@@ -400,7 +564,8 @@ export function formatSpecValue(key: SpecKey, value: number | string): string {
   const n = Number(value);
   if (n >= UNLIMITED) return 'Unlimited';
   if (key === 'port_mbps') return n >= 1000 ? `${tidy(n / 1000)} Gbit/s` : `${n} Mbit/s`;
-  if (key === 'ram_gb' || key === 'disk_gb' || key === 'storage_gb') return n >= 1000 && n % 100 === 0 ? `${n / 1000} TB` : `${n} GB`;
+  if (key === 'ram_gb' || key === 'disk_gb' || key === 'storage_gb')
+    return n >= 1000 && n % 100 === 0 ? `${n / 1000} TB` : `${n} GB`;
   if (key === 'bandwidth_tb') return n < 1 ? `${tidy(n * 1000)} GB` : `${n} TB`;
   return String(n);
 }
@@ -420,7 +585,8 @@ export function specWords(specs: ComparableSpecs): string[] {
   if (specs.ram_gb !== undefined) words.push('ram');
   // Each size as one token, for a search of "16 GB" or "4 cores" (catalog/search-terms.ts) to find.
   const size = (value: number | undefined, unit: string) => {
-    if (value !== undefined && Number.isInteger(value) && value > 0 && value < UNLIMITED) words.push(sizeToken(value, unit));
+    if (value !== undefined && Number.isInteger(value) && value > 0 && value < UNLIMITED)
+      words.push(sizeToken(value, unit));
   };
   for (const gigabytes of [specs.ram_gb, specs.disk_gb, specs.storage_gb]) {
     size(gigabytes, 'gb');

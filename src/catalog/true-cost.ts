@@ -49,7 +49,8 @@ export function priceBasis(content: Pick<Content, 'price' | 'pricing_tiers'>): T
   const candidates = content.price === null ? whole : whole.filter(({ tier }) => tier.price === content.price);
   // The fewest months first; the first sent among equals (a stable sort keeps the order).
   const shortest = [...candidates].sort((a, b) => a.months - b.months)[0];
-  if (shortest) return { price: shortest.tier.price, period: shortest.tier.canonical_period, label: shortest.tier.period };
+  if (shortest)
+    return { price: shortest.tier.price, period: shortest.tier.canonical_period, label: shortest.tier.period };
   if (content.price !== null) return { price: content.price, period: 'monthly', label: 'monthly' };
   const first = tiers[0];
   return first ? { price: first.price, period: first.canonical_period, label: first.period } : null;
@@ -91,12 +92,17 @@ export function trueCost(content: PricedContent): TrueCost {
 
   // Ways to pay for whole months: each tier of whole months, and `price` when it is taken per month.
   const whole = wholeMonthTiers(tiers).map(({ tier, months: m }) => ({ price: tier.price, months: m }));
-  if (basis !== null && basis.period === 'monthly' && !whole.some((option) => option.months === 1)) whole.push({ price: basis.price, months: 1 });
+  if (basis !== null && basis.period === 'monthly' && !whole.some((option) => option.months === 1))
+    whole.push({ price: basis.price, months: 1 });
   let firstTerm: TrueCost['first_term'] = null;
   if (whole.length > 0) {
     const shortest = Math.min(...whole.map((option) => option.months));
     const horizon = Math.max(12, termMonths(content.contract_duration) ?? 0, shortest);
-    const cheapest = Math.min(...whole.filter((option) => option.months <= horizon).map((option) => option.price * Math.ceil(horizon / option.months)));
+    const cheapest = Math.min(
+      ...whole
+        .filter((option) => option.months <= horizon)
+        .map((option) => option.price * Math.ceil(horizon / option.months)),
+    );
     firstTerm = { months: horizon, cost: round2(cheapest + (content.setup_fee ?? 0)) };
   }
   return {

@@ -153,7 +153,8 @@ export function validateCatalogue(body: unknown, opts: ValidateOptions): Validat
 }
 
 /** The validation of a request body: validateCatalogue's answer, or, when the body is not UTF-8 JSON, one invalid_json error. */
-export type BodyValidation = ValidationResult | { ok: false; errors: ValidationIssue[]; truncated: false; notJson: true };
+export type BodyValidation =
+  ValidationResult | { ok: false; errors: ValidationIssue[]; truncated: false; notJson: true };
 
 /** A body that is not JSON, as the error that says so. */
 function notJson(detail: string): BodyValidation {
@@ -195,7 +196,11 @@ export function validateCatalogueBody(bytes: Uint8Array, opts: ValidateOptions, 
  * what it says, so they do again. The answer is the same as without, errors included: only a known product's
  * external_id can be wrong with it, as a duplicate, and such a product is validated like any other.
  */
-export function validateCatalogueJson(json: Uint8Array, opts: ValidateOptions, known?: KnownItems): ValidationResult | null {
+export function validateCatalogueJson(
+  json: Uint8Array,
+  opts: ValidateOptions,
+  known?: KnownItems,
+): ValidationResult | null {
   const extents = findProductExtents(json);
   if (extents === null) return null;
   const run = newRun(opts);
@@ -236,7 +241,8 @@ export interface KnownPlace {
 
 /** Where a product known by its bytes is in the body validation found it in. */
 export function placeOf(product: KnownProduct): KnownPlace {
-  if (!(product instanceof ReceivedProduct)) throw new Error(`product ${product.external_id} was not known by validation`);
+  if (!(product instanceof ReceivedProduct))
+    throw new Error(`product ${product.external_id} was not known by validation`);
   return product.place();
 }
 
@@ -704,7 +710,12 @@ function checkText(run: Run, s: string, pointer: string, what = ''): boolean {
     return false;
   }
   if (LONE_SURROGATE.test(s)) {
-    report(run, pointer, 'invalid_unicode', `${what}must be well-formed Unicode (a UTF-16 surrogate without its pair, e.g. "\\ud800", cannot be stored)`);
+    report(
+      run,
+      pointer,
+      'invalid_unicode',
+      `${what}must be well-formed Unicode (a UTF-16 surrogate without its pair, e.g. "\\ud800", cannot be stored)`,
+    );
     return false;
   }
   return true;

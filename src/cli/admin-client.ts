@@ -115,7 +115,9 @@ function resolveToken(
   try {
     contents = readFile(path);
   } catch (error) {
-    throw new ConfigError(`cannot read the admin token from ${path}: ${error instanceof Error ? error.message : String(error)}`);
+    throw new ConfigError(
+      `cannot read the admin token from ${path}: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
   const fromFile = nonEmpty(contents?.trim());
   if (fromFile !== undefined) return fromFile;
@@ -161,8 +163,14 @@ export class AdminClient {
 
   /** A rates file as read: the ECB's XML is sent as XML, anything else as the JSON form. */
   importRates(text: string, source: string | undefined) {
-    const xml = text.replace(/^\uFEFF/, '').trimStart().startsWith('<');
-    return this.request<{ import: RatesImport }>('POST', '/rates', { source }, undefined, { type: xml ? 'application/xml' : 'application/json', text });
+    const xml = text
+      .replace(/^\uFEFF/, '')
+      .trimStart()
+      .startsWith('<');
+    return this.request<{ import: RatesImport }>('POST', '/rates', { source }, undefined, {
+      type: xml ? 'application/xml' : 'application/json',
+      text,
+    });
   }
   listRates(query: { currency?: string; limit?: number }) {
     return this.request<{ base: string; rates: StoredRate[] }>('GET', '/rates', query);
@@ -179,7 +187,11 @@ export class AdminClient {
   }
 
   listProducts(slug: string, query: { status?: ProductStatusFilter; limit?: number; cursor?: string }) {
-    return this.request<{ products: Product[]; next_cursor: string | null }>('GET', `/hosts/${segment(slug)}/products`, query);
+    return this.request<{ products: Product[]; next_cursor: string | null }>(
+      'GET',
+      `/hosts/${segment(slug)}/products`,
+      query,
+    );
   }
   listSyncs(slug: string, query: { limit?: number; cursor?: string }) {
     return this.request<{ runs: SyncRun[]; next_cursor: string | null }>('GET', `/hosts/${segment(slug)}/syncs`, query);
@@ -229,7 +241,11 @@ export class AdminClient {
     const parsed = parseJson(text);
     if (status < 200 || status > 299) throw problemFrom(status, parsed);
     if (parsed === undefined) {
-      throw new AdminApiError(status, 'INVALID_RESPONSE', `the server's answer to ${method} ${url.pathname} is not JSON`);
+      throw new AdminApiError(
+        status,
+        'INVALID_RESPONSE',
+        `the server's answer to ${method} ${url.pathname} is not JSON`,
+      );
     }
     return parsed as T;
   }
@@ -252,7 +268,11 @@ export function problemFrom(status: number, body: unknown): AdminApiError {
   const problem = isRecord(body) ? body : {};
   const code = typeof problem.code === 'string' ? problem.code : `HTTP_${status}`;
   const detail =
-    typeof problem.detail === 'string' ? problem.detail : typeof problem.title === 'string' ? problem.title : 'the server refused the request';
+    typeof problem.detail === 'string'
+      ? problem.detail
+      : typeof problem.title === 'string'
+        ? problem.title
+        : 'the server refused the request';
   const errors = Array.isArray(problem.errors)
     ? problem.errors.filter(isRecord).map((entry) => ({
         location: String(entry.pointer ?? entry.parameter ?? ''),

@@ -50,7 +50,11 @@ export function redact(text: string, secrets: readonly string[]): string {
   let out = text;
   for (const secret of secrets) {
     if (secret.length < 4) continue;
-    for (const form of new Set([secret, encodeURIComponent(secret), new URLSearchParams({ s: secret }).toString().slice(2)])) {
+    for (const form of new Set([
+      secret,
+      encodeURIComponent(secret),
+      new URLSearchParams({ s: secret }).toString().slice(2),
+    ])) {
       out = out.split(form).join('[redacted]');
     }
   }
@@ -93,7 +97,9 @@ export async function callBillingSystem(http: BillingHttp, request: BillingReque
       continue;
     }
     if (answer.status >= 300 && answer.status < 400) {
-      throw fail(`${where} redirects (HTTP ${answer.status}) to ${answer.location ?? 'another address'}; give that address instead`);
+      throw fail(
+        `${where} redirects (HTTP ${answer.status}) to ${answer.location ?? 'another address'}; give that address instead`,
+      );
     }
     if ((answer.status >= 500 || answer.status === 429) && attempt < MAX_ATTEMPTS) {
       await retry(http, attempt, `${where} answered HTTP ${answer.status}`);
@@ -159,7 +165,9 @@ async function readBounded(response: Response): Promise<string> {
     size += value.byteLength;
     if (size > MAX_ANSWER_BYTES) {
       await reader.cancel();
-      throw new BillingSystemError(`the answer is larger than ${MAX_ANSWER_BYTES / 1024 / 1024} MiB, which no product list is`);
+      throw new BillingSystemError(
+        `the answer is larger than ${MAX_ANSWER_BYTES / 1024 / 1024} MiB, which no product list is`,
+      );
     }
     chunks.push(value);
   }
@@ -178,7 +186,12 @@ function failureOf(error: unknown, timeoutMs: number): string {
 }
 
 /** A message for an answer that is not the JSON the billing system should give, quoting the start of it. */
-export function unexpectedAnswer(http: BillingHttp, url: URL, answer: BillingAnswer, expected: string): BillingSystemError {
+export function unexpectedAnswer(
+  http: BillingHttp,
+  url: URL,
+  answer: BillingAnswer,
+  expected: string,
+): BillingSystemError {
   const quoted = htmlToLine(answer.text.slice(0, 4 * QUOTED_CHARACTERS)).slice(0, QUOTED_CHARACTERS);
   const what = answer.json === undefined ? 'something that is not JSON' : 'JSON of another shape';
   return new BillingSystemError(

@@ -3,9 +3,19 @@
 // a report of what was left out. Used by `hostdir push --from` and `hostdir import`.
 import { BillingAnswerError } from '../connectors/answer.js';
 import { blestaHasOptions, blestaPackage, blestaPage, blestaRefusal } from '../connectors/blesta.js';
-import { type BillingProduct, catalogueFrom, type ImportedCatalogue, type ProductLabel } from '../connectors/catalogue.js';
+import {
+  type BillingProduct,
+  catalogueFrom,
+  type ImportedCatalogue,
+  type ProductLabel,
+} from '../connectors/catalogue.js';
 import { type CategoryMap, EMPTY_CATEGORY_MAP, parseCategoryMap } from '../connectors/category-map.js';
-import { type HostbillOrderPage, hostbillOrderPages, hostbillProducts, hostbillRefusal } from '../connectors/hostbill.js';
+import {
+  type HostbillOrderPage,
+  hostbillOrderPages,
+  hostbillProducts,
+  hostbillRefusal,
+} from '../connectors/hostbill.js';
 import { whmcsProducts, whmcsRefusal } from '../connectors/whmcs.js';
 import { ConfigError } from './admin-client.js';
 import {
@@ -23,10 +33,28 @@ export type BillingSystem = (typeof BILLING_SYSTEMS)[number];
 const NAMES: Record<BillingSystem, string> = { whmcs: 'WHMCS', blesta: 'Blesta', hostbill: 'HostBill' };
 
 /** Where each system's API lives under the address a provider gives, and the environment it reads. */
-const SETUP: Record<BillingSystem, { endpoint: string; urlVariable: string; credentials: readonly string[]; optional: readonly string[] }> = {
-  whmcs: { endpoint: '/includes/api.php', urlVariable: 'WHMCS_URL', credentials: ['WHMCS_IDENTIFIER', 'WHMCS_SECRET'], optional: ['WHMCS_ACCESS_KEY'] },
-  blesta: { endpoint: '/api', urlVariable: 'BLESTA_URL', credentials: ['BLESTA_API_USER', 'BLESTA_API_KEY'], optional: [] },
-  hostbill: { endpoint: '/admin/api.php', urlVariable: 'HOSTBILL_URL', credentials: ['HOSTBILL_API_ID', 'HOSTBILL_API_KEY'], optional: [] },
+const SETUP: Record<
+  BillingSystem,
+  { endpoint: string; urlVariable: string; credentials: readonly string[]; optional: readonly string[] }
+> = {
+  whmcs: {
+    endpoint: '/includes/api.php',
+    urlVariable: 'WHMCS_URL',
+    credentials: ['WHMCS_IDENTIFIER', 'WHMCS_SECRET'],
+    optional: ['WHMCS_ACCESS_KEY'],
+  },
+  blesta: {
+    endpoint: '/api',
+    urlVariable: 'BLESTA_URL',
+    credentials: ['BLESTA_API_USER', 'BLESTA_API_KEY'],
+    optional: [],
+  },
+  hostbill: {
+    endpoint: '/admin/api.php',
+    urlVariable: 'HOSTBILL_URL',
+    credentials: ['HOSTBILL_API_ID', 'HOSTBILL_API_KEY'],
+    optional: [],
+  },
 };
 
 /** Default seconds to wait for one answer of a billing system (HOSTDIR_BILLING_TIMEOUT_SECONDS). */
@@ -69,7 +97,9 @@ export function billingSourceFrom(
   const setup = SETUP[system];
   const given = urlOption ?? nonEmpty(env[setup.urlVariable]);
   if (given === undefined) {
-    throw new ConfigError(`where is ${NAMES[system]}? pass --${system}-url https://billing.example.com or set ${setup.urlVariable}`);
+    throw new ConfigError(
+      `where is ${NAMES[system]}? pass --${system}-url https://billing.example.com or set ${setup.urlVariable}`,
+    );
   }
   const missing = setup.credentials.filter((name) => nonEmpty(env[name]) === undefined);
   if (missing.length > 0) {
@@ -117,9 +147,14 @@ export interface ImportOutcome extends ImportedCatalogue {
 }
 
 /** The provider's catalogue as its billing system holds it, under its category map. */
-export async function importCatalogue(source: BillingSource, request: ImportRequest, deps: BillingDeps): Promise<ImportOutcome> {
+export async function importCatalogue(
+  source: BillingSource,
+  request: ImportRequest,
+  deps: BillingDeps,
+): Promise<ImportOutcome> {
   // The map is read first: a mistake in it is found without calling the billing system.
-  const map: CategoryMap = request.map === undefined ? EMPTY_CATEGORY_MAP : parseCategoryMap(request.map.text, request.map.file);
+  const map: CategoryMap =
+    request.map === undefined ? EMPTY_CATEGORY_MAP : parseCategoryMap(request.map.text, request.map.file);
   const products = await readBillingProducts(source, deps);
   const catalogue = catalogueFrom(products, {
     map,
@@ -142,7 +177,9 @@ export async function readBillingProducts(source: BillingSource, deps: BillingDe
     onRetry: deps.note,
   };
   if (source.endpoint.protocol === 'http:' && !isLoopback(source.endpoint.hostname)) {
-    deps.note(`warning: ${http.system}'s credentials go to ${displayUrl(source.endpoint)} unencrypted; use an https address\n`);
+    deps.note(
+      `warning: ${http.system}'s credentials go to ${displayUrl(source.endpoint)} unencrypted; use an https address\n`,
+    );
   }
   try {
     if (source.system === 'whmcs') return await readWhmcs(source, http);
@@ -168,7 +205,12 @@ async function readWhmcs(source: BillingSource, http: BillingHttp): Promise<Bill
   const refusal = whmcsRefusal(answer.json);
   if (refusal !== null) throw refused(http, `GetProducts: ${refusal}`, whmcsHint(refusal));
   if (answer.json === undefined || answer.status !== 200) {
-    throw unexpectedAnswer(http, source.endpoint, answer, 'GetProducts\' {"result": …} (is the address your WHMCS, whose API is includes/api.php?)');
+    throw unexpectedAnswer(
+      http,
+      source.endpoint,
+      answer,
+      'GetProducts\' {"result": …} (is the address your WHMCS, whose API is includes/api.php?)',
+    );
   }
   return whmcsProducts(answer.json);
 }
@@ -202,8 +244,14 @@ async function readBlesta(source: BillingSource, http: BillingHttp): Promise<Bil
     const answer = await callBillingSystem(authed, { method: 'GET', url, headers });
     const refusal = blestaRefusal(answer.json);
     if (answer.status !== 200 || refusal !== null || answer.json === undefined) {
-      if (refusal !== null) throw refused(authed, `${call}: ${refusal} (HTTP ${answer.status})`, blestaHint(answer.status));
-      throw unexpectedAnswer(authed, url, answer, `${call}'s {"response": …} (is the address your Blesta, whose API is api/?)`);
+      if (refusal !== null)
+        throw refused(authed, `${call}: ${refusal} (HTTP ${answer.status})`, blestaHint(answer.status));
+      throw unexpectedAnswer(
+        authed,
+        url,
+        answer,
+        `${call}'s {"response": …} (is the address your Blesta, whose API is api/?)`,
+      );
     }
     return answer.json;
   };
@@ -211,8 +259,12 @@ async function readBlesta(source: BillingSource, http: BillingHttp): Promise<Bil
   const listed: { id: string; listed: Record<string, unknown> }[] = [];
   const seen = new Set<string>();
   for (let page = 1; ; page++) {
-    if (page > MAX_PAGES) throw new BillingSystemError(`Blesta listed packages on more than ${MAX_PAGES} pages; nothing is synced`);
-    const items = blestaPage(await get('packages/getList.json', { page: String(page), status: 'active' }, 'packages/getList'), page);
+    if (page > MAX_PAGES)
+      throw new BillingSystemError(`Blesta listed packages on more than ${MAX_PAGES} pages; nothing is synced`);
+    const items = blestaPage(
+      await get('packages/getList.json', { page: String(page), status: 'active' }, 'packages/getList'),
+      page,
+    );
     if (items.length === 0) break;
     for (const item of items) {
       if (seen.has(item.id)) {
@@ -228,7 +280,11 @@ async function readBlesta(source: BillingSource, http: BillingHttp): Promise<Bil
   return mapLimit(listed, BLESTA_CONCURRENCY, async ({ id, listed: entry }) => {
     const detail = await get('packages/get.json', { package_id: id }, `packages/get for package ${id}`);
     const options = blestaHasOptions(detail)
-      ? await get('package_options/getByPackageId.json', { package_id: id }, `package_options/getByPackageId for package ${id}`)
+      ? await get(
+          'package_options/getByPackageId.json',
+          { package_id: id },
+          `package_options/getByPackageId for package ${id}`,
+        )
       : null;
     return blestaPackage(id, entry, detail, options);
   });
@@ -236,7 +292,8 @@ async function readBlesta(source: BillingSource, http: BillingHttp): Promise<Bil
 
 function blestaHint(status: number): string {
   if (status === 401) return 'check BLESTA_API_USER and BLESTA_API_KEY (Settings > System > API Access)';
-  if (status === 404) return "is the address right? Blesta's API is at its install path's api/, or index.php/api/ without .htaccess";
+  if (status === 404)
+    return "is the address right? Blesta's API is at its install path's api/, or index.php/api/ without .htaccess";
   if (status === 503) return 'Blesta is in maintenance mode';
   return '';
 }
@@ -259,7 +316,12 @@ async function readHostbill(source: BillingSource, http: BillingHttp): Promise<B
       );
     }
     if (answer.json === undefined || answer.status !== 200) {
-      throw unexpectedAnswer(http, source.endpoint, answer, `${form.call}'s {"success": …} (is the address your HostBill, whose API is admin/api.php?)`);
+      throw unexpectedAnswer(
+        http,
+        source.endpoint,
+        answer,
+        `${form.call}'s {"success": …} (is the address your HostBill, whose API is admin/api.php?)`,
+      );
     }
     return answer.json;
   };
@@ -331,7 +393,9 @@ export function importReport(source: BillingSource, outcome: ImportOutcome): str
   ].filter((u) => u.products.length > 0);
   for (const { what, products } of unstated) lines.push(`  ${what} (${products.length}): ${named(products)}`);
   if (unstated.length > 0) {
-    lines.push('  (filters by RAM, CPU, disk or country cannot find these; docs/connectors.md says where specs and locations are read)');
+    lines.push(
+      '  (filters by RAM, CPU, disk or country cannot find these; docs/connectors.md says where specs and locations are read)',
+    );
   }
   return `${lines.join('\n')}\n`;
 }

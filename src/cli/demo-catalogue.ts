@@ -27,7 +27,11 @@ export interface DemoHost {
 
 /** A demo provider's profile, at a domain reserved for examples (RFC 2606): its order links lead nowhere real. */
 function profileOf(slug: string, country: string): DemoHost['profile'] {
-  return { website: `https://www.${slug}.example`, country, order_url_template: `https://www.${slug}.example/order?plan={external_id}` };
+  return {
+    website: `https://www.${slug}.example`,
+    country,
+    order_url_template: `https://www.${slug}.example/order?plan={external_id}`,
+  };
 }
 
 /**
@@ -43,13 +47,13 @@ const round = (value: number) => Math.round(value * 100) / 100;
 /** Monthly price with the usual discounts for paying ahead. */
 function tiers(monthly: number, periods: ('quarterly' | 'annually' | 'biennially')[] = ['annually']) {
   const factor = { quarterly: 3 * 0.97, annually: 12 * 0.85, biennially: 24 * 0.78 };
-  return [{ period: 'monthly', price: monthly }, ...periods.map((period) => ({ period, price: round(monthly * factor[period]) }))];
+  return [
+    { period: 'monthly', price: monthly },
+    ...periods.map((period) => ({ period, price: round(monthly * factor[period]) })),
+  ];
 }
 
-function plans<T>(
-  rows: T[],
-  make: (row: T, index: number) => DemoProduct,
-): DemoProduct[] {
+function plans<T>(rows: T[], make: (row: T, index: number) => DemoProduct): DemoProduct[] {
   return rows.map(make);
 }
 
@@ -162,7 +166,10 @@ const nordlicht: DemoHost = {
       price: 0.49,
       description: 'Register or transfer a .de domain. Price per month, billed yearly.',
       specs: { tld: '.de', dns_included: true },
-      pricing_tiers: [{ period: 'monthly', price: 0.49 }, { period: 'annually', price: 5.88 }],
+      pricing_tiers: [
+        { period: 'monthly', price: 0.49 },
+        { period: 'annually', price: 5.88 },
+      ],
       contract_duration: '12 months',
       features: ['DNS management', 'WHOIS privacy'],
     },
@@ -428,7 +435,10 @@ const kestrel: DemoHost = {
       price: 0.79,
       description: 'A .co.uk domain with free DNS and email forwarding. Price per month, billed yearly.',
       specs: { tld: '.co.uk' },
-      pricing_tiers: [{ period: '1 month', price: 0.79 }, { period: '1 year', price: 9.48 }],
+      pricing_tiers: [
+        { period: '1 month', price: 0.79 },
+        { period: '1 year', price: 9.48 },
+      ],
       contract_duration: '1 year',
       features: ['DNS management', 'Email forwarding'],
     },

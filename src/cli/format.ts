@@ -25,7 +25,9 @@ export function formatTable<Row>(columns: readonly Column<Row>[], rows: readonly
 
 export function formatFields(fields: readonly (readonly [label: string, value: string])[]): string {
   const labelWidth = Math.max(0, ...fields.map(([label]) => width(label)));
-  return fields.map(([label, value]) => `${pad(label, labelWidth, 'left')}${GAP}${printable(value)}`.trimEnd()).join('\n');
+  return fields
+    .map(([label, value]) => `${pad(label, labelWidth, 'left')}${GAP}${printable(value)}`.trimEnd())
+    .join('\n');
 }
 
 /** ISO 8601 instants shortened to the second; anything else as given; null as a dash. */
@@ -59,7 +61,11 @@ export function hostsTable(hosts: readonly Host[]): string {
       { header: 'STATUS', value: (h) => h.status },
       { header: 'CURRENCY', value: (h) => h.default_currency },
       { header: 'CREATED', value: (h) => formatTimestamp(h.created_at) },
-      { header: 'CONFIRMED', value: (h) => (h.confirmed_at === undefined ? '-' : h.confirmed_at === null ? 'never' : formatTimestamp(h.confirmed_at)) },
+      {
+        header: 'CONFIRMED',
+        value: (h) =>
+          h.confirmed_at === undefined ? '-' : h.confirmed_at === null ? 'never' : formatTimestamp(h.confirmed_at),
+      },
       { header: 'STALE', value: (h) => (h.stale === undefined ? '-' : h.stale ? 'stale' : 'no') },
     ],
     hosts,
@@ -89,7 +95,8 @@ export function hostDetails(host: Host | HostDetail): string {
       ['products', `${host.product_counts.active} active, ${host.product_counts.inactive} inactive`],
       ['last sync', formatTimestamp(host.last_sync_at)],
     );
-    if (host.stale !== undefined) fields.push(['stale', host.stale ? 'yes: no applied sync within STALE_AFTER_DAYS' : 'no']);
+    if (host.stale !== undefined)
+      fields.push(['stale', host.stale ? 'yes: no applied sync within STALE_AFTER_DAYS' : 'no']);
   }
   return formatFields(fields);
 }

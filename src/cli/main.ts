@@ -57,7 +57,6 @@ import {
 } from './format.js';
 import { seedDemo } from './seed-demo.js';
 
-
 /** A command that decided its own exit code (push) and has already said why. */
 class ExitCode extends Error {
   constructor(readonly code: number) {
@@ -109,13 +108,18 @@ export function buildProgram(ctx: CliContext = processContext()): Command {
   program
     .command('serve')
     .description('run the server (configured by HOST, PORT, DATA_DIR, DATABASE_URL, ADMIN_TOKEN, WORKERS, …)')
-    .option('--workers <n>', 'server processes sharing the port (default: $WORKERS, else 1); more than 1 needs DATABASE_URL')
+    .option(
+      '--workers <n>',
+      'server processes sharing the port (default: $WORKERS, else 1); more than 1 needs DATABASE_URL',
+    )
     .action(async (options: { workers?: string }) => {
       // Loaded on demand so that client commands do not pay for Fastify and the database drivers.
       const [{ serve }, serverConfig] = await Promise.all([import('../server.js'), import('../config.js')]);
       let config: ServerConfig;
       try {
-        config = serverConfig.loadConfig(options.workers === undefined ? ctx.env : { ...ctx.env, WORKERS: options.workers });
+        config = serverConfig.loadConfig(
+          options.workers === undefined ? ctx.env : { ...ctx.env, WORKERS: options.workers },
+        );
       } catch (error) {
         if (error instanceof serverConfig.ConfigError) throw new ConfigError(error.message);
         throw error;
@@ -132,7 +136,11 @@ export function buildProgram(ctx: CliContext = processContext()): Command {
     .option('--currency <code>', 'ISO 4217 currency for prices sent without one')
     .action(async (name: string, options: { slug?: string; currency?: string }, cmd: Command) => {
       const body = await client(cmd).createHost({ name, slug: options.slug, default_currency: options.currency });
-      print(cmd, body, () => `Created host ${body.host.slug}.\n\n${hostDetails(body.host)}\n${issuedKeyNotice(body.api_key)}`);
+      print(
+        cmd,
+        body,
+        () => `Created host ${body.host.slug}.\n\n${hostDetails(body.host)}\n${issuedKeyNotice(body.api_key)}`,
+      );
     });
 
   withJson(hosts.command('list'))
@@ -143,7 +151,7 @@ export function buildProgram(ctx: CliContext = processContext()): Command {
     });
 
   withJson(hosts.command('show'))
-    .description("show a host with its product counts and last sync")
+    .description('show a host with its product counts and last sync')
     .argument('<slug>')
     .action(async (slug: string, _options: unknown, cmd: Command) => {
       const body = await client(cmd).showHost(slug);
@@ -172,7 +180,12 @@ export function buildProgram(ctx: CliContext = processContext()): Command {
       .option('--description <text>', 'a short description, at most 500 characters')
       .option('--country <code>', 'ISO 3166-1 alpha-2 country, e.g. DE')
       .option('--order-url-template <url>', "the order link, https://, with {external_id} where the product's id goes")
-      .option('--clear <fields>', 'clear these fields (comma-separated: website, description, country, order_url_template)', collect, []);
+      .option(
+        '--clear <fields>',
+        'clear these fields (comma-separated: website, description, country, order_url_template)',
+        collect,
+        [],
+      );
 
   withProfileOptions(withJson(hosts.command('update')))
     .description("change a host's profile: website, description, country, order link")
@@ -213,7 +226,9 @@ export function buildProgram(ctx: CliContext = processContext()): Command {
   withJson(products.command('list'))
     .description("list a host's products")
     .argument('<slug>')
-    .addOption(new Option('--status <status>', 'active (the default), inactive or all').choices(['active', 'inactive', 'all']))
+    .addOption(
+      new Option('--status <status>', 'active (the default), inactive or all').choices(['active', 'inactive', 'all']),
+    )
     .option('--limit <n>', 'products per page', positiveInteger)
     .option('--all-pages', 'follow next_cursor to the end')
     .action(
@@ -234,7 +249,9 @@ export function buildProgram(ctx: CliContext = processContext()): Command {
           body = { products: all, next_cursor: null };
         }
         const page = body;
-        print(cmd, page, () => withMoreHint(productsTable(page.products), page.next_cursor, 'pass --all-pages for the rest'));
+        print(cmd, page, () =>
+          withMoreHint(productsTable(page.products), page.next_cursor, 'pass --all-pages for the rest'),
+        );
       },
     );
 
@@ -278,7 +295,12 @@ export function buildProgram(ctx: CliContext = processContext()): Command {
       if (text === undefined) throw new ConfigError(`no such file: ${file}`);
       const body = await client(cmd).importRates(text, options.source);
       const { import: done } = body;
-      print(cmd, body, () => `Imported ${done.days} day(s) of rates up to ${done.date}: ${done.rates_written} rate(s) written, ${done.products_updated} product price(s) converted again.`);
+      print(
+        cmd,
+        body,
+        () =>
+          `Imported ${done.days} day(s) of rates up to ${done.date}: ${done.rates_written} rate(s) written, ${done.products_updated} product price(s) converted again.`,
+      );
     });
 
   withJson(rates.command('list'))
@@ -290,7 +312,12 @@ export function buildProgram(ctx: CliContext = processContext()): Command {
       print(cmd, body, () =>
         body.rates.length === 0
           ? 'No exchange rates yet: import some with hostdir rates import <file>.'
-          : ['currency  1 EUR =        date        source', ...body.rates.map((rate) => `${rate.currency.padEnd(9)} ${String(rate.rate).padEnd(14)} ${rate.date}  ${rate.source}`)].join('\n'),
+          : [
+              'currency  1 EUR =        date        source',
+              ...body.rates.map(
+                (rate) => `${rate.currency.padEnd(9)} ${String(rate.rate).padEnd(14)} ${rate.date}  ${rate.source}`,
+              ),
+            ].join('\n'),
       );
     });
 
@@ -316,7 +343,10 @@ export function buildProgram(ctx: CliContext = processContext()): Command {
   const providerConnection = (options: { key?: string }, cmd: Command): [string, string] => {
     const apiKey = options.key ?? nonEmptyEnv(ctx.env.HOSTDIR_API_KEY);
     if (!apiKey) throw new ConfigError('no API key: pass --key rk_… or set HOSTDIR_API_KEY');
-    return [resolveBaseUrl(cmd.optsWithGlobals<{ url?: string }>().url ?? nonEmptyEnv(ctx.env.HOSTDIR_URL) ?? DEFAULT_URL), apiKey];
+    return [
+      resolveBaseUrl(cmd.optsWithGlobals<{ url?: string }>().url ?? nonEmptyEnv(ctx.env.HOSTDIR_URL) ?? DEFAULT_URL),
+      apiKey,
+    ];
   };
 
   withJson(program.command('seed-demo'))
@@ -345,7 +375,9 @@ export function buildProgram(ctx: CliContext = processContext()): Command {
   const pushTarget = (key: string | undefined, cmd: Command) => {
     const apiKey = key ?? nonEmptyEnv(ctx.env.HOSTDIR_API_KEY);
     if (!apiKey) throw new ConfigError('no API key: pass --key rk_… or set HOSTDIR_API_KEY');
-    const baseUrl = resolveBaseUrl(cmd.optsWithGlobals<{ url?: string }>().url ?? nonEmptyEnv(ctx.env.HOSTDIR_URL) ?? DEFAULT_URL);
+    const baseUrl = resolveBaseUrl(
+      cmd.optsWithGlobals<{ url?: string }>().url ?? nonEmptyEnv(ctx.env.HOSTDIR_URL) ?? DEFAULT_URL,
+    );
     const attempts = nonEmptyEnv(ctx.env.HOSTDIR_PUSH_MAX_ATTEMPTS);
     const maxAttempts = attempts === undefined ? undefined : Number(attempts);
     if (maxAttempts !== undefined && !(Number.isInteger(maxAttempts) && maxAttempts >= 1 && maxAttempts <= 100)) {
@@ -363,7 +395,10 @@ export function buildProgram(ctx: CliContext = processContext()): Command {
   ): Promise<void> => {
     let code: number;
     try {
-      code = await push({ file: source, catalogue, ...target, ...how }, { stdout: ctx.stdout, stderr: ctx.stderr, stderrIsTTY: ctx.stderrIsTTY ?? false, sleep });
+      code = await push(
+        { file: source, catalogue, ...target, ...how },
+        { stdout: ctx.stdout, stderr: ctx.stderr, stderrIsTTY: ctx.stderrIsTTY ?? false, sleep },
+      );
     } catch (error) {
       if (error instanceof PushUsageError) throw new ConfigError(error.message);
       throw error;
@@ -374,20 +409,37 @@ export function buildProgram(ctx: CliContext = processContext()): Command {
   /** The options shared by `push --from` and `import`: where the billing system is, the map, the currency. */
   const withBillingOptions = (cmd: Command) =>
     cmd
-      .option('--whmcs-url <url>', "WHMCS's address (default: $WHMCS_URL); credentials from $WHMCS_IDENTIFIER and $WHMCS_SECRET")
-      .option('--blesta-url <url>', "Blesta's address (default: $BLESTA_URL); credentials from $BLESTA_API_USER and $BLESTA_API_KEY")
-      .option('--hostbill-url <url>', "HostBill's address (default: $HOSTBILL_URL); credentials from $HOSTBILL_API_ID and $HOSTBILL_API_KEY")
+      .option(
+        '--whmcs-url <url>',
+        "WHMCS's address (default: $WHMCS_URL); credentials from $WHMCS_IDENTIFIER and $WHMCS_SECRET",
+      )
+      .option(
+        '--blesta-url <url>',
+        "Blesta's address (default: $BLESTA_URL); credentials from $BLESTA_API_USER and $BLESTA_API_KEY",
+      )
+      .option(
+        '--hostbill-url <url>',
+        "HostBill's address (default: $HOSTBILL_URL); credentials from $HOSTBILL_API_ID and $HOSTBILL_API_KEY",
+      )
       .option('--map <categories.json>', 'the category of each product group, module or product (null leaves them out)')
-      .option('--currency <code>', 'the currency to list when prices come in several (HostBill: the currency its prices are in)');
+      .option(
+        '--currency <code>',
+        'the currency to list when prices come in several (HostBill: the currency its prices are in)',
+      );
 
   /**
    * Reads the catalogue from a billing system and reports what was read and left out on stderr; the report comes
    * back as JSON too, for --json.
    */
-  const importFrom = async (system: BillingSystem, options: BillingOptions): Promise<ImportOutcome & { report: ImportReportJson }> => {
+  const importFrom = async (
+    system: BillingSystem,
+    options: BillingOptions,
+  ): Promise<ImportOutcome & { report: ImportReportJson }> => {
     for (const other of BILLING_SYSTEMS) {
       if (other !== system && options[urlOptionOf(other)] !== undefined) {
-        throw new ConfigError(`--${other}-url is for ${billingName(other)}, but the catalogue comes from ${billingName(system)}`);
+        throw new ConfigError(
+          `--${other}-url is for ${billingName(other)}, but the catalogue comes from ${billingName(system)}`,
+        );
       }
     }
     const source = billingSourceFrom(system, ctx.env, options[urlOptionOf(system)]);
@@ -417,9 +469,15 @@ export function buildProgram(ctx: CliContext = processContext()): Command {
   withBillingOptions(
     program
       .command('push')
-      .description("send a provider's catalogue: what a billing system runs from cron or a hook (uses the API key, not the admin token)")
+      .description(
+        "send a provider's catalogue: what a billing system runs from cron or a hook (uses the API key, not the admin token)",
+      )
       .argument('[catalogue.json]', 'a file holding {"products": [...]} or a bare array of products')
-      .addOption(new Option('--from <system>', 'read the catalogue from the billing system instead of a file').choices(BILLING_SYSTEMS)),
+      .addOption(
+        new Option('--from <system>', 'read the catalogue from the billing system instead of a file').choices(
+          BILLING_SYSTEMS,
+        ),
+      ),
   )
     .option('--key <rk_…>', 'the API key (default: $HOSTDIR_API_KEY)')
     .option('--dry-run', 'validate and show the plan; change nothing')
@@ -428,14 +486,22 @@ export function buildProgram(ctx: CliContext = processContext()): Command {
     .action(
       async (
         file: string | undefined,
-        options: BillingOptions & { from?: BillingSystem; key?: string; dryRun?: boolean; json?: boolean; wait: boolean },
+        options: BillingOptions & {
+          from?: BillingSystem;
+          key?: string;
+          dryRun?: boolean;
+          json?: boolean;
+          wait: boolean;
+        },
         cmd: Command,
       ) => {
         if (file !== undefined && options.from !== undefined) {
           throw new ConfigError('give either a catalogue file or --from, not both');
         }
         if (file === undefined && options.from === undefined) {
-          throw new ConfigError(`give a catalogue file, or --from ${BILLING_SYSTEMS.join('|')} to read it from your billing system`);
+          throw new ConfigError(
+            `give a catalogue file, or --from ${BILLING_SYSTEMS.join('|')} to read it from your billing system`,
+          );
         }
         if (options.from === undefined && (options.map !== undefined || options.currency !== undefined)) {
           throw new ConfigError('--map and --currency apply to a catalogue read with --from');
@@ -467,14 +533,19 @@ export function buildProgram(ctx: CliContext = processContext()): Command {
   withBillingOptions(
     program
       .command('import')
-      .description("read a provider's catalogue from its billing system and write it as JSON, sending nothing (look before you push)")
+      .description(
+        "read a provider's catalogue from its billing system and write it as JSON, sending nothing (look before you push)",
+      )
       .addArgument(new Argument('<system>', 'the billing system').choices(BILLING_SYSTEMS)),
   )
     .option('--out <catalogue.json>', 'write the catalogue to this file (default: standard output, unless --dry-run)')
-    .option('--dry-run', "also send it as a dry run (with the API key, as push does) and show the plan; change nothing")
+    .option('--dry-run', 'also send it as a dry run (with the API key, as push does) and show the plan; change nothing')
     .option('--key <rk_…>', 'the API key for --dry-run (default: $HOSTDIR_API_KEY)')
     .option('--json', "with --dry-run, print the API's JSON answer")
-    .option('--no-wait', `with --dry-run, when rate limited, exit with code ${EXIT.rateLimited} instead of waiting for the window`)
+    .option(
+      '--no-wait',
+      `with --dry-run, when rate limited, exit with code ${EXIT.rateLimited} instead of waiting for the window`,
+    )
     .action(
       async (
         system: BillingSystem,
@@ -490,7 +561,9 @@ export function buildProgram(ctx: CliContext = processContext()): Command {
         const text = `${JSON.stringify({ products: outcome.products }, null, 2)}\n`;
         if (options.out !== undefined) {
           (ctx.writeFile ?? ((path: string, data: string) => writeFileSync(path, data)))(options.out, text);
-          ctx.stderr(`Wrote ${outcome.products.length} product${outcome.products.length === 1 ? '' : 's'} to ${options.out}.\n`);
+          ctx.stderr(
+            `Wrote ${outcome.products.length} product${outcome.products.length === 1 ? '' : 's'} to ${options.out}.\n`,
+          );
         } else if (target === null) {
           ctx.stdout(text);
         }

@@ -28,14 +28,19 @@ export function profileChangeOf(options: ProfileOptions): ProfileChange {
     const value = options[OPTION_OF[field]];
     if (typeof value === 'string') change[field] = value.trim() === '' ? null : value;
   }
-  for (const name of (options.clear ?? []).flatMap((entry) => entry.split(',')).map((entry) => entry.trim().replaceAll('-', '_')).filter(Boolean)) {
+  for (const name of (options.clear ?? [])
+    .flatMap((entry) => entry.split(','))
+    .map((entry) => entry.trim().replaceAll('-', '_'))
+    .filter(Boolean)) {
     if (!(PROFILE_FIELDS as readonly string[]).includes(name)) {
       throw new ProfileUsageError(`--clear takes ${PROFILE_FIELDS.join(', ')}; got "${name}"`);
     }
     change[name as ProfileField] = null;
   }
   if (Object.keys(change).length === 0) {
-    throw new ProfileUsageError('nothing to change: give --website, --description, --country, --order-url-template or --clear');
+    throw new ProfileUsageError(
+      'nothing to change: give --website, --description, --country, --order-url-template or --clear',
+    );
   }
   return change;
 }
@@ -56,7 +61,10 @@ export async function providerProfile(
   fetchFn: typeof fetch,
   change?: ProfileChange,
 ): Promise<{ profile: Profile }> {
-  const headers: Record<string, string> = { authorization: `Bearer ${apiKey}`, accept: 'application/json, application/problem+json' };
+  const headers: Record<string, string> = {
+    authorization: `Bearer ${apiKey}`,
+    accept: 'application/json, application/problem+json',
+  };
   if (change) headers['content-type'] = 'application/json';
   let status: number;
   let text: string;

@@ -61,7 +61,12 @@ interface Answer {
   text: string;
 }
 
-function send(url: URL, headers: Record<string, string>, body: Buffer, onProgress: (sent: number) => void): Promise<Answer> {
+function send(
+  url: URL,
+  headers: Record<string, string>,
+  body: Buffer,
+  onProgress: (sent: number) => void,
+): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const request = (url.protocol === 'https:' ? httpsRequest : httpRequest)(url, {
       method: 'POST',
@@ -77,7 +82,12 @@ function send(url: URL, headers: Record<string, string>, body: Buffer, onProgres
       response.on('aborted', () => reject(new Error('the connection closed before the answer was complete')));
       response.on('end', () => {
         if (!response.complete) reject(new Error('the connection closed before the answer was complete'));
-        else resolve({ status: response.statusCode ?? 0, headers: response.headers, text: Buffer.concat(chunks).toString('utf8') });
+        else
+          resolve({
+            status: response.statusCode ?? 0,
+            headers: response.headers,
+            text: Buffer.concat(chunks).toString('utf8'),
+          });
       });
     });
     // Written in chunks so that progress can be shown and a server that answers early (401, 429) is not flooded.
@@ -185,13 +195,19 @@ export async function push(options: PushOptions, io: PushIo): Promise<number> {
       if (answer.headers['idempotent-replayed'] === 'true') {
         io.stderr('The server had already applied this upload (an earlier answer was lost); this is its answer.\n');
       }
-      io.stdout(options.json ? `${JSON.stringify(withImportReport(problem, options), null, 2)}\n` : `${summaryText(problem as unknown as SyncAnswerBody)}\n`);
+      io.stdout(
+        options.json
+          ? `${JSON.stringify(withImportReport(problem, options), null, 2)}\n`
+          : `${summaryText(problem as unknown as SyncAnswerBody)}\n`,
+      );
       return EXIT.ok;
     }
     if (answer.status === 429) {
       const seconds = Math.max(1, Number(answer.headers['retry-after']) || 1);
       if (!options.wait || rateLimitWaits >= MAX_RATE_LIMIT_WAITS) {
-        io.stderr(`error: rate limited: this provider's sync window is full; try again in ${seconds} s (RATE_LIMITED, HTTP 429)\n`);
+        io.stderr(
+          `error: rate limited: this provider's sync window is full; try again in ${seconds} s (RATE_LIMITED, HTTP 429)\n`,
+        );
         return EXIT.rateLimited;
       }
       rateLimitWaits++;
@@ -234,7 +250,9 @@ function refused(answer: Answer, problem: Record<string, unknown>, options: Push
   const lines = [`error: ${detail} (${code}, HTTP ${answer.status})`];
   if (Array.isArray(problem.errors)) {
     for (const entry of problem.errors as Record<string, unknown>[]) {
-      lines.push(`  ${String(entry.pointer ?? entry.parameter ?? '')} ${String(entry.code ?? '')} ${String(entry.detail ?? '')}`);
+      lines.push(
+        `  ${String(entry.pointer ?? entry.parameter ?? '')} ${String(entry.code ?? '')} ${String(entry.detail ?? '')}`,
+      );
     }
     if (problem.truncated === true) lines.push('  … and more (only the first 100 problems are listed)');
   }

@@ -52,14 +52,22 @@ async function seedRates(client: AdminClient): Promise<SeededDemo['rates']> {
 }
 
 /** A host that exists already (409) is skipped, so that running it twice does no harm. */
-export async function seedDemo(client: AdminClient, baseUrl: string, fetchFn: typeof fetch = fetch): Promise<SeededDemo> {
+export async function seedDemo(
+  client: AdminClient,
+  baseUrl: string,
+  fetchFn: typeof fetch = fetch,
+): Promise<SeededDemo> {
   // Before the catalogues: each sync then stores its plans' EUR prices at once.
   const rates = await seedRates(client);
   const hosts: SeededHost[] = [];
   for (const host of DEMO_HOSTS) {
     let key: string;
     try {
-      const created = await client.createHost({ name: host.name, slug: host.slug, default_currency: host.default_currency });
+      const created = await client.createHost({
+        name: host.name,
+        slug: host.slug,
+        default_currency: host.default_currency,
+      });
       key = created.api_key.key;
     } catch (error) {
       if (error instanceof AdminApiError && error.code === 'CONFLICT') {

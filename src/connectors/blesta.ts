@@ -23,14 +23,16 @@ import { isCurrencyCode } from '../catalog/currency.js';
 import { amountOf, BillingAnswerError, idOf, isObject, isYes, type JsonObject, listOf, textOf } from './answer.js';
 import type { BillingOption, BillingProduct, BillingTier } from './catalogue.js';
 
-
 /** Blesta's periods in order of length, for listing a package's cycles shortest first. */
 const PERIOD_ORDER = ['day', 'week', 'month', 'year', 'onetime'] as const;
 
 /** The message of an error answer ({"message": …}, possibly under one key such as "model"), or null. */
 export function blestaRefusal(answer: unknown): string | null {
   if (!isObject(answer) || 'response' in answer) return null;
-  const body = typeof answer.message === 'string' ? answer : Object.values(answer).find((v) => isObject(v) && typeof v.message === 'string');
+  const body =
+    typeof answer.message === 'string'
+      ? answer
+      : Object.values(answer).find((v) => isObject(v) && typeof v.message === 'string');
   if (!isObject(body) || typeof body.message !== 'string') return null;
   const details: string[] = [];
   if (isObject(body.errors)) {
@@ -56,10 +58,14 @@ export function blestaPage(answer: unknown, page: number): { id: string; listed:
   const response = blestaResponse(answer, `packages/getList page ${page}`);
   if (response === null || response === false) return [];
   const list = listOf(response);
-  if (list === null) throw new BillingAnswerError(`Blesta answered packages/getList page ${page} with a "response" that is not a list`);
+  if (list === null)
+    throw new BillingAnswerError(`Blesta answered packages/getList page ${page} with a "response" that is not a list`);
   return list.map((item, index) => {
     const id = isObject(item) ? idOf(item.id) : null;
-    if (id === null) throw new BillingAnswerError(`Blesta answered packages/getList page ${page} with an item (${index}) without an id`);
+    if (id === null)
+      throw new BillingAnswerError(
+        `Blesta answered packages/getList page ${page} with an item (${index}) without an id`,
+      );
     return { id, listed: item as JsonObject };
   });
 }
@@ -74,12 +80,18 @@ export function blestaHasOptions(answer: unknown): boolean {
  * One package from its getList entry, its packages/get answer and, when it has option groups, the
  * package_options/getByPackageId answer for it.
  */
-export function blestaPackage(id: string, listed: JsonObject, answer: unknown, optionsAnswer: unknown = null): BillingProduct {
+export function blestaPackage(
+  id: string,
+  listed: JsonObject,
+  answer: unknown,
+  optionsAnswer: unknown = null,
+): BillingProduct {
   const detail = blestaResponse(answer, `packages/get for package ${id}`);
   if (!isObject(detail)) {
     throw new BillingAnswerError(`Blesta has no package ${id} any more (it was listed moments ago); run again`);
   }
-  const field = (key: string): unknown => (detail[key] !== undefined && detail[key] !== null ? detail[key] : listed[key]);
+  const field = (key: string): unknown =>
+    detail[key] !== undefined && detail[key] !== null ? detail[key] : listed[key];
   const notes: string[] = [];
   const status = textOf(field('status'))?.trim().toLowerCase() ?? 'active';
   return {
@@ -100,7 +112,10 @@ export function blestaPackage(id: string, listed: JsonObject, answer: unknown, o
           : null,
     free: false,
     pricing: pricingOf(field('pricing'), notes),
-    options: optionsAnswer === null ? [] : optionsOf(blestaResponse(optionsAnswer, `package_options/getByPackageId for package ${id}`)),
+    options:
+      optionsAnswer === null
+        ? []
+        : optionsOf(blestaResponse(optionsAnswer, `package_options/getByPackageId for package ${id}`)),
     notes,
   };
 }
@@ -112,11 +127,24 @@ function optionsOf(response: unknown): BillingOption[] {
   const options: BillingOption[] = [];
   for (const option of listOf(response) ?? []) {
     if (!isObject(option) || isYes(option.hidden)) continue;
-    if (!LIST_OPTION_TYPES.has(String(option.type ?? '').trim().toLowerCase())) continue;
+    if (
+      !LIST_OPTION_TYPES.has(
+        String(option.type ?? '')
+          .trim()
+          .toLowerCase(),
+      )
+    )
+      continue;
     const name = textOf(option.label) ?? textOf(option.name);
     if (name === null) continue;
     const choices = (listOf(option.values) ?? [])
-      .filter((value): value is JsonObject => isObject(value) && String(value.status ?? 'active').trim().toLowerCase() === 'active')
+      .filter(
+        (value): value is JsonObject =>
+          isObject(value) &&
+          String(value.status ?? 'active')
+            .trim()
+            .toLowerCase() === 'active',
+      )
       .map((value) => textOf(value.name) ?? textOf(value.value))
       .filter((choice): choice is string => choice !== null);
     if (choices.length > 0) options.push({ name, choices });
@@ -149,12 +177,17 @@ function pricingOf(pricing: unknown, notes: string[]): Map<string, BillingTier[]
     if (!isObject(row)) continue;
     const period = typeof row.period === 'string' ? row.period.trim().toLowerCase() : '';
     const rank = (PERIOD_ORDER as readonly string[]).indexOf(period);
-    const currency = typeof row.currency === 'string' && isCurrencyCode(row.currency.trim()) ? row.currency.trim().toUpperCase() : null;
+    const currency =
+      typeof row.currency === 'string' && isCurrencyCode(row.currency.trim())
+        ? row.currency.trim().toUpperCase()
+        : null;
     const term = amountOf(row.term);
     const price = amountOf(row.price);
     const described = `${row.term ?? '?'} ${row.period ?? '?'} in ${row.currency ?? '?'}`;
     if (rank === -1 || currency === null || price === null || price < 0) {
-      notes.push(`the pricing ${described} (price ${JSON.stringify(row.price ?? null)}) cannot be read and is left out`);
+      notes.push(
+        `the pricing ${described} (price ${JSON.stringify(row.price ?? null)}) cannot be read and is left out`,
+      );
       continue;
     }
     const oneTime = period === 'onetime';
@@ -168,7 +201,11 @@ function pricingOf(pricing: unknown, notes: string[]): Map<string, BillingTier[]
       rank,
       term: oneTime ? 0 : term!,
       // Blesta's own wording: "1 month", "12 month", "2 year", "onetime" (billing-periods.ts recognises them).
-      tier: { period: oneTime ? 'onetime' : `${term} ${period}`, price, setupFee: setupFee !== null && setupFee >= 0 ? setupFee : null },
+      tier: {
+        period: oneTime ? 'onetime' : `${term} ${period}`,
+        price,
+        setupFee: setupFee !== null && setupFee >= 0 ? setupFee : null,
+      },
     });
   }
   rows.sort((a, b) => a.rank - b.rank || a.term - b.term);

@@ -7,7 +7,13 @@
 
 import { canonicalPeriod, monthsPerPeriod } from '../catalog/billing-periods.js';
 import { isCurrencyCode } from '../catalog/currency.js';
-import { DESCRIPTION_MAX_LENGTH, EXTERNAL_ID_MAX_LENGTH, NAME_MAX_LENGTH, PRICE_MAX, PRICING_TIERS_MAX_ITEMS } from '../catalog/limits.js';
+import {
+  DESCRIPTION_MAX_LENGTH,
+  EXTERNAL_ID_MAX_LENGTH,
+  NAME_MAX_LENGTH,
+  PRICE_MAX,
+  PRICING_TIERS_MAX_ITEMS,
+} from '../catalog/limits.js';
 import type { ProductInput } from '../catalog/product-schema.js';
 import { type CategoryMap, chooseCategory } from './category-map.js';
 import { htmlToLine, htmlToText } from './html-text.js';
@@ -115,7 +121,11 @@ export function catalogueFrom(products: readonly BillingProduct[], options: Cata
   for (const product of products) {
     const label = labelOf(product);
     if (seen.has(product.id)) {
-      leftOut.push({ id: product.id, name: label, reason: 'listed twice by the billing system; the first one is kept' });
+      leftOut.push({
+        id: product.id,
+        name: label,
+        reason: 'listed twice by the billing system; the first one is kept',
+      });
       continue;
     }
     seen.add(product.id);
@@ -125,12 +135,16 @@ export function catalogueFrom(products: readonly BillingProduct[], options: Cata
     }
     const choice = chooseCategory(options.map, product);
     if (choice.kind === 'unmapped') unmapped.push(product);
-    else if (choice.kind === 'left_out') leftOut.push({ id: product.id, name: label, reason: `${options.mapFile} leaves it out (${choice.by} is null)` });
+    else if (choice.kind === 'left_out')
+      leftOut.push({ id: product.id, name: label, reason: `${options.mapFile} leaves it out (${choice.by} is null)` });
     else chosen.push({ product, category: choice.category });
   }
   if (unmapped.length > 0) throw new UnmappedProductsError(options.mapFile, unmapped);
 
-  const currency = chooseCurrency(chosen.map((c) => c.product), options);
+  const currency = chooseCurrency(
+    chosen.map((c) => c.product),
+    options,
+  );
   const catalogue: ProductInput[] = [];
   for (const { product, category } of chosen) {
     const made = productFrom(product, category, currency, warnings);
@@ -140,7 +154,9 @@ export function catalogueFrom(products: readonly BillingProduct[], options: Cata
   if (catalogue.length === 0) {
     throw new EmptyCatalogueError(
       `nothing to sync: ${options.system} listed ${products.length} product${products.length === 1 ? '' : 's'} and every one is left out` +
-        (leftOut.length > 0 ? `:\n${leftOut.map((l) => `  ${l.id} ${JSON.stringify(l.name)}: ${l.reason}`).join('\n')}` : ''),
+        (leftOut.length > 0
+          ? `:\n${leftOut.map((l) => `  ${l.id} ${JSON.stringify(l.name)}: ${l.reason}`).join('\n')}`
+          : ''),
     );
   }
   const labelled = (p: ProductInput): ProductLabel => ({ id: p.external_id, name: p.name });
@@ -179,7 +195,9 @@ function chooseCurrency(products: readonly BillingProduct[], options: CatalogueO
   const codes = [...named].sort();
   if (requested !== null) {
     if (!named.has(requested) && codes.length > 0) {
-      throw new CurrencyChoiceError(`${options.system} has no prices in ${requested}; its prices are in ${codes.join(', ')}`);
+      throw new CurrencyChoiceError(
+        `${options.system} has no prices in ${requested}; its prices are in ${codes.join(', ')}`,
+      );
     }
     return { key: requested, code: requested };
   }
@@ -191,7 +209,12 @@ function chooseCurrency(products: readonly BillingProduct[], options: CatalogueO
   return codes.length === 1 ? { key: codes[0]!, code: codes[0]! } : { key: UNNAMED_CURRENCY, code: null };
 }
 
-function productFrom(product: BillingProduct, category: string, currency: Currency, warnings: string[]): ProductInput | { reason: string } {
+function productFrom(
+  product: BillingProduct,
+  category: string,
+  currency: Currency,
+  warnings: string[],
+): ProductInput | { reason: string } {
   const idProblem = externalIdProblem(product.id);
   if (idProblem !== null) return { reason: idProblem };
   const name = limited(htmlToLine(product.name), NAME_MAX_LENGTH);
@@ -213,7 +236,8 @@ function productFrom(product: BillingProduct, category: string, currency: Curren
     if (basis.tier.setupFee !== null) out.setup_fee = basis.tier.setupFee;
   }
   if (currency.code !== null) out.currency = currency.code;
-  const description = product.description === null ? null : limited(htmlToText(product.description), DESCRIPTION_MAX_LENGTH);
+  const description =
+    product.description === null ? null : limited(htmlToText(product.description), DESCRIPTION_MAX_LENGTH);
   if (description !== null) {
     if (description.cut) warnings.push(`${product.id}: the description is cut to ${DESCRIPTION_MAX_LENGTH} characters`);
     if (description.text !== '') out.description = description.text;
@@ -239,7 +263,9 @@ function tiersOf(product: BillingProduct, currency: Currency, warnings: string[]
     const key = canonical ?? `as sent:${tier.period}`;
     const earlier = byPeriod.get(key);
     if (earlier !== undefined) {
-      warnings.push(`${product.id}: "${tier.period}" names the same period as "${earlier.period}"; only "${earlier.period}" is listed`);
+      warnings.push(
+        `${product.id}: "${tier.period}" names the same period as "${earlier.period}"; only "${earlier.period}" is listed`,
+      );
       continue;
     }
     if (kept.length === PRICING_TIERS_MAX_ITEMS) {
@@ -284,7 +310,13 @@ function limited(text: string, max: number): { text: string; cut: boolean } {
   if (text.length <= max) return { text, cut: false };
   const points = [...text];
   if (points.length <= max) return { text, cut: false };
-  return { text: `${points.slice(0, max - 1).join('').trimEnd()}…`, cut: true };
+  return {
+    text: `${points
+      .slice(0, max - 1)
+      .join('')
+      .trimEnd()}…`,
+    cut: true,
+  };
 }
 
 function labelOf(product: BillingProduct): string {
@@ -295,7 +327,10 @@ function labelOf(product: BillingProduct): string {
 const NAMED_PER_GROUP = 3;
 
 function unmappedMessage(mapFile: string, unmapped: readonly BillingProduct[]): string {
-  const byGroup = new Map<string, { group: { id: string; name: string | null } | null; modules: Set<string>; products: BillingProduct[] }>();
+  const byGroup = new Map<
+    string,
+    { group: { id: string; name: string | null } | null; modules: Set<string>; products: BillingProduct[] }
+  >();
   for (const product of unmapped) {
     const group = product.groups[0] ?? null;
     const key = group === null ? `product:${product.id}` : `group:${group.id}`;
@@ -315,7 +350,9 @@ function unmappedMessage(mapFile: string, unmapped: readonly BillingProduct[]): 
       lines.push(`  product ${named.join(', ')}${module}, in no group`);
       for (const p of members) products[p.id] = '<category>';
     } else {
-      lines.push(`  group ${group.id}${group.name === null ? '' : ` ${JSON.stringify(group.name)}`}${module}: ${named.join(', ')}`);
+      lines.push(
+        `  group ${group.id}${group.name === null ? '' : ` ${JSON.stringify(group.name)}`}${module}: ${named.join(', ')}`,
+      );
       groups[group.id] = '<category>';
     }
   }

@@ -47,7 +47,11 @@ export function parseCategoryMap(text: string, file: string): CategoryMap {
     throw new CategoryMapError(file, ['must be an object such as {"groups": {"1": "web_shared"}}']);
   }
   const problems: string[] = [];
-  const sections: Record<Section, Map<string, string | null>> = { groups: new Map(), modules: new Map(), products: new Map() };
+  const sections: Record<Section, Map<string, string | null>> = {
+    groups: new Map(),
+    modules: new Map(),
+    products: new Map(),
+  };
   for (const [key, value] of Object.entries(parsed)) {
     if (key === '$comment') continue;
     if (!(SECTIONS as readonly string[]).includes(key)) {
@@ -65,7 +69,10 @@ export function parseCategoryMap(text: string, file: string): CategoryMap {
         problems.push(`"${section}" → "${name}": ${problem}`);
         continue;
       }
-      sections[section].set(section === 'modules' ? name.toLowerCase() : name, category === null ? null : (category as string).trim());
+      sections[section].set(
+        section === 'modules' ? name.toLowerCase() : name,
+        category === null ? null : (category as string).trim(),
+      );
     }
   }
   if (problems.length > 0) throw new CategoryMapError(file, problems);
@@ -83,9 +90,7 @@ function categoryProblem(category: unknown): string | null {
 
 /** What the map says about one product. */
 export type CategoryChoice =
-  | { kind: 'category'; category: string }
-  | { kind: 'left_out'; by: string }
-  | { kind: 'unmapped' };
+  { kind: 'category'; category: string } | { kind: 'left_out'; by: string } | { kind: 'unmapped' };
 
 export interface MappedThing {
   id: string;

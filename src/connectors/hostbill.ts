@@ -23,7 +23,6 @@
 import { amountOf, BillingAnswerError, idOf, isObject, isYes, type JsonObject, listOf, textOf } from './answer.js';
 import { type BillingProduct, type BillingTier, UNNAMED_CURRENCY } from './catalogue.js';
 
-
 /** HostBill's cycle letters, shortest first, with the names its order pages show (billing-periods.ts knows both). */
 const CYCLES = [
   { key: 'h', period: 'Hourly' },
@@ -63,7 +62,8 @@ export function hostbillRefusal(answer: unknown): string | null {
 }
 
 function succeeded(answer: unknown, call: string): JsonObject {
-  if (!isObject(answer) || !isYes(answer.success)) throw new BillingAnswerError(`HostBill answered ${call} without "success": true`);
+  if (!isObject(answer) || !isYes(answer.success))
+    throw new BillingAnswerError(`HostBill answered ${call} without "success": true`);
   return answer;
 }
 
@@ -75,7 +75,8 @@ export function hostbillOrderPages(answer: unknown, call: 'getOrderPages' | 'get
   if (list === null) throw new BillingAnswerError(`HostBill answered ${call} with "${key}" that is not a list`);
   return list.map((page, index) => {
     const id = isObject(page) ? idOf(page.id) : null;
-    if (id === null) throw new BillingAnswerError(`HostBill answered ${call} with an order page (${index}) without an id`);
+    if (id === null)
+      throw new BillingAnswerError(`HostBill answered ${call} with an order page (${index}) without an id`);
     const p = page as JsonObject;
     return {
       id,
@@ -90,10 +91,16 @@ export function hostbillOrderPages(answer: unknown, call: 'getOrderPages' | 'get
 export function hostbillProducts(answer: unknown, page: HostbillOrderPage): BillingProduct[] {
   const value = succeeded(answer, `getProducts for order page ${page.id}`).products;
   const list = value === undefined || value === null || value === '' ? [] : listOf(value);
-  if (list === null) throw new BillingAnswerError(`HostBill answered getProducts for order page ${page.id} with "products" that is not a list`);
+  if (list === null)
+    throw new BillingAnswerError(
+      `HostBill answered getProducts for order page ${page.id} with "products" that is not a list`,
+    );
   return list.map((item, index) => {
     const id = isObject(item) ? idOf(item.id) : null;
-    if (id === null) throw new BillingAnswerError(`HostBill answered getProducts for order page ${page.id} with a product (${index}) without an id`);
+    if (id === null)
+      throw new BillingAnswerError(
+        `HostBill answered getProducts for order page ${page.id} with a product (${index}) without an id`,
+      );
     return productOf(id, item as JsonObject, page);
   });
 }

@@ -67,7 +67,15 @@ interface Findings {
 }
 
 function newFindings(): Findings {
-  return { specs: new Map(), figures: new Map(), disputed: new Set(), locations: [], places: new Set(), notes: [], fullOfLocations: false };
+  return {
+    specs: new Map(),
+    figures: new Map(),
+    disputed: new Set(),
+    locations: [],
+    places: new Set(),
+    notes: [],
+    fullOfLocations: false,
+  };
 }
 
 // ---------------------------------------------------------------------------------------------- description
@@ -84,7 +92,10 @@ const FIGURE_FIRST = new RegExp(
   'iu',
 );
 /** "Unmetered traffic", "Unlimited websites". */
-const UNLIMITED_FIRST = new RegExp(String.raw`^(unlimited|unmetered)\s+(\p{L}[\p{L}\d .\-]{0,${MAX_LABEL_LENGTH - 1}})$`, 'iu');
+const UNLIMITED_FIRST = new RegExp(
+  String.raw`^(unlimited|unmetered)\s+(\p{L}[\p{L}\d .\-]{0,${MAX_LABEL_LENGTH - 1}})$`,
+  'iu',
+);
 
 function readLine(found: Findings, line: string): void {
   for (const segment of line.split(STATEMENTS_APART)) {
@@ -138,12 +149,45 @@ function addSpec(found: Findings, label: string, value: string, said: string): v
 // ------------------------------------------------------------------------------------------------ locations
 
 /** Words of a label that qualify a location without changing what it is ("Server location", "Choose your region"). */
-const LOCATION_QUALIFIERS = new Set(['server', 'servers', 'node', 'vps', 'hosting', 'available', 'choose', 'select', 'your', 'the', 'a', 'of']);
+const LOCATION_QUALIFIERS = new Set([
+  'server',
+  'servers',
+  'node',
+  'vps',
+  'hosting',
+  'available',
+  'choose',
+  'select',
+  'your',
+  'the',
+  'a',
+  'of',
+]);
 const LOCATION_LABELS = new Set([
-  'location', 'locations', 'datacenter', 'datacenters', 'datacentre', 'datacentres', 'data center', 'data centers',
-  'data centre', 'data centres', 'datacenter location', 'data center location', 'datacenter locations',
-  'data center locations', 'region', 'regions', 'country', 'city', 'standort', 'standorte', 'rechenzentrum',
-  'emplacement', 'localisation', 'ubicacion',
+  'location',
+  'locations',
+  'datacenter',
+  'datacenters',
+  'datacentre',
+  'datacentres',
+  'data center',
+  'data centers',
+  'data centre',
+  'data centres',
+  'datacenter location',
+  'data center location',
+  'datacenter locations',
+  'data center locations',
+  'region',
+  'regions',
+  'country',
+  'city',
+  'standort',
+  'standorte',
+  'rechenzentrum',
+  'emplacement',
+  'localisation',
+  'ubicacion',
 ]);
 
 /** Whether a label names where a plan runs: "Location", "Server Location", "Data Center", "Region", "Standort". */
@@ -164,7 +208,10 @@ export function locationsIn(value: string): string[] {
   const out: string[] = [];
   for (const piece of value.split(/\s*[;|·•]\s*|\s+\/\s+|\s+(?:and|&|und|or)\s+/i)) {
     let current: { text: string; place: Place | null } | null = null;
-    for (const part of piece.split(/\s*,\s*/).map(tidy).filter(Boolean)) {
+    for (const part of piece
+      .split(/\s*,\s*/)
+      .map(tidy)
+      .filter(Boolean)) {
       const place = placeOf(part);
       if (current !== null && startsAnotherPlace(current.place, part, place)) {
         out.push(current.text);

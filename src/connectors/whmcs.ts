@@ -28,7 +28,6 @@ import { isCurrencyCode } from '../catalog/currency.js';
 import { amountOf, BillingAnswerError, idOf, isObject, isYes, type JsonObject, listOf, textOf } from './answer.js';
 import type { BillingOption, BillingProduct, BillingTier } from './catalogue.js';
 
-
 /** GetProducts' pricing keys, with the cycle names WHMCS shows its customers (billing-periods.ts knows them). */
 const CYCLES = [
   { price: 'monthly', setup: 'msetupfee', period: 'Monthly' },
@@ -44,14 +43,18 @@ const ONE_TIME = { price: 'monthly', setup: 'msetupfee', period: 'One Time' } as
 /** The message of an answer with "result": "error", or null for any other answer. */
 export function whmcsRefusal(answer: unknown): string | null {
   if (!isObject(answer) || answer.result !== 'error') return null;
-  return typeof answer.message === 'string' && answer.message.trim() !== '' ? answer.message.trim() : '(WHMCS gave no message)';
+  return typeof answer.message === 'string' && answer.message.trim() !== ''
+    ? answer.message.trim()
+    : '(WHMCS gave no message)';
 }
 
 /** Every product of a successful GetProducts answer; throws BillingAnswerError when the answer is not one. */
 export function whmcsProducts(answer: unknown): BillingProduct[] {
   if (!isObject(answer)) throw new BillingAnswerError('WHMCS answered with JSON that is not an object');
   if (answer.result !== 'success') {
-    throw new BillingAnswerError(`WHMCS answered with "result": ${JSON.stringify(answer.result ?? null)}, not "success"`);
+    throw new BillingAnswerError(
+      `WHMCS answered with "result": ${JSON.stringify(answer.result ?? null)}, not "success"`,
+    );
   }
   const list = productList(answer.products);
   const total = amountOf(answer.totalresults);
@@ -67,7 +70,8 @@ export function whmcsProducts(answer: unknown): BillingProduct[] {
 function productList(products: unknown): unknown[] {
   if (products === undefined || products === null || products === '') return [];
   if (Array.isArray(products)) return products;
-  if (!isObject(products)) throw new BillingAnswerError('WHMCS answered with "products" that is neither an object nor a list');
+  if (!isObject(products))
+    throw new BillingAnswerError('WHMCS answered with "products" that is neither an object nor a list');
   const inner = products.product;
   if (inner === undefined || inner === null || inner === '') return [];
   if (isObject(inner) && 'pid' in inner) return [inner];
@@ -77,7 +81,8 @@ function productList(products: unknown): unknown[] {
 }
 
 function productOf(item: unknown, index: number): BillingProduct {
-  if (!isObject(item)) throw new BillingAnswerError(`WHMCS answered with products.product[${index}] that is not an object`);
+  if (!isObject(item))
+    throw new BillingAnswerError(`WHMCS answered with products.product[${index}] that is not an object`);
   const id = idOf(item.pid);
   if (id === null) throw new BillingAnswerError(`WHMCS answered with products.product[${index}] without a pid`);
   const paytype = typeof item.paytype === 'string' ? item.paytype.trim().toLowerCase() : 'recurring';
@@ -160,7 +165,9 @@ function tierOf(
   if (raw === undefined || raw === null) return null;
   const price = amountOf(raw);
   if (price === null) {
-    notes.push(`the ${cycle.period} price in ${currency} (${JSON.stringify(raw)}) is not an amount; that cycle is left out`);
+    notes.push(
+      `the ${cycle.period} price in ${currency} (${JSON.stringify(raw)}) is not an amount; that cycle is left out`,
+    );
     return null;
   }
   if (price < 0) return null;

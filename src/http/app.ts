@@ -4,7 +4,15 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import fastifyCompress from '@fastify/compress';
 import fastifyCors from '@fastify/cors';
-import Fastify, { type FastifyError, type FastifyPluginAsync, type HTTPMethods, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
+import Fastify, {
+  type FastifyError,
+  type FastifyPluginAsync,
+  type HTTPMethods,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  type FastifyServerOptions,
+} from 'fastify';
 import FindMyWay from 'find-my-way';
 import { newId } from '../catalog/ids.js';
 import { isUnavailable, StatementTimeoutError } from '../store/db.js';
@@ -32,7 +40,9 @@ import { syncRoutes } from './routes/sync.js';
 import { syncRunRoutes } from './routes/sync-runs.js';
 import { SyncSlots } from '../sync/slots.js';
 
-const PACKAGE_VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+const PACKAGE_VERSION = (
+  JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
+).version;
 
 export interface AppOptions extends Omit<AppContext, 'metrics' | 'syncSlots' | 'directory'> {
   logger?: FastifyServerOptions['logger'];
@@ -59,7 +69,15 @@ const DIRECTORY_WAIT_MS = 5_000;
 const DIRECTORY_STATEMENT_TIMEOUT_MS = 2_000;
 
 /** The routes that answer without the database, before it has first been reached (the probe says why not ready). */
-const WITHOUT_DATABASE = new Set(['/healthz', '/readyz', '/api/v1/openapi.json', '/api/v1/problems/:slug', '/robots.txt', '/favicon.ico', '/favicon.svg']);
+const WITHOUT_DATABASE = new Set([
+  '/healthz',
+  '/readyz',
+  '/api/v1/openapi.json',
+  '/api/v1/problems/:slug',
+  '/robots.txt',
+  '/favicon.ico',
+  '/favicon.svg',
+]);
 
 /** Anything shaped like an API key or an admin token, wherever a client put it in a URL. */
 const SECRET_IN_URL = /\b(rk|adm)_\w*/gi;
@@ -78,7 +96,11 @@ export interface LogDestination {
   write(line: string): void;
 }
 
-export function loggerOptions(level: string, adminToken?: string, destination?: LogDestination): FastifyServerOptions['logger'] {
+export function loggerOptions(
+  level: string,
+  adminToken?: string,
+  destination?: LogDestination,
+): FastifyServerOptions['logger'] {
   return {
     level,
     ...(destination ? { stream: destination } : {}),
@@ -123,7 +145,8 @@ function answerClientError(this: FastifyInstance, error: NodeJS.ErrnoException, 
   this.log.info({ reqId: requestId, code: error.code, remoteAddress: socket.remoteAddress }, `client error: ${code}`);
   // A response already under way cannot be followed by another one on the same connection.
   const pending = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
-  if (socket.writable && !pending?.headersSent) socket.write(rawProblemResponse(code, detail, requestId, pathOf(error)));
+  if (socket.writable && !pending?.headersSent)
+    socket.write(rawProblemResponse(code, detail, requestId, pathOf(error)));
   socket.destroy();
 }
 
@@ -135,7 +158,11 @@ function pathOf(error: NodeJS.ErrnoException & { rawPacket?: Buffer }): string {
 
 /** Whether a request asks for 100 Continue before it sends its body. */
 function expectsContinue(request: IncomingMessage): boolean {
-  return String(request.headers.expect ?? '').trim().toLowerCase() === '100-continue';
+  return (
+    String(request.headers.expect ?? '')
+      .trim()
+      .toLowerCase() === '100-continue'
+  );
 }
 
 const CONTINUED = Symbol('100 Continue sent');
@@ -147,12 +174,23 @@ const CONTINUED = Symbol('100 Continue sent');
  * makes on the headers runs in its onRequest hooks, before that). Any other expectation gets 417, as problem+json.
  */
 function answerExpectations(app: FastifyInstance): void {
-  app.server.on('checkContinue', (request: IncomingMessage, response: ServerResponse) => app.server.emit('request', request, response));
+  app.server.on('checkContinue', (request: IncomingMessage, response: ServerResponse) =>
+    app.server.emit('request', request, response),
+  );
   app.server.on('checkExpectation', (request: IncomingMessage, response: ServerResponse) => {
     const requestId = requestIdOf(request);
     const instance = (request.url ?? '').split('?')[0] ?? '';
-    const body = JSON.stringify(problemBody(new Problem('EXPECTATION_FAILED', `the server meets only "Expect: 100-continue"`), instance, requestId));
-    app.log.info({ reqId: requestId, expect: String(request.headers.expect).slice(0, 100) }, 'client error: EXPECTATION_FAILED');
+    const body = JSON.stringify(
+      problemBody(
+        new Problem('EXPECTATION_FAILED', `the server meets only "Expect: 100-continue"`),
+        instance,
+        requestId,
+      ),
+    );
+    app.log.info(
+      { reqId: requestId, expect: String(request.headers.expect).slice(0, 100) },
+      'client error: EXPECTATION_FAILED',
+    );
     response.writeHead(417, {
       'content-type': PROBLEM_TYPE,
       'content-length': Buffer.byteLength(body),
@@ -192,7 +230,11 @@ const publicReads: FastifyPluginAsync<AppContext> = async (scope, context) => {
   revalidatedByEtag(scope);
   // Pages and JSON pages are 10–70 KB and already in memory: compressed in one call, they cost a fraction of what a
   // zlib stream per answer does (the plugin's default keeps that path for answers under 8 KiB on two cores).
-  await scope.register(fastifyCompress, { threshold: 1024, encodings: ['br', 'gzip'], syncThreshold: COMPRESS_IN_ONE_CALL_BYTES });
+  await scope.register(fastifyCompress, {
+    threshold: 1024,
+    encodings: ['br', 'gzip'],
+    syncThreshold: COMPRESS_IN_ONE_CALL_BYTES,
+  });
   // CORS's preflight route (OPTIONS, any path) is shared by every path: a preflight for a path that is not one of
   // these passes on to 404 or 405, before CORS adds a header.
   scope.addHook('onRequest', (request, reply, done) => {
@@ -224,7 +266,8 @@ const publicReads: FastifyPluginAsync<AppContext> = async (scope, context) => {
 /** A 503: a page to a browser outside the APIs (as a dead link gets one), problem+json to everything else. */
 function sendUnavailable(request: FastifyRequest, reply: FastifyReply, problem: Problem): FastifyReply {
   const path = request.url.split('?')[0] ?? '/';
-  if (!/^\/(api|admin)(\/|$)/.test(path) && String(request.headers.accept ?? '').includes('text/html')) return sendUnavailablePage(reply, problem);
+  if (!/^\/(api|admin)(\/|$)/.test(path) && String(request.headers.accept ?? '').includes('text/html'))
+    return sendUnavailablePage(reply, problem);
   return sendProblem(reply, problem);
 }
 
@@ -232,7 +275,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { logger = false, ...settings } = options;
   const syncSlots = new SyncSlots(settings.config.syncConcurrency, settings.config.syncQueueLimit);
   // However many and slow the visitors' reads, the providers and the operator keep connections of their own.
-  const directory = new ReadShare(settings.directory ?? settings.db, settings.config.directoryConcurrency, DIRECTORY_WAIT_MS, DIRECTORY_STATEMENT_TIMEOUT_MS);
+  const directory = new ReadShare(
+    settings.directory ?? settings.db,
+    settings.config.directoryConcurrency,
+    DIRECTORY_WAIT_MS,
+    DIRECTORY_STATEMENT_TIMEOUT_MS,
+  );
   const context: AppContext = {
     ...settings,
     directory,
@@ -310,13 +358,19 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       });
     }
     if (!context.lifecycle.prepared && !WITHOUT_DATABASE.has(request.routeOptions.url ?? '')) {
-      throw new Problem('SERVICE_UNAVAILABLE', 'the database has not been reached yet; nothing was changed', { headers: retryAfter() });
+      throw new Problem('SERVICE_UNAVAILABLE', 'the database has not been reached yet; nothing was changed', {
+        headers: retryAfter(),
+      });
     }
   });
 
   app.addHook('onResponse', async (request, reply) => {
     // The route pattern, never the raw URL: ids and query strings would make every request a new series.
-    const labels = { method: request.method, route: request.routeOptions.url ?? 'unmatched', status: String(reply.statusCode) };
+    const labels = {
+      method: request.method,
+      route: request.routeOptions.url ?? 'unmatched',
+      status: String(reply.statusCode),
+    };
     context.metrics.requests.inc(labels);
     context.metrics.requestDuration.observe(labels, reply.elapsedTime / 1000);
   });
@@ -328,9 +382,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       return sendUnavailable(
         request,
         reply,
-        new Problem('SERVICE_UNAVAILABLE', 'the directory is answering as many requests as it may at once; retry after the seconds in Retry-After', {
-          headers: retryAfter(),
-        }),
+        new Problem(
+          'SERVICE_UNAVAILABLE',
+          'the directory is answering as many requests as it may at once; retry after the seconds in Retry-After',
+          {
+            headers: retryAfter(),
+          },
+        ),
       );
     }
     if (error instanceof StatementTimeoutError) {
@@ -351,40 +409,65 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       return sendUnavailable(
         request,
         reply,
-        new Problem('SERVICE_UNAVAILABLE', 'the database is unreachable; retry after the seconds in Retry-After', { headers: retryAfter() }),
+        new Problem('SERVICE_UNAVAILABLE', 'the database is unreachable; retry after the seconds in Retry-After', {
+          headers: retryAfter(),
+        }),
       );
     }
     if (UNSTORABLE_TEXT.has(String((error as { code?: unknown }).code))) {
-      return sendProblem(reply, new Problem('VALIDATION_FAILED', 'a text value cannot be stored; nothing was changed', {
-        errors: [{ pointer: '', code: 'invalid_unicode', detail: 'text must not contain U+0000 (NUL) or a UTF-16 surrogate without its pair' }],
-      }));
+      return sendProblem(
+        reply,
+        new Problem('VALIDATION_FAILED', 'a text value cannot be stored; nothing was changed', {
+          errors: [
+            {
+              pointer: '',
+              code: 'invalid_unicode',
+              detail: 'text must not contain U+0000 (NUL) or a UTF-16 surrogate without its pair',
+            },
+          ],
+        }),
+      );
     }
     if (error.validation) {
       const where = error.validationContext === 'body' ? 'body' : 'request';
-      const query = error.validationContext === 'querystring' ? new URLSearchParams(request.url.split('?')[1] ?? '') : null;
+      const query =
+        error.validationContext === 'querystring' ? new URLSearchParams(request.url.split('?')[1] ?? '') : null;
       const entries = validationEntries(error.validation, where, (name) => quotable(query?.get(name)));
-      const detail = where === 'body'
-        ? `${entries.length} problem(s) in the body`
-        : entries.map((entry) => `${entry.parameter}: ${entry.detail}`).join('; ');
+      const detail =
+        where === 'body'
+          ? `${entries.length} problem(s) in the body`
+          : entries.map((entry) => `${entry.parameter}: ${entry.detail}`).join('; ');
       return sendProblem(reply, new Problem('VALIDATION_FAILED', detail, { errors: entries }));
     }
     switch (error.code) {
       case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
         return sendProblem(reply, new Problem('UNSUPPORTED_MEDIA_TYPE', 'Content-Type must be application/json'));
       case 'FST_ERR_CTP_BODY_TOO_LARGE':
-        return sendProblem(reply, new Problem('PAYLOAD_TOO_LARGE', 'the body is too large', { headers: { connection: 'close' } }));
+        return sendProblem(
+          reply,
+          new Problem('PAYLOAD_TOO_LARGE', 'the body is too large', { headers: { connection: 'close' } }),
+        );
       case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       case 'FST_ERR_CTP_INVALID_JSON_BODY':
-        return sendProblem(reply, new Problem('VALIDATION_FAILED', 'the body is not valid JSON', {
-          errors: [{ pointer: '', code: 'invalid_json', detail: error.message }],
-        }));
+        return sendProblem(
+          reply,
+          new Problem('VALIDATION_FAILED', 'the body is not valid JSON', {
+            errors: [{ pointer: '', code: 'invalid_json', detail: error.message }],
+          }),
+        );
       case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-        return sendProblem(reply, new Problem('BAD_REQUEST', 'Content-Length does not match the body', { headers: { connection: 'close' } }));
+        return sendProblem(
+          reply,
+          new Problem('BAD_REQUEST', 'Content-Length does not match the body', { headers: { connection: 'close' } }),
+        );
     }
     if (error instanceof SyntaxError && error.statusCode === 400) {
-      return sendProblem(reply, new Problem('VALIDATION_FAILED', 'the body is not valid JSON', {
-        errors: [{ pointer: '', code: 'invalid_json', detail: error.message }],
-      }));
+      return sendProblem(
+        reply,
+        new Problem('VALIDATION_FAILED', 'the body is not valid JSON', {
+          errors: [{ pointer: '', code: 'invalid_json', detail: error.message }],
+        }),
+      );
     }
     request.log.error({ err: error }, 'request failed');
     return sendProblem(reply, new Problem('INTERNAL_ERROR', 'an unexpected error occurred; nothing was half-applied'));
@@ -396,9 +479,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       known.find(method, path),
     );
     if (allowed.length > 0) {
-      return sendProblem(reply, new Problem('METHOD_NOT_ALLOWED', `${request.method} is not allowed on ${path}`, {
-        headers: { allow: allowed.join(', ') },
-      }));
+      return sendProblem(
+        reply,
+        new Problem('METHOD_NOT_ALLOWED', `${request.method} is not allowed on ${path}`, {
+          headers: { allow: allowed.join(', ') },
+        }),
+      );
     }
     // A browser that follows a dead link outside the APIs gets a page, not JSON.
     if (!/^\/(api|admin)(\/|$)/.test(path) && String(request.headers.accept ?? '').includes('text/html')) {

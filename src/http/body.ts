@@ -87,18 +87,26 @@ export class BodyMemory {
 
 function busy(refusal: Refusal): Problem {
   return refusal === 'group'
-    ? new Problem('RATE_LIMITED', "this provider's other uploads already hold its share of the server's body memory; nothing was changed", {
-        headers: retryAfter(),
-      })
+    ? new Problem(
+        'RATE_LIMITED',
+        "this provider's other uploads already hold its share of the server's body memory; nothing was changed",
+        {
+          headers: retryAfter(),
+        },
+      )
     : new Problem('SERVICE_UNAVAILABLE', 'the server is reading too many large bodies at once; nothing was changed', {
         headers: retryAfter(),
       });
 }
 
 function tooSlow(minBytesPerSecond: number): Problem {
-  return new Problem('REQUEST_TIMEOUT', `the body arrived slower than ${minBytesPerSecond} bytes per second; nothing was changed`, {
-    headers: { connection: 'close' },
-  });
+  return new Problem(
+    'REQUEST_TIMEOUT',
+    `the body arrived slower than ${minBytesPerSecond} bytes per second; nothing was changed`,
+    {
+      headers: { connection: 'close' },
+    },
+  );
 }
 
 /** application/json with any parameters, as long as a charset, if given, is UTF-8. */
@@ -117,7 +125,9 @@ function checkJsonMediaType(contentType: string | undefined): void {
 
 /** The body's Content-Encoding: none or gzip; any other is refused. */
 function contentEncodingOf(request: IncomingMessage): 'identity' | 'gzip' {
-  const encoding = String(request.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
+  const encoding = String(request.headers['content-encoding'] ?? 'identity')
+    .trim()
+    .toLowerCase();
   if (encoding === 'identity' || encoding === '') return 'identity';
   if (encoding === 'gzip' || encoding === 'x-gzip') return 'gzip';
   throw new Problem('UNSUPPORTED_MEDIA_TYPE', `Content-Encoding "${encoding}" is not supported; use gzip or none`);
@@ -203,13 +213,16 @@ export function readJsonBody(request: IncomingMessage, payload: Readable, limits
     // A trickle is cut off once it is past its grace and below the minimum average rate.
     const pace =
       minBytesPerSecond > 0
-        ? setInterval(() => {
-            const elapsed = Date.now() - startedAt;
-            if (elapsed > graceMs && payloadBytes < (minBytesPerSecond * elapsed) / 1000) {
-              memory?.budget.release(memory.holder);
-              finish(tooSlow(minBytesPerSecond));
-            }
-          }, Math.max(100, Math.min(1000, graceMs / 4 || 1000)))
+        ? setInterval(
+            () => {
+              const elapsed = Date.now() - startedAt;
+              if (elapsed > graceMs && payloadBytes < (minBytesPerSecond * elapsed) / 1000) {
+                memory?.budget.release(memory.holder);
+                finish(tooSlow(minBytesPerSecond));
+              }
+            },
+            Math.max(100, Math.min(1000, graceMs / 4 || 1000)),
+          )
         : null;
     pace?.unref();
     const finish = (error: unknown, value?: ReceivedBody) => {
@@ -226,7 +239,10 @@ export function readJsonBody(request: IncomingMessage, payload: Readable, limits
     /** Charges the budget up to `needed` bytes, in doubling steps; false once refused. */
     const charge = (needed: number): boolean => {
       if (memory === undefined || needed <= charged) return true;
-      const step = Math.max(needed, Math.min(announced ? declared : limits.maxBytes, Math.max(FIRST_CHARGE_BYTES, charged * 2)));
+      const step = Math.max(
+        needed,
+        Math.min(announced ? declared : limits.maxBytes, Math.max(FIRST_CHARGE_BYTES, charged * 2)),
+      );
       const refusal = memory.budget.reserve(memory.holder, step - charged, memory.group);
       if (refusal === null) {
         charged = step;
@@ -278,14 +294,18 @@ export function readJsonBody(request: IncomingMessage, payload: Readable, limits
     });
     stream.on('error', (error: NodeJS.ErrnoException) => {
       if (stream !== payload && error.code?.startsWith('Z_')) {
-        finish(new Problem('VALIDATION_FAILED', 'the gzip body could not be decoded', {
-          errors: [{ pointer: '', code: 'invalid_gzip', detail: 'the body is not valid gzip data' }],
-        }));
+        finish(
+          new Problem('VALIDATION_FAILED', 'the gzip body could not be decoded', {
+            errors: [{ pointer: '', code: 'invalid_gzip', detail: 'the body is not valid gzip data' }],
+          }),
+        );
       } else {
         // The client went away mid-body (ECONNRESET, "aborted"): a fault of the request, not of the database.
-        finish(new Problem('BAD_REQUEST', 'the connection closed before the body was complete', {
-          headers: { connection: 'close' },
-        }));
+        finish(
+          new Problem('BAD_REQUEST', 'the connection closed before the body was complete', {
+            headers: { connection: 'close' },
+          }),
+        );
       }
     });
     stream.on('end', () => {
@@ -308,7 +328,10 @@ export function readJsonBody(request: IncomingMessage, payload: Readable, limits
  */
 export function readBodiesWithin(
   scope: FastifyInstance,
-  config: Pick<Config, 'maxBodyBytes' | 'maxBodyBytesInFlight' | 'maxBodyBytesPerHost' | 'minUploadBytesPerS' | 'uploadGraceMs'>,
+  config: Pick<
+    Config,
+    'maxBodyBytes' | 'maxBodyBytesInFlight' | 'maxBodyBytesPerHost' | 'minUploadBytesPerS' | 'uploadGraceMs'
+  >,
 ): void {
   const memory = new BodyMemory(config.maxBodyBytesInFlight, config.maxBodyBytesPerHost);
   scope.addHook('onRequest', async (request, reply) => void reply.raw.once('close', () => memory.release(request)));

@@ -25,8 +25,26 @@ const specUnit = (key: NumericSpec) => (NUMERIC_SPECS[key].unit ? ` in ${NUMERIC
 /** min_<key> and max_<key> of every numeric spec of the vocabulary. */
 const SPEC_RANGES = Object.fromEntries(
   NUMERIC_SPEC_KEYS.flatMap((key) => [
-    [`min_${key}`, Type.Optional(Type.Number({ minimum: 0, maximum: UNLIMITED, description: `at least this ${key}${specUnit(key)}; products whose specs do not give it are left out` }))],
-    [`max_${key}`, Type.Optional(Type.Number({ minimum: 0, maximum: UNLIMITED, description: `at most this ${key}${specUnit(key)}; "unlimited" is more than any figure` }))],
+    [
+      `min_${key}`,
+      Type.Optional(
+        Type.Number({
+          minimum: 0,
+          maximum: UNLIMITED,
+          description: `at least this ${key}${specUnit(key)}; products whose specs do not give it are left out`,
+        }),
+      ),
+    ],
+    [
+      `max_${key}`,
+      Type.Optional(
+        Type.Number({
+          minimum: 0,
+          maximum: UNLIMITED,
+          description: `at most this ${key}${specUnit(key)}; "unlimited" is more than any figure`,
+        }),
+      ),
+    ],
   ]),
 ) as Record<`${'min' | 'max'}_${NumericSpec}`, TOptional<TNumber>>;
 
@@ -46,18 +64,35 @@ export const ProductSearchQuery = Type.Object({
   location: Type.Optional(
     Type.String({
       maxLength: 200,
-      description: 'a city by any name or code the gazetteer knows ("FRA", "Frankfurt am Main"), a country name, or a location as listed; case and spacing ignored',
+      description:
+        'a city by any name or code the gazetteer knows ("FRA", "Frankfurt am Main"), a country name, or a location as listed; case and spacing ignored',
     }),
   ),
-  feature: Type.Optional(Type.String({ maxLength: 200, description: 'a feature as listed; case and spacing ignored ("ddos protection" finds "DDoS-Protection")' })),
-  country: Type.Optional(Type.String({ pattern: '^[A-Za-z]{2}$', description: 'ISO 3166-1 alpha-2 code of a datacenter location, any case (locations read through the gazetteer)' })),
-  disk_type: Type.Optional(Type.Union(DISK_TYPES.map((type) => Type.Literal(type)), { description: 'the normalized disk type' })),
+  feature: Type.Optional(
+    Type.String({
+      maxLength: 200,
+      description: 'a feature as listed; case and spacing ignored ("ddos protection" finds "DDoS-Protection")',
+    }),
+  ),
+  country: Type.Optional(
+    Type.String({
+      pattern: '^[A-Za-z]{2}$',
+      description: 'ISO 3166-1 alpha-2 code of a datacenter location, any case (locations read through the gazetteer)',
+    }),
+  ),
+  disk_type: Type.Optional(
+    Type.Union(
+      DISK_TYPES.map((type) => Type.Literal(type)),
+      { description: 'the normalized disk type' },
+    ),
+  ),
   ...SPEC_RANGES,
   host: Type.Optional(Type.String({ maxLength: 63, description: "a host's slug" })),
   currency: Type.Optional(
     Type.String({
       pattern: CURRENCY_CODE_PATTERN,
-      description: 'only products priced in this ISO 4217 currency; sorted by price, they are then in the order of their prices as sent',
+      description:
+        'only products priced in this ISO 4217 currency; sorted by price, they are then in the order of their prices as sent',
     }),
   ),
   display_currency: Type.Optional(
@@ -65,7 +100,7 @@ export const ProductSearchQuery = Type.Object({
       pattern: CURRENCY_CODE_PATTERN,
       description:
         'the currency of `converted` and of max_price: EUR or one with an exchange rate (422 otherwise); ' +
-        'default: `currency` if it has a rate, else the server\'s DISPLAY_CURRENCY',
+        "default: `currency` if it has a rate, else the server's DISPLAY_CURRENCY",
     }),
   ),
   max_price: Type.Optional(
@@ -79,27 +114,38 @@ export const ProductSearchQuery = Type.Object({
     }),
   ),
   period: Type.Optional(
-    Type.Union([Type.Literal('month'), Type.Literal('year')], { description: 'the pages show prices per month (default) or per year; the JSON answer carries both' }),
+    Type.Union([Type.Literal('month'), Type.Literal('year')], {
+      description: 'the pages show prices per month (default) or per year; the JSON answer carries both',
+    }),
   ),
   include_stale: Type.Optional(
     Type.Union([Type.Literal('1'), Type.Literal('0'), Type.Literal('true'), Type.Literal('false')], {
-      description: "1: list stale hosts' products too (hosts whose last applied sync is older than STALE_AFTER_DAYS); left out by default",
+      description:
+        "1: list stale hosts' products too (hosts whose last applied sync is older than STALE_AFTER_DAYS); left out by default",
     }),
   ),
   price_dropped_since: Type.Optional(
     Type.String({
       format: 'date',
-      description: 'YYYY-MM-DD: only products whose monthly price is lower now than on that day (UTC), in the same currency',
+      description:
+        'YYYY-MM-DD: only products whose monthly price is lower now than on that day (UTC), in the same currency',
     }),
   ),
   sort: Type.Optional(
-    Type.Union(DIRECTORY_SORTS.map((sort) => Type.Literal(sort)), {
-      default: 'price',
-      description:
-        'price is the monthly price (or monthly equivalent) in EUR, a spec key its normalized value; products without one come last in both orders',
+    Type.Union(
+      DIRECTORY_SORTS.map((sort) => Type.Literal(sort)),
+      {
+        default: 'price',
+        description:
+          'price is the monthly price (or monthly equivalent) in EUR, a spec key its normalized value; products without one come last in both orders',
+      },
+    ),
+  ),
+  order: Type.Optional(
+    Type.Union([Type.Literal('asc'), Type.Literal('desc')], {
+      description: 'default: asc for price and name, desc for newest and the specs',
     }),
   ),
-  order: Type.Optional(Type.Union([Type.Literal('asc'), Type.Literal('desc')], { description: 'default: asc for price and name, desc for newest and the specs' })),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
   cursor: Type.Optional(Type.String({ maxLength: 500, description: 'next_cursor of the previous page, unchanged' })),
 });
@@ -145,9 +191,12 @@ function decodeSearchCursor(cursor: string, sort: DirectorySort, order: SortOrde
   }
   const [cursorSort, cursorOrder, key, id] = content as [string, string, string, string];
   if (cursorSort !== sort || cursorOrder !== order) {
-    throw invalidCursor(`the cursor belongs to sort=${cursorSort}&order=${cursorOrder}; keep the query of the first page`);
+    throw invalidCursor(
+      `the cursor belongs to sort=${cursorSort}&order=${cursorOrder}; keep the query of the first page`,
+    );
   }
-  if (!PRODUCT_ID.test(id) || !SORT_KEY_SHAPE[sort].test(key)) throw invalidCursor('pass next_cursor from a previous page unchanged');
+  if (!PRODUCT_ID.test(id) || !SORT_KEY_SHAPE[sort].test(key))
+    throw invalidCursor('pass next_cursor from a previous page unchanged');
   return { key, id } satisfies Omit<CursorContent, 'sort' | 'order'>;
 }
 
@@ -188,12 +237,21 @@ export function toProductSearch(
   const droppedSince = given(query.price_dropped_since);
   if (droppedSince !== undefined && !isCalendarDay(droppedSince)) {
     throw new Problem('VALIDATION_FAILED', 'price_dropped_since is not a day', {
-      errors: [{ parameter: 'price_dropped_since', code: 'format', detail: 'a calendar day as YYYY-MM-DD, such as 2026-11-01' }],
+      errors: [
+        {
+          parameter: 'price_dropped_since',
+          code: 'format',
+          detail: 'a calendar day as YYYY-MM-DD, such as 2026-11-01',
+        },
+      ],
     });
   }
   const search: ProductSearch = {
     freshness: freshnessOf(defaults.staleAfterDays, query.include_stale === '1' || query.include_stale === 'true'),
-    priceDrops: droppedSince === undefined ? { since: dayBefore(PRICE_DROP_DAYS), only: false } : { since: droppedSince, only: true },
+    priceDrops:
+      droppedSince === undefined
+        ? { since: dayBefore(PRICE_DROP_DAYS), only: false }
+        : { since: droppedSince, only: true },
     sort,
     order,
     limit: query.limit ?? defaults.limit ?? 20,
@@ -216,10 +274,17 @@ export function toProductSearch(
     if (limitIn === currency) {
       search.maxMonthlyPrice = query.max_price;
     } else {
-      const rate = limitIn === BASE_CURRENCY ? 1 : limitIn === prices.currency ? prices.rates.get(limitIn)?.rate : undefined;
+      const rate =
+        limitIn === BASE_CURRENCY ? 1 : limitIn === prices.currency ? prices.rates.get(limitIn)?.rate : undefined;
       if (rate === undefined) {
         throw new Problem('VALIDATION_FAILED', `no exchange rate for ${limitIn}`, {
-          errors: [{ parameter: 'display_currency', code: 'no_rate', detail: `max_price is in the display currency, ${limitIn}, which has no exchange rate` }],
+          errors: [
+            {
+              parameter: 'display_currency',
+              code: 'no_rate',
+              detail: `max_price is in the display currency, ${limitIn}, which has no exchange rate`,
+            },
+          ],
         });
       }
       // Rounded up to the stored precision, so that a product priced exactly at the limit is in.
@@ -241,13 +306,18 @@ function specRanges(query: ProductSearchQuery): SpecRange[] {
     const max = query[`max_${key}`];
     if (min === undefined && max === undefined) continue;
     if (min !== undefined && max !== undefined && min > max) {
-      errors.push({ parameter: `min_${key}`, code: 'range', detail: `min_${key} (${min}) is more than max_${key} (${max})` });
+      errors.push({
+        parameter: `min_${key}`,
+        code: 'range',
+        detail: `min_${key} (${min}) is more than max_${key} (${max})`,
+      });
     }
     const range: SpecRange = { key };
     if (min !== undefined) range.min = min;
     if (max !== undefined) range.max = max;
     ranges.push(range);
   }
-  if (errors.length > 0) throw new Problem('VALIDATION_FAILED', errors.map((error) => error.detail).join('; '), { errors });
+  if (errors.length > 0)
+    throw new Problem('VALIDATION_FAILED', errors.map((error) => error.detail).join('; '), { errors });
   return ranges;
 }

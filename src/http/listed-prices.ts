@@ -21,14 +21,23 @@ export const CostSchema = Type.Object(
         { additionalProperties: false, description: 'the price the plan is sold at, per period' },
       ),
     ),
-    monthly: nullable(Type.Number({ description: 'per month: the monthly price, or the monthly equivalent of a longer period' })),
-    monthly_is_equivalent: Type.Boolean({ description: 'true when the plan is not sold by the month and `monthly` is its basis divided by its months' }),
+    monthly: nullable(
+      Type.Number({ description: 'per month: the monthly price, or the monthly equivalent of a longer period' }),
+    ),
+    monthly_is_equivalent: Type.Boolean({
+      description: 'true when the plan is not sold by the month and `monthly` is its basis divided by its months',
+    }),
     yearly: nullable(Type.Number({ description: 'per year: the yearly tier, or 12 × monthly' })),
-    yearly_is_equivalent: Type.Boolean({ description: 'true when there is no yearly tier and `yearly` is 12 × monthly' }),
+    yearly_is_equivalent: Type.Boolean({
+      description: 'true when there is no yearly tier and `yearly` is 12 × monthly',
+    }),
     setup_fee: nullable(Type.Number()),
     first_term: nullable(
       Type.Object(
-        { months: Type.Integer({ description: '12, or the minimum term when longer' }), cost: Type.Number({ description: 'setup fee included' }) },
+        {
+          months: Type.Integer({ description: '12, or the minimum term when longer' }),
+          cost: Type.Number({ description: 'setup fee included' }),
+        },
         { additionalProperties: false },
       ),
     ),
@@ -44,9 +53,17 @@ export const ConvertedSchema = nullable(
       yearly: nullable(Type.Number()),
       setup_fee: nullable(Type.Number()),
       first_term_cost: nullable(Type.Number()),
-      rate_date: nullable(Type.String({ format: 'date', description: 'the day of the oldest exchange rate used; null when none was (EUR to EUR)' })),
+      rate_date: nullable(
+        Type.String({
+          format: 'date',
+          description: 'the day of the oldest exchange rate used; null when none was (EUR to EUR)',
+        }),
+      ),
     },
-    { additionalProperties: false, description: 'the cost in the display currency (approximate); null when the product currency has no rate' },
+    {
+      additionalProperties: false,
+      description: 'the cost in the display currency (approximate); null when the product currency has no rate',
+    },
   ),
 );
 
@@ -84,10 +101,20 @@ export function priceView(
     if (hasRate(display, rates)) return { currency: display, rates, note: null };
     if (strict) {
       throw new Problem('VALIDATION_FAILED', `no exchange rate for ${display}`, {
-        errors: [{ parameter: 'display_currency', code: 'no_rate', detail: `no exchange rate is known for ${display}; known: ${[BASE_CURRENCY, ...rates.keys()].join(', ')}` }],
+        errors: [
+          {
+            parameter: 'display_currency',
+            code: 'no_rate',
+            detail: `no exchange rate is known for ${display}; known: ${[BASE_CURRENCY, ...rates.keys()].join(', ')}`,
+          },
+        ],
       });
     }
-    return { currency: BASE_CURRENCY, rates, note: `There is no exchange rate for ${display}: prices are shown in ${BASE_CURRENCY}.` };
+    return {
+      currency: BASE_CURRENCY,
+      rates,
+      note: `There is no exchange rate for ${display}: prices are shown in ${BASE_CURRENCY}.`,
+    };
   }
   if (asked.filter && hasRate(asked.filter, rates)) return { currency: asked.filter, rates, note: null };
   if (hasRate(defaultCurrency, rates)) return { currency: defaultCurrency, rates, note: null };
@@ -122,7 +149,10 @@ export function pricedProduct(product: ListedProduct, view: PriceView): PricedPr
   const date = rateDate(product.currency, currency, rates);
   if (hasRate(product.currency, rates) && hasRate(currency, rates)) {
     // The monthly figure is the stored EUR price converted: the one the list is sorted and filtered by.
-    const monthly = product.base_monthly_price === null ? convert(cost.monthly, product.currency, currency, rates) : convert(product.base_monthly_price, BASE_CURRENCY, currency, rates);
+    const monthly =
+      product.base_monthly_price === null
+        ? convert(cost.monthly, product.currency, currency, rates)
+        : convert(product.base_monthly_price, BASE_CURRENCY, currency, rates);
     converted = {
       currency,
       monthly,
@@ -140,7 +170,11 @@ export function pricedProduct(product: ListedProduct, view: PriceView): PricedPr
  * those the price context names, and those of the list's own products that have a monthly price but no EUR one
  * (exact for what the list shows, however recently a sync brought them).
  */
-export function unconvertedAmong(prices: PriceContext, products: readonly ListedProduct[], present: Iterable<string>): string[] {
+export function unconvertedAmong(
+  prices: PriceContext,
+  products: readonly ListedProduct[],
+  present: Iterable<string>,
+): string[] {
   const seen = new Set(present);
   for (const product of products) seen.add(product.currency);
   const unconverted = new Set(prices.unconverted);

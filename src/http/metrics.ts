@@ -139,7 +139,8 @@ function replicaMetrics(registry: Registry, replicas: ReplicaReport): void {
     aggregator: 'max',
     collect() {
       this.reset();
-      for (const state of replicas.states()) if (state.lagSeconds !== null) this.set({ replica: state.name }, state.lagSeconds);
+      for (const state of replicas.states())
+        if (state.lagSeconds !== null) this.set({ replica: state.name }, state.lagSeconds);
     },
   });
 }

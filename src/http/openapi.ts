@@ -38,7 +38,10 @@ finished request's answer is replayed (\`Idempotent-Replayed: true\`) instead of
 
 /** What a public read's 200 carries besides X-Request-Id (see freshness.ts). */
 const PUBLIC_READ_HEADERS = {
-  etag: { type: 'string', description: 'send it back as If-None-Match to get 304 Not Modified while the answer is unchanged' },
+  etag: {
+    type: 'string',
+    description: 'send it back as If-None-Match to get 304 Not Modified while the answer is unchanged',
+  },
   'cache-control': { type: 'string', description: PUBLIC_CACHE_CONTROL },
   'access-control-allow-origin': { type: 'string', description: '*: any origin may read it (never with credentials)' },
 };
@@ -93,9 +96,14 @@ export async function registerOpenApi(app: FastifyInstance, version: string): Pr
       if (rest.params) response['404'] ??= problem(['NOT_FOUND']);
       if (rest.params || rest.querystring) response['422'] ??= problem(['VALIDATION_FAILED']);
       if (isPublicRead(route.config)) {
-        response['304'] ??= { description: 'Not Modified: If-None-Match named the current ETag', type: 'null', headers: { 'x-request-id': HEADERS['x-request-id'] } };
+        response['304'] ??= {
+          description: 'Not Modified: If-None-Match named the current ETag',
+          type: 'null',
+          headers: { 'x-request-id': HEADERS['x-request-id'] },
+        };
         const ok = response['200'] as { headers?: Record<string, unknown> } | undefined;
-        if (ok && typeof ok === 'object') response['200'] = { ...ok, headers: { ...ok.headers, ...PUBLIC_READ_HEADERS } };
+        if (ok && typeof ok === 'object')
+          response['200'] = { ...ok, headers: { ...ok.headers, ...PUBLIC_READ_HEADERS } };
       }
       documented.response = response;
       documented.security ??= [];

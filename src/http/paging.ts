@@ -13,7 +13,9 @@ export function decodeCursor(cursor: string | undefined): string | null {
   const id = Buffer.from(cursor, 'base64url').toString('utf8');
   if (!ID.test(id)) {
     throw new Problem('VALIDATION_FAILED', 'the cursor is not one this server issued', {
-      errors: [{ parameter: 'cursor', code: 'invalid_cursor', detail: 'pass next_cursor from a previous page unchanged' }],
+      errors: [
+        { parameter: 'cursor', code: 'invalid_cursor', detail: 'pass next_cursor from a previous page unchanged' },
+      ],
     });
   }
   return id;

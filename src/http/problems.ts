@@ -14,19 +14,22 @@ export const PROBLEM_TYPES = {
     status: 400,
     slug: 'bad-request',
     title: 'Bad request',
-    about: 'The HTTP request itself was malformed (for example a Content-Length that does not match the body). Fix the client and send it again.',
+    about:
+      'The HTTP request itself was malformed (for example a Content-Length that does not match the body). Fix the client and send it again.',
   },
   UNAUTHORIZED: {
     status: 401,
     slug: 'unauthorized',
     title: 'Unauthorized',
-    about: 'Send your API key as "Authorization: Bearer rk_…". The key is missing, malformed or unknown. Ask the directory operator for a new key if you lost yours.',
+    about:
+      'Send your API key as "Authorization: Bearer rk_…". The key is missing, malformed or unknown. Ask the directory operator for a new key if you lost yours.',
   },
   KEY_REVOKED: {
     status: 403,
     slug: 'key-revoked',
     title: 'API key revoked',
-    about: 'The key was revoked, or the provider it belongs to is suspended. Use another active key, or contact the directory operator.',
+    about:
+      'The key was revoked, or the provider it belongs to is suspended. Use another active key, or contact the directory operator.',
   },
   NOT_FOUND: {
     status: 404,
@@ -44,31 +47,36 @@ export const PROBLEM_TYPES = {
     status: 408,
     slug: 'request-timeout',
     title: 'Request timeout',
-    about: 'The request headers or body did not arrive in time (HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS), so the connection was closed. Nothing was changed. Send the whole request without pauses.',
+    about:
+      'The request headers or body did not arrive in time (HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS), so the connection was closed. Nothing was changed. Send the whole request without pauses.',
   },
   CONFLICT: {
     status: 409,
     slug: 'conflict',
     title: 'Conflict',
-    about: 'The resource already exists (for example a host slug or a category slug that is taken). Choose another identifier.',
+    about:
+      'The resource already exists (for example a host slug or a category slug that is taken). Choose another identifier.',
   },
   IDEMPOTENCY_KEY_IN_USE: {
     status: 409,
     slug: 'idempotency-key-in-use',
     title: 'Idempotency key in use',
-    about: 'A request with the same Idempotency-Key is still being processed. Wait a moment and send the same request again to receive its answer.',
+    about:
+      'A request with the same Idempotency-Key is still being processed. Wait a moment and send the same request again to receive its answer.',
   },
   PAYLOAD_TOO_LARGE: {
     status: 413,
     slug: 'payload-too-large',
     title: 'Payload too large',
-    about: 'The request body (after decompression) is larger than the server accepts. Send fewer products or contact the operator about the limit.',
+    about:
+      'The request body (after decompression) is larger than the server accepts. Send fewer products or contact the operator about the limit.',
   },
   EXPECTATION_FAILED: {
     status: 417,
     slug: 'expectation-failed',
     title: 'Expectation failed',
-    about: 'The request carried an Expect header other than "100-continue", the only expectation the server meets. Send the request without it.',
+    about:
+      'The request carried an Expect header other than "100-continue", the only expectation the server meets. Send the request without it.',
   },
   HEADERS_TOO_LARGE: {
     status: 431,
@@ -86,31 +94,36 @@ export const PROBLEM_TYPES = {
     status: 422,
     slug: 'validation-failed',
     title: 'Validation failed',
-    about: 'The body or a query parameter broke a rule. Each entry of "errors" names the place (a JSON Pointer into the body, or the query parameter), a code and a detail. Nothing was changed.',
+    about:
+      'The body or a query parameter broke a rule. Each entry of "errors" names the place (a JSON Pointer into the body, or the query parameter), a code and a detail. Nothing was changed.',
   },
   IDEMPOTENCY_KEY_REUSED: {
     status: 422,
     slug: 'idempotency-key-reused',
     title: 'Idempotency key reused',
-    about: 'This Idempotency-Key was already used with a different body. Use a fresh key for every new catalogue, and the same key only to retry the same body.',
+    about:
+      'This Idempotency-Key was already used with a different body. Use a fresh key for every new catalogue, and the same key only to retry the same body.',
   },
   RATE_LIMITED: {
     status: 429,
     slug: 'rate-limited',
     title: 'Rate limited',
-    about: 'The provider already used its syncs for the current window. Wait the number of seconds in Retry-After; the RateLimit header tells how many remain and when a slot frees.',
+    about:
+      'The provider already used its syncs for the current window. Wait the number of seconds in Retry-After; the RateLimit header tells how many remain and when a slot frees.',
   },
   INTERNAL_ERROR: {
     status: 500,
     slug: 'internal-error',
     title: 'Internal error',
-    about: 'Something failed on the server. Nothing was half-applied: a sync is all or nothing. Retry later and quote the request_id to the operator.',
+    about:
+      'Something failed on the server. Nothing was half-applied: a sync is all or nothing. Retry later and quote the request_id to the operator.',
   },
   SERVICE_UNAVAILABLE: {
     status: 503,
     slug: 'service-unavailable',
     title: 'Service unavailable',
-    about: 'The database is unreachable, the server is shutting down or is busy, or a read of the directory took longer than it may (a narrower search answers sooner). Retry after the number of seconds in Retry-After. A sync answered so was not applied ("nothing was changed"), unless the answer says its outcome is unknown: then send it again with the same Idempotency-Key, or look for its sync_id in GET /api/v1/sync/runs.',
+    about:
+      'The database is unreachable, the server is shutting down or is busy, or a read of the directory took longer than it may (a narrower search answers sooner). Retry after the number of seconds in Retry-After. A sync answered so was not applied ("nothing was changed"), unless the answer says its outcome is unknown: then send it again with the same Idempotency-Key, or look for its sync_id in GET /api/v1/sync/runs.',
   },
 } as const satisfies Record<string, ProblemType>;
 

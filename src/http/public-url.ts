@@ -10,7 +10,10 @@ import type { Config } from '../config.js';
  * client sent, and would end up in links a shared cache hands to others: the links name the address the server
  * itself listens on (http://127.0.0.1:3000 by default), right for a server used where it runs.
  */
-export function publicBaseUrl(config: Pick<Config, 'publicUrl' | 'trustProxy' | 'host'>, request: FastifyRequest): string {
+export function publicBaseUrl(
+  config: Pick<Config, 'publicUrl' | 'trustProxy' | 'host'>,
+  request: FastifyRequest,
+): string {
   if (config.publicUrl) return config.publicUrl;
   if (config.trustProxy.length > 0) {
     const forwarded = `${request.protocol}://${request.host}`;

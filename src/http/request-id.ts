@@ -2,7 +2,7 @@
 import type { IncomingMessage } from 'node:http';
 import { newId } from '../catalog/ids.js';
 
-const SANE = /^[A-Za-z0-9._:\-]{1,128}$/;
+const SANE = /^[A-Za-z0-9._:-]{1,128}$/;
 /** An API key or admin token sent by mistake as a request id: never echoed, stored or logged. */
 const SECRET = /(?:rk|adm)_[0-9A-Za-z]{16}/i;
 

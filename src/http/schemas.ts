@@ -13,15 +13,24 @@ const NextCursor = Type.Union([Type.String(), Type.Null()], {
 
 // --- headers --------------------------------------------------------------------------------------------------
 
-const header = (description: string, pattern?: string) => ({ type: 'string', description, ...(pattern ? { pattern } : {}) });
+const header = (description: string, pattern?: string) => ({
+  type: 'string',
+  description,
+  ...(pattern ? { pattern } : {}),
+});
 
 export const HEADERS = {
-  'x-request-id': header("the request's id: the caller's X-Request-Id if it was sane, else a new one; also in the server's log"),
+  'x-request-id': header(
+    "the request's id: the caller's X-Request-Id if it was sane, else a new one; also in the server's log",
+  ),
   'ratelimit-policy': header('the sync window, e.g. "sync";q=1;w=300 (draft-ietf-httpapi-ratelimit-headers)'),
   ratelimit: header('what is left of the window, e.g. "sync";r=0;t=287: r remaining, t seconds until a slot frees'),
   'retry-after': header('whole seconds to wait before retrying', '^[1-9][0-9]*$'),
   'www-authenticate': header('Bearer realm="hostdir"'),
-  'idempotent-replayed': header('"true" when this is the stored answer of an earlier request with the same Idempotency-Key', '^true$'),
+  'idempotent-replayed': header(
+    '"true" when this is the stored answer of an earlier request with the same Idempotency-Key',
+    '^true$',
+  ),
 } as const;
 
 type HeaderName = keyof typeof HEADERS;
@@ -52,9 +61,16 @@ export const ProblemSchema = Type.Object(
     type: Type.String({ description: 'answers GET with a page about the problem' }),
     title: Type.String(),
     status: Type.Integer({ minimum: 400, maximum: 599 }),
-    code: Type.Unsafe<ProblemCode>({ type: 'string', enum: PROBLEM_CODES, description: 'what went wrong, for programs' }),
+    code: Type.Unsafe<ProblemCode>({
+      type: 'string',
+      enum: PROBLEM_CODES,
+      description: 'what went wrong, for programs',
+    }),
     detail: Type.String(),
-    instance: Type.String({ description: 'the request path; "" when the request was not read far enough to know it (malformed HTTP, a timeout)' }),
+    instance: Type.String({
+      description:
+        'the request path; "" when the request was not read far enough to know it (malformed HTTP, a timeout)',
+    }),
     request_id: Type.String(),
     errors: Type.Optional(Type.Array(Type.Ref(ProblemError), { maxItems: 100 })),
     truncated: Type.Optional(Type.Literal(true, { description: 'more than 100 problems were found' })),
@@ -69,7 +85,10 @@ function problemSchema(codes: readonly ProblemCode[]): TSchema {
   return Type.Intersect([
     Type.Ref(ProblemSchema),
     Type.Object({
-      type: Type.Unsafe<string>({ type: 'string', enum: codes.map((code) => `${PROBLEM_BASE}/${PROBLEM_TYPES[code].slug}`) }),
+      type: Type.Unsafe<string>({
+        type: 'string',
+        enum: codes.map((code) => `${PROBLEM_BASE}/${PROBLEM_TYPES[code].slug}`),
+      }),
       status: Type.Unsafe<number>({ type: 'integer', enum: statuses }),
       code: Type.Unsafe<ProblemCode>({ type: 'string', enum: codes }),
     }),
@@ -177,7 +196,10 @@ const Category = Type.Object(
   { $id: 'Category', additionalProperties: false, description: 'a category a product may take' },
 );
 
-export const Categories = Type.Object({ categories: Type.Array(Type.Ref(Category)) }, { $id: 'Categories', additionalProperties: false });
+export const Categories = Type.Object(
+  { categories: Type.Array(Type.Ref(Category)) },
+  { $id: 'Categories', additionalProperties: false },
+);
 
 export const Liveness = Type.Object({ status: Type.Literal('ok') }, { $id: 'Liveness', additionalProperties: false });
 

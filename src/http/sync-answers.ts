@@ -9,8 +9,14 @@ import { JSON_TYPE, Problem, PROBLEM_TYPE, problemBody, retryAfter } from './pro
 export const WINDOW_HEADERS = ['ratelimit', 'ratelimit-policy'] as const;
 
 /** RateLimit-Policy and RateLimit (draft-ietf-httpapi-ratelimit-headers) of a window as used. */
-export function windowHeaders({ name, max, seconds }: Pick<Window, 'max' | 'seconds'> & { name: string }, usage: WindowUsage) {
-  return { 'ratelimit-policy': `"${name}";q=${max};w=${seconds}`, ratelimit: `"${name}";r=${Math.max(0, max - usage.used)};t=${usage.freesInSeconds}` };
+export function windowHeaders(
+  { name, max, seconds }: Pick<Window, 'max' | 'seconds'> & { name: string },
+  usage: WindowUsage,
+) {
+  return {
+    'ratelimit-policy': `"${name}";q=${max};w=${seconds}`,
+    ratelimit: `"${name}";r=${Math.max(0, max - usage.used)};t=${usage.freesInSeconds}`,
+  };
 }
 
 function rateLimited(window: Window, usage: WindowUsage): Problem {
@@ -22,14 +28,25 @@ function rateLimited(window: Window, usage: WindowUsage): Problem {
 /** Past its budget of refusals (413, 415, 422), a host is refused before anything of its request is read. */
 export function tooManyRefused(limits: WindowLimits, refusals: WindowUsage): Problem {
   const [max, seconds, wait] = [limits.refusedMaxPerWindow, limits.syncWindowSeconds, secondsUntilFree(refusals)];
-  return new Problem('RATE_LIMITED', `${max} refused requests (413, 415, 422) from this provider in ${seconds} s; fix the catalogue and retry in ${wait} s`, {
-    headers: { ...retryAfter(wait), ...windowHeaders({ name: 'refused', max, seconds }, { used: max, freesInSeconds: wait }) },
-  });
+  return new Problem(
+    'RATE_LIMITED',
+    `${max} refused requests (413, 415, 422) from this provider in ${seconds} s; fix the catalogue and retry in ${wait} s`,
+    {
+      headers: {
+        ...retryAfter(wait),
+        ...windowHeaders({ name: 'refused', max, seconds }, { used: max, freesInSeconds: wait }),
+      },
+    },
+  );
 }
 
 /** A request turned away before its body is read. */
 export function refusalOf(admission: Admission): Problem | null {
-  if (admission.verdict === 'key_in_use') return new Problem('IDEMPOTENCY_KEY_IN_USE', 'a request with this Idempotency-Key is still being processed; retry shortly for its answer');
+  if (admission.verdict === 'key_in_use')
+    return new Problem(
+      'IDEMPOTENCY_KEY_IN_USE',
+      'a request with this Idempotency-Key is still being processed; retry shortly for its answer',
+    );
   if (admission.verdict === 'rate_limited') return rateLimited(admission.window, admission.caller.usage);
   return null;
 }
@@ -38,7 +55,9 @@ export function refusalOf(admission: Admission): Problem | null {
 export function answerTo(outcome: SyncOutcome, lockTimeoutMs: number): StoredAnswer | Problem {
   switch (outcome.kind) {
     case 'applied':
-      return outcome.usage ? { ...outcome.answer, headers: { ...windowHeaders(outcome.window, outcome.usage), ...outcome.answer.headers } } : outcome.answer;
+      return outcome.usage
+        ? { ...outcome.answer, headers: { ...windowHeaders(outcome.window, outcome.usage), ...outcome.answer.headers } }
+        : outcome.answer;
     case 'replayed':
       return { ...outcome.answer, headers: { ...outcome.answer.headers, 'idempotent-replayed': 'true' } };
     case 'refused':
@@ -46,18 +65,30 @@ export function answerTo(outcome: SyncOutcome, lockTimeoutMs: number): StoredAns
     case 'rate_limited':
       return rateLimited(outcome.window, outcome.usage);
     case 'key_reused':
-      return new Problem('IDEMPOTENCY_KEY_REUSED', 'this Idempotency-Key was used for another request; use a new key for a new catalogue');
+      return new Problem(
+        'IDEMPOTENCY_KEY_REUSED',
+        'this Idempotency-Key was used for another request; use a new key for a new catalogue',
+      );
     case 'key_in_use':
-      return new Problem('IDEMPOTENCY_KEY_IN_USE', 'another request took over this Idempotency-Key; nothing was changed');
+      return new Problem(
+        'IDEMPOTENCY_KEY_IN_USE',
+        'another request took over this Idempotency-Key; nothing was changed',
+      );
     case 'revoked':
       return new Problem('KEY_REVOKED', 'the API key was revoked or its provider suspended');
     case 'busy':
       // Another sync of this host has held the host for LOCK_TIMEOUT_MS; it will most likely take the slot.
-      return new Problem('RATE_LIMITED', 'another sync of this host is still being applied; nothing was changed', { headers: retryAfter(lockTimeoutMs / 1000) });
+      return new Problem('RATE_LIMITED', 'another sync of this host is still being applied; nothing was changed', {
+        headers: retryAfter(lockTimeoutMs / 1000),
+      });
     case 'overloaded':
-      return new Problem('SERVICE_UNAVAILABLE', 'too many syncs are waiting on this server; nothing was changed', { headers: retryAfter() });
+      return new Problem('SERVICE_UNAVAILABLE', 'too many syncs are waiting on this server; nothing was changed', {
+        headers: retryAfter(),
+      });
     case 'unavailable':
-      return new Problem('SERVICE_UNAVAILABLE', 'the database is unreachable; nothing was changed', { headers: retryAfter() });
+      return new Problem('SERVICE_UNAVAILABLE', 'the database is unreachable; nothing was changed', {
+        headers: retryAfter(),
+      });
     case 'outcome_unknown':
       return new Problem(
         'SERVICE_UNAVAILABLE',
@@ -73,8 +104,14 @@ export function answerTo(outcome: SyncOutcome, lockTimeoutMs: number): StoredAns
 export const syncAnswers: SyncAnswers = {
   applied: (answer) => ({ status: 200, headers: { 'content-type': JSON_TYPE }, body: JSON.stringify(answer) }),
   refused: ({ errors, truncated, notJson }, request) => {
-    const detail = notJson ? 'the body is not valid JSON' : `${truncated ? `more than ${errors.length}` : errors.length} problem(s) in the payload; nothing was changed`;
+    const detail = notJson
+      ? 'the body is not valid JSON'
+      : `${truncated ? `more than ${errors.length}` : errors.length} problem(s) in the payload; nothing was changed`;
     const refusal = new Problem('VALIDATION_FAILED', detail, { errors, ...(truncated ? { truncated: true } : {}) });
-    return { status: refusal.status, headers: { 'content-type': PROBLEM_TYPE }, body: JSON.stringify(problemBody(refusal, request.instance, request.id)) };
+    return {
+      status: refusal.status,
+      headers: { 'content-type': PROBLEM_TYPE },
+      body: JSON.stringify(problemBody(refusal, request.instance, request.id)),
+    };
   },
 };

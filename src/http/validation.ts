@@ -6,7 +6,10 @@ import { notOneOf, type ProblemEntry } from './problems.js';
 
 /** The parameter (or dotted body path) an issue is about. */
 function placeOf(issue: FastifySchemaValidationError): string {
-  return issue.instancePath.replace(/^\//, '').replaceAll('/', '.') || String((issue.params as { missingProperty?: string }).missingProperty ?? '');
+  return (
+    issue.instancePath.replace(/^\//, '').replaceAll('/', '.') ||
+    String((issue.params as { missingProperty?: string }).missingProperty ?? '')
+  );
 }
 
 /** The values a list of issues about one place allows, when they are those of a union of constants or an enum. */
@@ -43,7 +46,12 @@ export function validationEntries(
     const entry = allowed
       ? { code: 'enum', detail: notOneOf(value, allowed) }
       : // A union of other kinds fails every branch; the first branch's reason is the one to show.
-        { code: found[0]!.keyword, detail: `${value === undefined ? '' : `“${value}” `}${found[0]!.message ?? 'is invalid'}` };
-    return where === 'body' ? { pointer: place ? `/${place.replaceAll('.', '/')}` : '', ...entry } : { parameter: place, ...entry };
+        {
+          code: found[0]!.keyword,
+          detail: `${value === undefined ? '' : `“${value}” `}${found[0]!.message ?? 'is invalid'}`,
+        };
+    return where === 'body'
+      ? { pointer: place ? `/${place.replaceAll('.', '/')}` : '', ...entry }
+      : { parameter: place, ...entry };
   });
 }

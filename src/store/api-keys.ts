@@ -53,7 +53,9 @@ export async function issueApiKey(db: Queryable, hostId: number): Promise<Issued
 }
 
 export async function listApiKeys(db: Queryable, hostId: number): Promise<ApiKey[]> {
-  const { rows } = await db.query(`SELECT ${COLUMNS} FROM api_keys WHERE host_id = $1 ORDER BY created_at, id`, [hostId]);
+  const { rows } = await db.query(`SELECT ${COLUMNS} FROM api_keys WHERE host_id = $1 ORDER BY created_at, id`, [
+    hostId,
+  ]);
   return rows.map(toApiKey);
 }
 
@@ -73,7 +75,11 @@ export const KEY_OWNERS = `(SELECT k.digest, k.id AS key_id, k.status AS key_sta
 
 export async function findKeyOwner(db: Queryable, digest: Buffer): Promise<KeyOwner | null> {
   // Every request of a provider asks it: planned once per connection.
-  const { rows } = await db.query<Record<string, unknown>>(`SELECT * FROM ${KEY_OWNERS} AS owner WHERE owner.digest = $1`, [digest], { prepared: true });
+  const { rows } = await db.query<Record<string, unknown>>(
+    `SELECT * FROM ${KEY_OWNERS} AS owner WHERE owner.digest = $1`,
+    [digest],
+    { prepared: true },
+  );
   return rows[0] ? toKeyOwner(rows[0]) : null;
 }
 

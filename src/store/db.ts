@@ -142,7 +142,16 @@ export function isUnavailable(error: unknown): boolean {
   const code = (error as { code?: unknown }).code;
   if (typeof code === 'string') {
     if (UNAVAILABLE_NODE_CODES.has(code)) return true;
-    if (code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03' || code === '53300' || code === '57014' || code === '57P05') return true;
+    if (
+      code.startsWith('08') ||
+      code === '57P01' ||
+      code === '57P02' ||
+      code === '57P03' ||
+      code === '53300' ||
+      code === '57014' ||
+      code === '57P05'
+    )
+      return true;
   }
   const message = String((error as { message?: unknown }).message ?? '');
   return /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|not queryable|Query read timeout|after calling end on the pool/i.test(

@@ -12,7 +12,10 @@ const BATCH = 1000;
  * query outside the directory's reads does (docs/operations.md, "Beyond one PostgreSQL"). A product a sync rewrites meanwhile is
  * left to the sync (its fingerprint changed): the sync wrote current values. Returns how many were rewritten.
  */
-export async function deriveStaleProducts(db: Queryable, options: { batch?: number; stop?: () => boolean } = {}): Promise<number> {
+export async function deriveStaleProducts(
+  db: Queryable,
+  options: { batch?: number; stop?: () => boolean } = {},
+): Promise<number> {
   const batch = options.batch ?? BATCH;
   // One pass over the table finds the hosts with such rows: usually none, after which nothing more is read.
   const { rows: hosts } = await db.query<{ id: string }>(
@@ -31,7 +34,11 @@ export async function deriveStaleProducts(db: Queryable, options: { batch?: numb
       );
       if (rows.length === 0) break;
       after = String(rows.at(-1)!.id);
-      const records = rows.map((row) => ({ id: String(row.id), fingerprint: String(row.fingerprint), ...derivedOf(contentOfRow(row)) }));
+      const records = rows.map((row) => ({
+        id: String(row.id),
+        fingerprint: String(row.fingerprint),
+        ...derivedOf(contentOfRow(row)),
+      }));
       const result = await db.query(
         `UPDATE products p SET ${SET_DERIVED}
          FROM json_to_recordset($2::json) AS x (id text, fingerprint text, ${DERIVED_RECORD})

@@ -17,7 +17,10 @@ export interface PriceDrop {
 }
 
 /** The newest price drops (a lower monthly price in the same currency) of products matching the search. */
-export async function recentPriceDrops(db: Queryable, search: Omit<ProductSearch, 'sort' | 'order' | 'after'>): Promise<PriceDrop[]> {
+export async function recentPriceDrops(
+  db: Queryable,
+  search: Omit<ProductSearch, 'sort' | 'order' | 'after'>,
+): Promise<PriceDrop[]> {
   const filters = await conditionsOf(db, search);
   if (filters === null) return [];
   const { rows } = await db.query(
@@ -94,14 +97,22 @@ export async function changesAfter(
       const xid = String(row.xid);
       const actions = decodeRunActions(row.pieces);
       const entries = [
-        ...actions.products.filter((p) => p.action !== 'unchanged').map((p) => ({ id: p.id, action: p.action as ChangeAction })),
+        ...actions.products
+          .filter((p) => p.action !== 'unchanged')
+          .map((p) => ({ id: p.id, action: p.action as ChangeAction })),
         ...actions.deactivated.map((d) => ({ id: d.id, action: 'deactivated' as const })),
       ];
       const start = position && position.xid === xid && position.runId === runId ? position.index : 0;
       for (let k = start; k < entries.length; k++) {
         if (changes.length === limit) return { changes, next: position, more: true };
         const entry = entries[k]!;
-        changes.push({ product_id: entry.id, action: entry.action, host: String(row.slug), sync_id: runId, at: iso(row.applied_at) });
+        changes.push({
+          product_id: entry.id,
+          action: entry.action,
+          host: String(row.slug),
+          sync_id: runId,
+          at: iso(row.applied_at),
+        });
         position = { xid, runId, index: k + 1 };
       }
       position = { xid, runId, index: Math.max(start, entries.length) };
@@ -111,7 +122,9 @@ export async function changesAfter(
 }
 
 /** Rows of runs, one per piece of their actions (in order), as one row per run with its pieces. */
-function piecesByRun(rows: readonly Record<string, unknown>[]): (Record<string, unknown> & { pieces: (string | null)[] })[] {
+function piecesByRun(
+  rows: readonly Record<string, unknown>[],
+): (Record<string, unknown> & { pieces: (string | null)[] })[] {
   const runs: (Record<string, unknown> & { pieces: (string | null)[] })[] = [];
   for (const row of rows) {
     const last = runs.at(-1);
@@ -156,5 +169,7 @@ export async function directoryVersion(db: Queryable, staleBefore: Date): Promis
   );
   const row = rows[0]!;
   // The day too: cards mark price drops of the last days, counted from today.
-  return [row.confirmed, row.updated, row.hosts, row.fresh, row.categories, new Date().toISOString().slice(0, 10)].map(String).join('|');
+  return [row.confirmed, row.updated, row.hosts, row.fresh, row.categories, new Date().toISOString().slice(0, 10)]
+    .map(String)
+    .join('|');
 }

@@ -30,7 +30,11 @@ export const PUBLIC_PROFILE_COLUMNS = 'h.website, h.description, h.country';
 const textOrNull = (value: unknown) => (typeof value === 'string' ? value : null);
 
 export function publicProfileOf(row: Record<string, unknown>): HostProfile {
-  return { website: textOrNull(row.website), description: textOrNull(row.description), country: textOrNull(row.country) };
+  return {
+    website: textOrNull(row.website),
+    description: textOrNull(row.description),
+    country: textOrNull(row.country),
+  };
 }
 
 export interface HostDetails extends Host {
@@ -56,7 +60,11 @@ function toHost(row: Record<string, unknown>): Host {
 }
 
 /** Sets the profile fields a change names (null clears one); the others stay. Null when there is no such host. */
-export async function updateHostProfile(db: Queryable, where: { slug: string } | { id: number }, change: ProfileChange): Promise<Host | null> {
+export async function updateHostProfile(
+  db: Queryable,
+  where: { slug: string } | { id: number },
+  change: ProfileChange,
+): Promise<Host | null> {
   const fields = PROFILE_FIELDS.filter((field) => change[field] !== undefined);
   const sets = fields.map((field, k) => `${field} = $${k + 2}`);
   const { rows } = await db.query(

@@ -96,7 +96,11 @@ export async function claimIdempotencyKey(
     return {
       kind: 'finished',
       fingerprint: row.fingerprint ?? '',
-      answer: { status: Number(row.response_status), headers: (headers ?? {}) as Record<string, string>, body: row.response_body ?? '' },
+      answer: {
+        status: Number(row.response_status),
+        headers: (headers ?? {}) as Record<string, string>,
+        body: row.response_body ?? '',
+      },
     };
   }
   return { kind: 'in_use' };

@@ -19,7 +19,10 @@ export async function openDatabase(config: Config): Promise<Database> {
   try {
     return await EmbeddedDatabase.open(dir);
   } catch (error) {
-    throw new Error(`the embedded store in ${dir} cannot be opened: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    throw new Error(
+      `the embedded store in ${dir} cannot be opened: ${error instanceof Error ? error.message : String(error)}`,
+      { cause: error },
+    );
   }
 }
 
@@ -27,7 +30,11 @@ export async function openDatabase(config: Config): Promise<Database> {
  * Runs fn on the database the migrations need: a session-level advisory lock must stay on one server
  * connection, which a transaction-mode pooler (PgBouncer) does not give; MIGRATION_DATABASE_URL bypasses it.
  */
-export async function withMigrationDatabase(config: Config, db: Database, fn: (db: Database) => Promise<void>): Promise<void> {
+export async function withMigrationDatabase(
+  config: Config,
+  db: Database,
+  fn: (db: Database) => Promise<void>,
+): Promise<void> {
   if (!config.migrationDatabaseUrl) return fn(db);
   const direct = new PostgresDatabase({
     url: config.migrationDatabaseUrl,
@@ -46,7 +53,11 @@ export async function withMigrationDatabase(config: Config, db: Database, fn: (d
  * The replicas of DATABASE_READ_URL behind the routing of the directory's reads, or null without any. Checked four
  * times per REPLICA_MAX_LAG_SECONDS (at most every second), so that a replica is set aside before it is that late.
  */
-export function openDirectoryReads(config: Config, primary: Database, onChange: DirectoryReadsOptions['onChange']): DirectoryReads | null {
+export function openDirectoryReads(
+  config: Config,
+  primary: Database,
+  onChange: DirectoryReadsOptions['onChange'],
+): DirectoryReads | null {
   if (config.databaseReadUrls.length === 0) return null;
   const replicas = config.databaseReadUrls.map((url, k) => ({
     name: String(k + 1),

@@ -70,7 +70,11 @@ export class Batch {
    * `prepared`: the connection's prepared statements, null to prepare nothing; `nameOf`: the name a statement is kept
    * under, undefined to send it unnamed.
    */
-  constructor(statements: readonly Statement[], prepared: PreparedStatements | null, nameOf: (sql: string) => string | undefined) {
+  constructor(
+    statements: readonly Statement[],
+    prepared: PreparedStatements | null,
+    nameOf: (sql: string) => string | undefined,
+  ) {
     this.#statements = statements;
     this.#values = statements.map(({ params = [] }) => params.map(wireValue));
     this.#prepared = prepared;

@@ -65,7 +65,12 @@ function literal(value: unknown): string {
 function arrayText(values: readonly unknown[]): string {
   const element = (value: unknown) => {
     if (value === null || value === undefined) return 'NULL';
-    if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'bigint' && typeof value !== 'boolean') {
+    if (
+      typeof value !== 'string' &&
+      typeof value !== 'number' &&
+      typeof value !== 'bigint' &&
+      typeof value !== 'boolean'
+    ) {
       throw new TypeError(`cannot write a ${typeof value} in an array literal`);
     }
     return `"${String(value).replace(/[\\"]/g, '\\$&')}"`;
@@ -240,7 +245,14 @@ export class PostgresDatabase implements Database {
   async #query<R>(sql: string, params?: readonly unknown[], options?: QueryOptions): Promise<QueryResult<R>> {
     const timeoutMs = options?.timeoutMs;
     if (timeoutMs !== undefined) {
-      return this.#session((session) => withinTime<R>(session, this.#facts.get(session.client)?.prepared ?? null, { sql, params }, { ...options, timeoutMs }));
+      return this.#session((session) =>
+        withinTime<R>(
+          session,
+          this.#facts.get(session.client)?.prepared ?? null,
+          { sql, params },
+          { ...options, timeoutMs },
+        ),
+      );
     }
     if (options?.prepared) return this.session((session) => session.query<R>(sql, params, options));
     try {
@@ -285,9 +297,11 @@ export class PostgresDatabase implements Database {
           const closing = options?.commit ? [{ sql: 'COMMIT' }] : [];
           // Counted as begun before it is sent: should a statement fail, the transaction it opened is rolled back.
           begun = true;
-          const results = await session.inTransaction([...opening, ...statements, ...closing]).catch((error: unknown) => {
-            throw closing.length > 0 && isUnavailable(error) ? new CommitOutcomeUnknownError(error) : error;
-          });
+          const results = await session
+            .inTransaction([...opening, ...statements, ...closing])
+            .catch((error: unknown) => {
+              throw closing.length > 0 && isUnavailable(error) ? new CommitOutcomeUnknownError(error) : error;
+            });
           committed = closing.length > 0;
           return results.slice(opening.length, opening.length + statements.length);
         },

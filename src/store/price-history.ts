@@ -54,7 +54,10 @@ export interface PricePoint {
  * A listed product's prices over time, oldest first, its current prices last; null when the product is not listed.
  * `truncated`: older changes were forgotten (PRICE_HISTORY_MAX_CHANGES).
  */
-export async function listedPriceHistory(db: Queryable, productId: string): Promise<{ points: PricePoint[]; truncated: boolean } | null> {
+export async function listedPriceHistory(
+  db: Queryable,
+  productId: string,
+): Promise<{ points: PricePoint[]; truncated: boolean } | null> {
   const { rows } = await db.query(
     `WITH product AS (
        SELECT p.host_id, p.id, coalesce(p.prices_since, p.created_at) AS valid_from, p.price, p.currency, p.setup_fee,
@@ -76,17 +79,15 @@ export async function listedPriceHistory(db: Queryable, productId: string): Prom
   const current = rows.at(-1);
   if (!current || current.valid_to !== null) return null;
   const earlier = rows.slice(0, -1).reverse();
-  const points = [...earlier, current].map(
-    (row): PricePoint => ({
-      from: iso(row.valid_from),
-      to: row.valid_to === null ? null : iso(row.valid_to),
-      price: numberOrNull(row.price),
-      monthly_price: numberOrNull(row.monthly_price),
-      currency: String(row.currency),
-      setup_fee: numberOrNull(row.setup_fee),
-      pricing_tiers: jsonOrNull(row.pricing_tiers) as PricingTier[] | null,
-    }),
-  );
+  const points = [...earlier, current].map((row): PricePoint => ({
+    from: iso(row.valid_from),
+    to: row.valid_to === null ? null : iso(row.valid_to),
+    price: numberOrNull(row.price),
+    monthly_price: numberOrNull(row.monthly_price),
+    currency: String(row.currency),
+    setup_fee: numberOrNull(row.setup_fee),
+    pricing_tiers: jsonOrNull(row.pricing_tiers) as PricingTier[] | null,
+  }));
   // The oldest kept set began after the product was created: earlier ones were forgotten.
   const truncated = points[0]!.from !== iso(current.created_at);
   return { points, truncated };

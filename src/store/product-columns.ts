@@ -3,7 +3,13 @@
 // columns derived from the content (catalog/derived.ts) follow them in every write, so that a sync stores both in
 // the same statement.
 import { derivedOf, type Derived } from '../catalog/derived.js';
-import { PRODUCT_FIELD_NAMES, PRODUCT_FIELDS, type Content, type ProductField, type Storage } from '../catalog/product-fields.js';
+import {
+  PRODUCT_FIELD_NAMES,
+  PRODUCT_FIELDS,
+  type Content,
+  type ProductField,
+  type Storage,
+} from '../catalog/product-fields.js';
 import type { PricingTier } from '../catalog/types.js';
 import type { Row } from './db.js';
 import { jsonOrNull, numberOrNull } from './rows.js';
@@ -55,8 +61,13 @@ function copyTiers(tiers: readonly PricingTier[] | null): string {
   for (let i = 0; i < tiers.length; i++) {
     const { period, price, canonical_period: canonical } = tiers[i]!;
     json +=
-      (i === 0 ? '{"period":"' : ',{"period":"') + jsonString(period) +
-      '","price":' + price + ',"canonical_period":' + (canonical === null ? 'null' : '"' + canonical + '"') + '}';
+      (i === 0 ? '{"period":"' : ',{"period":"') +
+      jsonString(period) +
+      '","price":' +
+      price +
+      ',"canonical_period":' +
+      (canonical === null ? 'null' : '"' + canonical + '"') +
+      '}';
   }
   return escapeJsonForCopy(json + ']');
 }
@@ -135,7 +146,14 @@ export function copyContent(content: Content): string {
   for (let i = 1; i < COPY_TEXT.length; i++) text += '\t' + COPY_TEXT[i]!(content[COPY_NAMES[i]!]);
   const derived = derivedOf(content);
   return (
-    text + '\t' + escapeJsonForCopy(JSON.stringify(derived.spec_values)) + '\t' + copyStringList(derived.facets) +
-    '\t' + copyText(derived.search_extra) + '\t' + derived.derived_version
+    text +
+    '\t' +
+    escapeJsonForCopy(JSON.stringify(derived.spec_values)) +
+    '\t' +
+    copyStringList(derived.facets) +
+    '\t' +
+    copyText(derived.search_extra) +
+    '\t' +
+    derived.derived_version
   );
 }

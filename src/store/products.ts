@@ -45,7 +45,10 @@ export async function listProducts(
 }
 
 /** The names of products by id, whatever their status, with their host's: how a page names a plan that was withdrawn. */
-export async function productNames(db: Queryable, ids: readonly string[]): Promise<Map<string, { name: string; host: string }>> {
+export async function productNames(
+  db: Queryable,
+  ids: readonly string[],
+): Promise<Map<string, { name: string; host: string }>> {
   if (ids.length === 0) return new Map();
   const { rows } = await db.query(
     `SELECT p.id, p.name, h.name AS host_name FROM products p JOIN hosts h ON h.id = p.host_id WHERE p.id = ANY ($1::text[])`,

@@ -29,7 +29,8 @@ export const CURRENT_RATES = `WITH RECURSIVE c AS (
 
 export function rateTableOf(rows: readonly Row[]): RateTable {
   const table = new Map<string, { rate: number; date: string }>();
-  for (const row of rows) table.set(String(row.currency), { rate: Number(row.rate_number), date: String(row.rate_date) });
+  for (const row of rows)
+    table.set(String(row.currency), { rate: Number(row.rate_number), date: String(row.rate_date) });
   return table;
 }
 
@@ -58,7 +59,8 @@ function toStoredRate(row: Row): StoredRate {
 
 /** The latest rate of every currency, by currency; or one currency's days, newest first. */
 export async function listRates(db: Queryable, query: { currency?: string; limit: number }): Promise<StoredRate[]> {
-  if (query.currency === undefined) return (await db.query(`${CURRENT_RATES} ORDER BY c.currency`)).rows.map(toStoredRate);
+  if (query.currency === undefined)
+    return (await db.query(`${CURRENT_RATES} ORDER BY c.currency`)).rows.map(toStoredRate);
   const { rows } = await db.query(
     `SELECT currency, rate::float8 AS rate_number, rate_date::text AS rate_date, source, imported_at
      FROM exchange_rates WHERE currency = $1 ORDER BY rate_date DESC LIMIT $2`,
@@ -113,7 +115,11 @@ export async function importRates(db: Database, days: readonly RateDay[], source
       days: days.length,
       rates_written: written.rowCount ?? 0,
       products_updated: updated.rowCount ?? 0,
-      date: days.map((day) => day.date).sort().at(-1) ?? '',
+      date:
+        days
+          .map((day) => day.date)
+          .sort()
+          .at(-1) ?? '',
     };
   });
 }
@@ -152,9 +158,14 @@ const PRICE_CONTEXT = `SELECT ${RATES_VERSION} AS version, (SELECT json_build_ob
 /** The rates and unconverted currencies as they are now, read by a statement of their own. */
 export async function readPriceContext(db: Queryable): Promise<PriceContext> {
   const { rows } = await db.query<{ version: string; price_context: string }>(PRICE_CONTEXT, [], { prepared: true });
-  const { rates, unconverted } = JSON.parse(rows[0]!.price_context) as { rates: { currency: string; rate: number; date: string }[]; unconverted: string[] };
+  const { rates, unconverted } = JSON.parse(rows[0]!.price_context) as {
+    rates: { currency: string; rate: number; date: string }[];
+    unconverted: string[];
+  };
   return {
-    rates: rateTableOf(rates.map((rate) => ({ currency: rate.currency, rate_number: rate.rate, rate_date: rate.date }))),
+    rates: rateTableOf(
+      rates.map((rate) => ({ currency: rate.currency, rate_number: rate.rate, rate_date: rate.date })),
+    ),
     unconverted,
     version: rows[0]!.version,
   };
@@ -193,7 +204,11 @@ export function keptPriceContext(db: Queryable): Promise<PriceContext> {
  * and `used` was the context it had. Another request may have read a newer one since, or be reading it: that one
  * serves if it is at least as new as `seen`.
  */
-export async function renewPriceContext(db: Queryable, used: PriceContext, seen: string | undefined): Promise<PriceContext> {
+export async function renewPriceContext(
+  db: Queryable,
+  used: PriceContext,
+  seen: string | undefined,
+): Promise<PriceContext> {
   const kept = keptContexts.get(db);
   if (kept && kept.read !== used) {
     const newer = await kept.value.catch(() => undefined);
@@ -220,7 +235,8 @@ export const DERIVED_PRICE_COLUMNS = 'monthly_equivalent, base_monthly_price';
 /** Their types, as json_to_recordset reads them. */
 export const DERIVED_PRICE_RECORD = 'monthly_equivalent numeric, base_monthly_price numeric';
 /** Their assignment from the record `x`. */
-export const SET_DERIVED_PRICES = 'monthly_equivalent = x.monthly_equivalent, base_monthly_price = x.base_monthly_price';
+export const SET_DERIVED_PRICES =
+  'monthly_equivalent = x.monthly_equivalent, base_monthly_price = x.base_monthly_price';
 
 export interface DerivedPrices {
   monthly_equivalent: number | null;

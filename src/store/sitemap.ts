@@ -53,11 +53,18 @@ const CHUNK = 5_000;
  * Listed products of a range, `limit` at most, in id order, each with its last change; read CHUNK at a time after
  * the last id seen.
  */
-export async function* sitemapProducts(db: Queryable, range: SitemapRange, limit: number): AsyncGenerator<SitemapEntry[]> {
+export async function* sitemapProducts(
+  db: Queryable,
+  range: SitemapRange,
+  limit: number,
+): AsyncGenerator<SitemapEntry[]> {
   let after: string | null = null;
   let left = limit;
   while (left > 0) {
-    const { rows }: { rows: { id: string; updated_at: Date | string }[] } = await db.query<{ id: string; updated_at: Date | string }>(
+    const { rows }: { rows: { id: string; updated_at: Date | string }[] } = await db.query<{
+      id: string;
+      updated_at: Date | string;
+    }>(
       `SELECT p.id, p.updated_at FROM products p JOIN hosts h ON h.id = p.host_id
        WHERE p.status = 'active' AND h.status = 'active'
          AND ($1::text IS NULL OR p.id >= $1::text) AND ($2::text IS NULL OR p.id < $2::text)

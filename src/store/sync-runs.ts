@@ -9,12 +9,19 @@ import { iso } from './rows.js';
  * refusals older than that. One writer per host at a time (a transaction-level advisory lock), so the record never
  * holds more than the budget whatever the concurrency. True when recorded.
  */
-export async function recordRefusal(db: Database, hostId: number, window: { seconds: number; budget: number }): Promise<boolean> {
+export async function recordRefusal(
+  db: Database,
+  hostId: number,
+  window: { seconds: number; budget: number },
+): Promise<boolean> {
   return db.transaction(async (tx) => {
     const [, , recorded] = await tx.queries(
       [
         { sql: `SELECT pg_advisory_xact_lock(hashtextextended('sync_refusals', $1))`, params: [hostId] },
-        { sql: 'DELETE FROM sync_refusals WHERE host_id = $1 AND refused_at <= clock_timestamp() - make_interval(secs => $2)', params: [hostId, window.seconds] },
+        {
+          sql: 'DELETE FROM sync_refusals WHERE host_id = $1 AND refused_at <= clock_timestamp() - make_interval(secs => $2)',
+          params: [hostId, window.seconds],
+        },
         {
           sql: `INSERT INTO sync_refusals (host_id, refused_at)
                 SELECT $1, clock_timestamp() WHERE (SELECT count(*) FROM sync_refusals WHERE host_id = $1) < $2`,

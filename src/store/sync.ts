@@ -19,8 +19,24 @@ import {
 } from './db.js';
 import { keptAnswerStatements, type ClaimRef, type KeptAnswer } from './idempotency.js';
 import { rowOnlyReaderAlive } from './instances.js';
-import { CONTENT_COLUMNS, CONTENT_RECORD, contentRecord, copyContent, copyText, SET_CONTENT } from './product-columns.js';
-import { copyDerivedPrices, CURRENT_RATES, DERIVED_PRICE_COLUMNS, DERIVED_PRICE_RECORD, derivedPrices, RATES_LOCK_FOR_SYNC, rateTableOf, SET_DERIVED_PRICES } from './rates.js';
+import {
+  CONTENT_COLUMNS,
+  CONTENT_RECORD,
+  contentRecord,
+  copyContent,
+  copyText,
+  SET_CONTENT,
+} from './product-columns.js';
+import {
+  copyDerivedPrices,
+  CURRENT_RATES,
+  DERIVED_PRICE_COLUMNS,
+  DERIVED_PRICE_RECORD,
+  derivedPrices,
+  RATES_LOCK_FOR_SYNC,
+  rateTableOf,
+  SET_DERIVED_PRICES,
+} from './rates.js';
 import type { RateTable } from '../catalog/rates.js';
 import { changedWithHistory } from './price-history.js';
 import { iso } from './rows.js';
@@ -176,14 +192,22 @@ export interface SyncTransaction {
    * the key and host are still active, the window, the claim and, with `receiptsWrittenBy`, whether those receipts
    * still hold (else the host's products, for `products()`).
    */
-  takeHost(request: { window: WindowQuery; claim: ClaimRef | null; receiptsWrittenBy: string | null }): Promise<HeldHost>;
+  takeHost(request: {
+    window: WindowQuery;
+    claim: ClaimRef | null;
+    receiptsWrittenBy: string | null;
+  }): Promise<HeldHost>;
   /** The host's products, both statuses, by external_id. */
   products(): Promise<Map<string, ExistingProduct>>;
   /**
    * Writes the products, marks the key used (not for a dry run), records the run and changes the receipts. With
    * `answerFollows`, the transaction stays open for keepAnswer; else it is committed here.
    */
-  write(writes: ProductWrites, run: NewRun, then: { receipts: ReceiptsChange | null; answerFollows: boolean }): Promise<RecordedRun>;
+  write(
+    writes: ProductWrites,
+    run: NewRun,
+    then: { receipts: ReceiptsChange | null; answerFollows: boolean },
+  ): Promise<RecordedRun>;
   /** Stores the answer for the claim's key (the claim is locked since takeHost), keeps the host's caps, and commits. */
   keepAnswer(kept: KeptAnswer): Promise<void>;
 }
@@ -244,7 +268,12 @@ const COMMIT_SETTLE_MS = 10_000;
  * the backend that ran the transaction is gone and the run is not there. Asked again until COMMIT_SETTLE_MS pass
  * (the database may be out of reach for a while); then the outcome is unknown.
  */
-async function settleCommit(db: Database, syncId: string, pid: number | null, lost: CommitOutcomeUnknownError): Promise<TransactionTrouble> {
+async function settleCommit(
+  db: Database,
+  syncId: string,
+  pid: number | null,
+  lost: CommitOutcomeUnknownError,
+): Promise<TransactionTrouble> {
   const deadline = Date.now() + COMMIT_SETTLE_MS;
   while (Date.now() < deadline) {
     const seen = await db
@@ -253,11 +282,19 @@ async function settleCommit(db: Database, syncId: string, pid: number | null, lo
                 EXISTS (SELECT 1 FROM pg_stat_activity WHERE pid = $2) AS running`,
         [syncId, pid ?? 0],
       )
-      .then((result) => result.rows[0], () => undefined);
+      .then(
+        (result) => result.rows[0],
+        () => undefined,
+      );
     if (seen?.recorded) return { kind: 'committed_unseen' };
     // Its backend ended without the run: rolled back, for certain.
     if (seen !== undefined && pid !== null && !seen.running) {
-      return { kind: 'unavailable', error: new DatabaseUnavailableError('the connection was lost before the transaction committed', { cause: lost }) };
+      return {
+        kind: 'unavailable',
+        error: new DatabaseUnavailableError('the connection was lost before the transaction committed', {
+          cause: lost,
+        }),
+      };
     }
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
@@ -267,9 +304,16 @@ async function settleCommit(db: Database, syncId: string, pid: number | null, lo
 type Results<S> = { [K in keyof S]: S[K] extends Statement ? QueryResult<Row> : QueryResult<Row> | undefined };
 
 /** Statements sent in one round trip, in the order given (those left undefined are not sent); results by name. */
-async function batch<S extends Record<string, Statement | undefined>>(tx: Transaction, statements: S, options?: BatchOptions): Promise<Results<S>> {
+async function batch<S extends Record<string, Statement | undefined>>(
+  tx: Transaction,
+  statements: S,
+  options?: BatchOptions,
+): Promise<Results<S>> {
   const names = Object.keys(statements).filter((name) => statements[name] !== undefined);
-  const results = await tx.queries(names.map((name) => statements[name]!), options);
+  const results = await tx.queries(
+    names.map((name) => statements[name]!),
+    options,
+  );
   return Object.fromEntries(names.map((name, k) => [name, results[k]])) as Results<S>;
 }
 
@@ -301,7 +345,9 @@ function* inPieces(key: string, pieces: Iterable<string>): Generator<string> {
  * derives from it, with the prices derived from it (the EUR one by the rates the transaction read under its lock).
  */
 function recordsJson(products: ProductWrites['created'], rates: RateTable): string {
-  return JSON.stringify(products.map((p) => ({ ...contentRecord(p.content), id: p.id, ...derivedPrices(p.content, rates) })));
+  return JSON.stringify(
+    products.map((p) => ({ ...contentRecord(p.content), id: p.id, ...derivedPrices(p.content, rates) })),
+  );
 }
 
 /** A changed (updated or reactivated) product, from the record `x`: active, with its new content. */
@@ -324,14 +370,21 @@ class OpenSync implements SyncTransaction {
     this.hostId = sync.hostId;
   }
 
-  async takeHost(request: { window: WindowQuery; claim: ClaimRef | null; receiptsWrittenBy: string | null }): Promise<HeldHost> {
+  async takeHost(request: {
+    window: WindowQuery;
+    claim: ClaimRef | null;
+    receiptsWrittenBy: string | null;
+  }): Promise<HeldHost> {
     const { hostId } = this;
     const { window, claim, receiptsWrittenBy } = request;
     // One round trip opens the transaction, takes the lock and reads. Each statement after the lock takes its snapshot
     // once the lock is held, so a sync that waited sees the previous holder's run in its window and its products as
     // written. lock_timeout is transaction-scoped (it works behind PgBouncer in transaction mode).
     const found = await batch(this.tx, {
-      setup: { sql: `SELECT set_config('lock_timeout', $1, true), pg_backend_pid() AS backend`, params: [`${this.sync.lockTimeoutMs}ms`] },
+      setup: {
+        sql: `SELECT set_config('lock_timeout', $1, true), pg_backend_pid() AS backend`,
+        params: [`${this.sync.lockTimeoutMs}ms`],
+      },
       host: { sql: 'SELECT status FROM hosts WHERE id = $1 FOR UPDATE', params: [hostId] },
       key: { sql: 'SELECT status FROM api_keys WHERE id = $1', params: [this.sync.keyId] },
       usage: {
@@ -348,7 +401,10 @@ class OpenSync implements SyncTransaction {
         : undefined,
       // Receipts that a sync which held the lock in between rewrote are not the ones that were read: no row.
       receipts: receiptsWrittenBy
-        ? { sql: 'SELECT current FROM sync_receipts WHERE host_id = $1 AND written_by = $2', params: [hostId, receiptsWrittenBy] }
+        ? {
+            sql: 'SELECT current FROM sync_receipts WHERE host_id = $1 AND written_by = $2',
+            params: [hostId, receiptsWrittenBy],
+          }
         : undefined,
       products: receiptsWrittenBy ? undefined : { sql: HELD_PRODUCTS, params: [hostId] },
       // A dry run writes no product: it neither needs the rates nor holds up an import.
@@ -374,7 +430,11 @@ class OpenSync implements SyncTransaction {
     return existing;
   }
 
-  async write(writes: ProductWrites, run: NewRun, then: { receipts: ReceiptsChange | null; answerFollows: boolean }): Promise<RecordedRun> {
+  async write(
+    writes: ProductWrites,
+    run: NewRun,
+    then: { receipts: ReceiptsChange | null; answerFollows: boolean },
+  ): Promise<RecordedRun> {
     const { tx, hostId } = this;
     const { created, changed, deactivated } = writes;
     const rates = this.#rates;
@@ -386,7 +446,8 @@ class OpenSync implements SyncTransaction {
         `COPY products (host_id, external_id, id, status, ${CONTENT_COLUMNS}, ${DERIVED_PRICE_COLUMNS}, fingerprint, created_at, updated_at)`,
         copyChunks(
           created,
-          (c) => `${prefix}${copyText(c.external_id)}\t${c.id}\tactive\t${copyContent(c.content)}\t${copyDerivedPrices(c.content, rates)}\t${c.content.fingerprint}\tnow\tnow`,
+          (c) =>
+            `${prefix}${copyText(c.external_id)}\t${c.id}\tactive\t${copyContent(c.content)}\t${copyDerivedPrices(c.content, rates)}\t${c.content.fingerprint}\tnow\tnow`,
         ),
       );
     }
@@ -397,7 +458,11 @@ class OpenSync implements SyncTransaction {
       );
       await tx.copyFrom(
         `COPY product_changes (external_id, ${CONTENT_COLUMNS}, ${DERIVED_PRICE_COLUMNS}, fingerprint)`,
-        copyChunks(changed, (c) => `${copyText(c.external_id)}\t${copyContent(c.content)}\t${copyDerivedPrices(c.content, rates)}\t${c.content.fingerprint}`),
+        copyChunks(
+          changed,
+          (c) =>
+            `${copyText(c.external_id)}\t${copyContent(c.content)}\t${copyDerivedPrices(c.content, rates)}\t${c.content.fingerprint}`,
+        ),
       );
       await tx.query(this.#changedFrom('product_changes x', '$2'), [hostId, this.sync.syncId]);
     }
@@ -423,7 +488,10 @@ class OpenSync implements SyncTransaction {
         changed:
           changed.length > 0 && changed.length <= WRITE_BY_STATEMENT_MAX
             ? {
-                sql: this.#changedFrom(`json_to_recordset($2::json) AS x (external_id text, ${CONTENT_RECORD}, ${DERIVED_PRICE_RECORD}, fingerprint text)`, '$3'),
+                sql: this.#changedFrom(
+                  `json_to_recordset($2::json) AS x (external_id text, ${CONTENT_RECORD}, ${DERIVED_PRICE_RECORD}, fingerprint text)`,
+                  '$3',
+                ),
                 params: [hostId, recordsJson(changed, rates), this.sync.syncId],
               }
             : undefined,
@@ -438,7 +506,9 @@ class OpenSync implements SyncTransaction {
                 params: [hostId, JSON.stringify(deactivated)],
               }
             : undefined,
-        touch: run.dryRun ? undefined : { sql: 'UPDATE api_keys SET last_used_at = now() WHERE id = $1', params: [this.sync.keyId] },
+        touch: run.dryRun
+          ? undefined
+          : { sql: 'UPDATE api_keys SET last_used_at = now() WHERE id = $1', params: [this.sync.keyId] },
         // Built once the writes before it are done, so that its duration counts them (and the pieces copied after
         // it, below).
         run: this.#runStatement(run, actionsInRow),
@@ -446,8 +516,13 @@ class OpenSync implements SyncTransaction {
       },
       { commit: !then.answerFollows && !replacing && actionsInRow },
     );
-    if (!actionsInRow) await tx.copyFrom('COPY sync_run_action_pieces (host_id, sync_id, piece, text)', inPieces(`${hostId}\t${this.sync.syncId}`, runActionPieces(run.plan)));
-    if (replacing) await tx.copyFrom('COPY sync_receipt_pieces (host_id, piece, text)', inPieces(String(hostId), receipts.text));
+    if (!actionsInRow)
+      await tx.copyFrom(
+        'COPY sync_run_action_pieces (host_id, sync_id, piece, text)',
+        inPieces(`${hostId}\t${this.sync.syncId}`, runActionPieces(run.plan)),
+      );
+    if (replacing)
+      await tx.copyFrom('COPY sync_receipt_pieces (host_id, piece, text)', inPieces(String(hostId), receipts.text));
     if (actionsInRow && !replacing) return recordedOf(last.run.rows[0]!);
     // Those pieces are part of the sync's work (seconds for 50 000 products): the run's duration counts them too. The
     // statement carries the COMMIT the batch above left for later.
@@ -521,7 +596,10 @@ function receiptsStatement(hostId: number, syncId: string, change: ReceiptsChang
     case 'stale':
       return { sql: 'UPDATE sync_receipts SET current = false WHERE host_id = $1 AND current', params: [hostId] };
     case 'confirm':
-      return { sql: 'UPDATE sync_receipts SET current = (written_by = $2) WHERE host_id = $1', params: [hostId, change.writtenBy] };
+      return {
+        sql: 'UPDATE sync_receipts SET current = (written_by = $2) WHERE host_id = $1',
+        params: [hostId, change.writtenBy],
+      };
     case 'replace':
       return {
         sql: `WITH gone AS (DELETE FROM sync_receipt_pieces WHERE host_id = $1)

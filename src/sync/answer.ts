@@ -33,13 +33,20 @@ export const SyncAnswerSchema = Type.Object(
       ),
       { description: "one entry per product of the request, in the request's order" },
     ),
-    deactivated: Type.Array(Type.Object({ external_id: Type.String(), id: ProductId }, { additionalProperties: false }), {
-      description: 'active products the request left out',
-    }),
+    deactivated: Type.Array(
+      Type.Object({ external_id: Type.String(), id: ProductId }, { additionalProperties: false }),
+      {
+        description: 'active products the request left out',
+      },
+    ),
     applied_at: Type.String({ format: 'date-time' }),
     duration_ms: Count,
   },
-  { $id: 'SyncAnswer', additionalProperties: false, description: 'what a sync did (or, as a dry run, would do) to each product' },
+  {
+    $id: 'SyncAnswer',
+    additionalProperties: false,
+    description: 'what a sync did (or, as a dry run, would do) to each product',
+  },
 );
 
 export type SyncAnswer = Static<typeof SyncAnswerSchema>;

@@ -5,7 +5,13 @@
 import { createHash } from 'node:crypto';
 import type { Config } from '../config.js';
 import type { Queryable } from '../store/db.js';
-import { claimIdempotencyKey, releaseIdempotencyKey, type ClaimRef, type IdempotencyPolicy, type StoredAnswer } from '../store/idempotency.js';
+import {
+  claimIdempotencyKey,
+  releaseIdempotencyKey,
+  type ClaimRef,
+  type IdempotencyPolicy,
+  type StoredAnswer,
+} from '../store/idempotency.js';
 
 export type { StoredAnswer };
 
@@ -28,7 +34,9 @@ export function keyDigest(header: unknown): string | null {
 
 /** What a key remembers of a request: whether it was a dry run, and its decoded body bytes. */
 export function requestFingerprint(dryRun: boolean, bodyDigest: string): string {
-  return createHash('sha256').update(`${dryRun ? 'dry-run' : 'sync'}\n${bodyDigest}`).digest('hex');
+  return createHash('sha256')
+    .update(`${dryRun ? 'dry-run' : 'sync'}\n${bodyDigest}`)
+    .digest('hex');
 }
 
 export function idempotencyPolicy(config: Config, instance: string): IdempotencyPolicy {
@@ -78,7 +86,12 @@ export type KeyState =
   /** a request with this key is still running */
   | { kind: 'in_use' };
 
-export async function claimKey(db: Queryable, hostId: number, key: string | null, policy: IdempotencyPolicy): Promise<KeyState> {
+export async function claimKey(
+  db: Queryable,
+  hostId: number,
+  key: string | null,
+  policy: IdempotencyPolicy,
+): Promise<KeyState> {
   if (key === null) return { kind: 'none' };
   const claim = await claimIdempotencyKey(db, hostId, key, policy);
   if (claim.kind === 'claimed') return { kind: 'held', hold: new KeyHold(hostId, claim.claim) };
@@ -89,7 +102,10 @@ export async function claimKey(db: Queryable, hostId: number, key: string | null
  * The earlier answer of a finished key: replayed when this request is the one that got it, never rate limited since
  * it applies nothing; a reuse of the key for another request otherwise. Null when the key has no answer yet.
  */
-export function priorAnswer(state: KeyState, fingerprint: string): { kind: 'replayed'; answer: StoredAnswer } | { kind: 'key_reused' } | null {
+export function priorAnswer(
+  state: KeyState,
+  fingerprint: string,
+): { kind: 'replayed'; answer: StoredAnswer } | { kind: 'key_reused' } | null {
   if (state.kind !== 'finished') return null;
   return state.fingerprint === fingerprint ? { kind: 'replayed', answer: state.answer } : { kind: 'key_reused' };
 }

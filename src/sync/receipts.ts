@@ -44,7 +44,11 @@ const CURRENCIES = Intl.supportedValuesOf('currency').join(',');
 /** The conditions under which a receipt holds: the same bytes validate to the same product under them. */
 export function receiptsContext(defaultCurrency: string, categories: Iterable<string>): string {
   const slugs = [...categories].sort();
-  return hash('sha256', `${VALIDATION_VERSION}\n${CURRENCIES}\n${defaultCurrency.toUpperCase()}\n${slugs.join('\n')}`, 'base64');
+  return hash(
+    'sha256',
+    `${VALIDATION_VERSION}\n${CURRENCIES}\n${defaultCurrency.toUpperCase()}\n${slugs.join('\n')}`,
+    'base64',
+  );
 }
 
 /** The digest a product's bytes are known by: SHA-256, so that no host can make two products pass for one. */
@@ -144,7 +148,8 @@ export function validateWithReceipts(
   options: ValidateOptions,
   stored: StoredReceipts | null,
 ): { validation: BodyValidation; receipts: ReceiptsUse | null } {
-  if (bytes.length < RECEIPTS_MIN_BODY_BYTES) return { validation: validateCatalogueBody(bytes, options), receipts: null };
+  if (bytes.length < RECEIPTS_MIN_BODY_BYTES)
+    return { validation: validateCatalogueBody(bytes, options), receipts: null };
   const context = receiptsContext(options.defaultCurrency, options.categories);
   const usable = stored?.context === context ? stored : null;
   const lookup = usable ? new StoredLookup(usable.pieces) : null;
@@ -175,7 +180,11 @@ export function receiptsToCheck(receipts: ReceiptsUse | null): string | null {
  * The plan of a catalogue known product for product from receipts that still describe the host's products: every
  * product unchanged, without reading them. Null when the receipts do not allow it.
  */
-export function planFromReceipts(receipts: ReceiptsUse | null, current: boolean, products: readonly CatalogueProduct[]): SyncPlan | null {
+export function planFromReceipts(
+  receipts: ReceiptsUse | null,
+  current: boolean,
+  products: readonly CatalogueProduct[],
+): SyncPlan | null {
   if (!receipts?.allKnown || !current) return null;
   const known: KnownProduct[] = [];
   for (const product of products) {
@@ -191,7 +200,11 @@ export function planFromReceipts(receipts: ReceiptsUse | null, current: boolean,
  * current, unless they were rewritten since they were read; any other catalogue writes its own. A dry run, or a
  * catalogue answered from current receipts, leaves them as they are.
  */
-export function receiptsChange(receipts: ReceiptsUse | null, plan: SyncPlan, sync: { dryRun: boolean; fromReceipts: boolean }): ReceiptsChange | null {
+export function receiptsChange(
+  receipts: ReceiptsUse | null,
+  plan: SyncPlan,
+  sync: { dryRun: boolean; fromReceipts: boolean },
+): ReceiptsChange | null {
   if (sync.dryRun || sync.fromReceipts) return null;
   if (receipts === null) return { kind: 'stale' };
   if (receipts.allKnown && receipts.writtenBy !== null) return { kind: 'confirm', writtenBy: receipts.writtenBy };

@@ -12,7 +12,16 @@ import { keepRefusal, type KeptAnswerCaps } from '../store/idempotency.js';
 import { findSyncCaller, inSyncTransaction, type SyncCaller, type SyncTransaction } from '../store/sync.js';
 import { findSyncRun, recordRefusal } from '../store/sync-runs.js';
 import { answerOfRun, syncAnswer, type SyncAnswer } from './answer.js';
-import { claimKey, holdOf, idempotencyPolicy, priorAnswer, requestFingerprint, type KeyHold, type KeyState, type StoredAnswer } from './idempotency.js';
+import {
+  claimKey,
+  holdOf,
+  idempotencyPolicy,
+  priorAnswer,
+  requestFingerprint,
+  type KeyHold,
+  type KeyState,
+  type StoredAnswer,
+} from './idempotency.js';
 import { planFromReceipts, receiptsChange, receiptsToCheck, withoutKnown, type ReceiptsUse } from './receipts.js';
 import type { SyncSlots } from './slots.js';
 import { checkBody } from './validation-pool.js';
@@ -56,7 +65,14 @@ export interface Admission {
 
 export type SyncOutcome =
   /** applied (or, for a dry run, planned); usage is the window's once it counts this run, when known */
-  | { kind: 'applied'; answer: StoredAnswer; dryRun: boolean; summary: SyncSummary; window: Window; usage: WindowUsage | null }
+  | {
+      kind: 'applied';
+      answer: StoredAnswer;
+      dryRun: boolean;
+      summary: SyncSummary;
+      window: Window;
+      usage: WindowUsage | null;
+    }
   /** the same request finished before under its Idempotency-Key: its answer */
   | { kind: 'replayed'; answer: StoredAnswer }
   /** the catalogue breaks the rules; nothing was changed */
@@ -105,7 +121,10 @@ export class SyncService {
   /** The owner of the key with this digest, with the window of `dryRun`, in one query; receipts only when they may be used. */
   findCaller(digest: Buffer, dryRun: boolean, mayUseReceipts: boolean): Promise<SyncCaller | null> {
     const window = this.windowOf(dryRun);
-    return findSyncCaller(this.#db, digest, window, { receipts: mayUseReceipts, refusalBudget: this.#config.refusedMaxPerWindow });
+    return findSyncCaller(this.#db, digest, window, {
+      receipts: mayUseReceipts,
+      refusalBudget: this.#config.refusedMaxPerWindow,
+    });
   }
 
   /** The window a request is counted in: applied syncs, or dry runs. */
@@ -119,7 +138,10 @@ export class SyncService {
   }
 
   /** Before the body is read: the request's Idempotency-Key is claimed, and the window must have room. */
-  async admit(caller: SyncCaller, request: { dryRun: boolean; idempotencyKey: string | null; startedAt: Date }): Promise<Admission> {
+  async admit(
+    caller: SyncCaller,
+    request: { dryRun: boolean; idempotencyKey: string | null; startedAt: Date },
+  ): Promise<Admission> {
     const window = this.windowOf(request.dryRun);
     const key = await claimKey(this.#db, caller.hostId, request.idempotencyKey, this.#keys);
     const admission = { caller, dryRun: request.dryRun, window, key, startedAt: request.startedAt };
@@ -140,7 +162,10 @@ export class SyncService {
    * by requests that were already being read when it filled: those are answered, and not counted twice.
    */
   recordRefusal(hostId: number): Promise<boolean> {
-    return recordRefusal(this.#db, hostId, { seconds: this.#config.syncWindowSeconds, budget: this.#config.refusedMaxPerWindow });
+    return recordRefusal(this.#db, hostId, {
+      seconds: this.#config.syncWindowSeconds,
+      budget: this.#config.refusedMaxPerWindow,
+    });
   }
 
   /**
@@ -167,9 +192,16 @@ export class SyncService {
 
   /** Validation of a large body runs on a thread of the validation pool, so that the event loop serves others meanwhile. */
   async #validate(caller: SyncCaller, body: SyncBody): Promise<Catalogue | { refusal: CatalogueRefusal }> {
-    const options: ValidateOptions = { categories: caller.categories, defaultCurrency: caller.defaultCurrency, maxProducts: this.#config.maxProducts };
+    const options: ValidateOptions = {
+      categories: caller.categories,
+      defaultCurrency: caller.defaultCurrency,
+      maxProducts: this.#config.maxProducts,
+    };
     const { validation, receipts, bytes } = await checkBody(body.takeBytes(), options, caller.receipts);
-    if (!validation.ok) return { refusal: { errors: validation.errors, truncated: validation.truncated, notJson: 'notJson' in validation } };
+    if (!validation.ok)
+      return {
+        refusal: { errors: validation.errors, truncated: validation.truncated, notJson: 'notJson' in validation },
+      };
     const heal = () => {
       const full = validateCatalogueBody(bytes, options);
       return full.ok ? full.products : null;
@@ -178,21 +210,41 @@ export class SyncService {
   }
 
   /** A refused body is an answer too: kept for the key, so that its retry is refused the same way. */
-  async #refuse(hold: KeyHold | null, fingerprint: string, refusal: CatalogueRefusal, request: SyncRequest): Promise<SyncOutcome> {
+  async #refuse(
+    hold: KeyHold | null,
+    fingerprint: string,
+    refusal: CatalogueRefusal,
+    request: SyncRequest,
+  ): Promise<SyncOutcome> {
     const answer = this.#answers.refused(refusal, request);
     if (hold !== null) {
-      await keepRefusal(this.#db, hold.hostId, { claim: hold.claim, fingerprint, answer, caps: this.#keptAnswerCaps() });
+      await keepRefusal(this.#db, hold.hostId, {
+        claim: hold.claim,
+        fingerprint,
+        answer,
+        caps: this.#keptAnswerCaps(),
+      });
       hold.kept();
     }
     return { kind: 'refused', answer };
   }
 
-  async #apply(admission: Admission, hold: KeyHold | null, fingerprint: string, catalogue: Catalogue, request: SyncRequest): Promise<SyncOutcome> {
+  async #apply(
+    admission: Admission,
+    hold: KeyHold | null,
+    fingerprint: string,
+    catalogue: Catalogue,
+    request: SyncRequest,
+  ): Promise<SyncOutcome> {
     const { caller, dryRun, window } = admission;
     const syncId = newId('syn');
     const identity = { syncId, hostId: caller.hostId, keyId: caller.keyId, lockTimeoutMs: this.#config.lockTimeoutMs };
     const ended = await inSyncTransaction(this.#db, identity, async (tx): Promise<SyncOutcome> => {
-      const host = await tx.takeHost({ window, claim: hold?.claim ?? null, receiptsWrittenBy: receiptsToCheck(catalogue.receipts) });
+      const host = await tx.takeHost({
+        window,
+        claim: hold?.claim ?? null,
+        receiptsWrittenBy: receiptsToCheck(catalogue.receipts),
+      });
       if (!host.active) return { kind: 'revoked' };
       if (isFull(window, host.usage)) return { kind: 'rate_limited', window, usage: host.usage };
       if (!host.holdsClaim) return { kind: 'key_in_use' };
@@ -200,12 +252,30 @@ export class SyncService {
       const planned = await this.#plan(tx, catalogue, host.receiptsCurrent, dryRun, request);
       const recorded = await tx.write(
         planned.writes,
-        { dryRun, requestId: request.id, summary: planned.plan.summary, plan: planned.plan, startedAt: admission.startedAt },
-        { receipts: receiptsChange(planned.receipts, planned.plan, { dryRun, fromReceipts: planned.fromReceipts }), answerFollows: hold !== null },
+        {
+          dryRun,
+          requestId: request.id,
+          summary: planned.plan.summary,
+          plan: planned.plan,
+          startedAt: admission.startedAt,
+        },
+        {
+          receipts: receiptsChange(planned.receipts, planned.plan, { dryRun, fromReceipts: planned.fromReceipts }),
+          answerFollows: hold !== null,
+        },
       );
-      const answer = this.#answers.applied(syncAnswer({ syncId, dryRun, host: caller.hostSlug }, planned.plan, recorded));
+      const answer = this.#answers.applied(
+        syncAnswer({ syncId, dryRun, host: caller.hostSlug }, planned.plan, recorded),
+      );
       if (hold !== null) await tx.keepAnswer({ claim: hold.claim, fingerprint, answer, caps: this.#keptAnswerCaps() });
-      return { kind: 'applied', answer, dryRun, summary: planned.plan.summary, window, usage: withOneMoreRun(window, host.usage) };
+      return {
+        kind: 'applied',
+        answer,
+        dryRun,
+        summary: planned.plan.summary,
+        window,
+        usage: withOneMoreRun(window, host.usage),
+      };
     });
 
     switch (ended.kind) {
@@ -242,7 +312,8 @@ export class SyncService {
     request: SyncRequest,
   ): Promise<{ plan: SyncPlan; writes: ProductWrites; receipts: ReceiptsUse | null; fromReceipts: boolean }> {
     const unchanged = planFromReceipts(catalogue.receipts, receiptsCurrent, catalogue.products);
-    if (unchanged !== null) return { plan: unchanged, writes: NO_WRITES, receipts: catalogue.receipts, fromReceipts: true };
+    if (unchanged !== null)
+      return { plan: unchanged, writes: NO_WRITES, receipts: catalogue.receipts, fromReceipts: true };
     const held = await tx.products();
     const newProductId = () => newId('prd');
     const plan = planSync(held, catalogue.products, newProductId);
@@ -252,12 +323,20 @@ export class SyncService {
 
     // A stored receipt vouched for bytes that do not validate to it (altered in the database, or left by a bug):
     // nothing is written yet; the catalogue is validated in full, planned again, and its receipts rewritten.
-    request.log.warn({ product: written.staleAt }, 'a stored receipt no longer holds; the catalogue is validated in full');
+    request.log.warn(
+      { product: written.staleAt },
+      'a stored receipt no longer holds; the catalogue is validated in full',
+    );
     const products = catalogue.heal?.() ?? null;
     if (products === null) throw new Error(`product ${written.staleAt} is valid with its receipt and not without it`);
     const replanned = planSync(held, products, newProductId);
     const rewritten = writesOf(replanned);
     if (!('writes' in rewritten)) throw new Error('a catalogue validated in full has no product known from a receipt');
-    return { plan: replanned, writes: rewritten.writes, receipts: withoutKnown(catalogue.receipts), fromReceipts: false };
+    return {
+      plan: replanned,
+      writes: rewritten.writes,
+      receipts: withoutKnown(catalogue.receipts),
+      fromReceipts: false,
+    };
   }
 }

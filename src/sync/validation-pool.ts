@@ -47,7 +47,10 @@ export type ValidationVerdict = { bytes: Uint8Array } & (
  * src/sync/validation-pool.ts, and a worker thread cannot load TypeScript, so the pool runs the same module as
  * compiled to dist/ (which `npm test` builds first).
  */
-const WORKER = new URL(import.meta.url.endsWith('.ts') ? '../../dist/sync/validation-worker.js' : './validation-worker.js', import.meta.url);
+const WORKER = new URL(
+  import.meta.url.endsWith('.ts') ? '../../dist/sync/validation-worker.js' : './validation-worker.js',
+  import.meta.url,
+);
 
 /** One thread, or two where there are cores to spare: a check is as fast on either, the point is to leave the event loop. */
 const THREADS = Math.max(1, Math.min(2, availableParallelism() - 1));
@@ -86,16 +89,27 @@ function validationPool(): Piscina<ValidationTask, ValidationVerdict> {
  * on a thread of the pool first, its buffer moved there and back (the caller's view of it is left empty: use the
  * bytes answered).
  */
-export async function checkBody(bytes: Uint8Array, options: ValidateOptions, stored: StoredReceipts | null): Promise<BodyCheck> {
+export async function checkBody(
+  bytes: Uint8Array,
+  options: ValidateOptions,
+  stored: StoredReceipts | null,
+): Promise<BodyCheck> {
   if (bytes.length < VALIDATION_THREAD_MIN_BYTES) return { ...validateWithReceipts(bytes, options, stored), bytes };
   // A body this large owns its buffer (the body reader's, or Buffer's pool only serves small ones): it may be moved.
-  const verdict = await validationPool().run({ bytes, options, stored }, { transferList: [bytes.buffer as ArrayBuffer] });
+  const verdict = await validationPool().run(
+    { bytes, options, stored },
+    { transferList: [bytes.buffer as ArrayBuffer] },
+  );
   switch (verdict.kind) {
     case 'refused':
       return { validation: verdict.validation, receipts: null, bytes: verdict.bytes };
     case 'known': {
       const products = verdict.products.map((place) => knownProductAt(verdict.bytes, place, options));
-      return { validation: { ok: true, products, known: products.length }, receipts: verdict.receipts, bytes: verdict.bytes };
+      return {
+        validation: { ok: true, products, known: products.length },
+        receipts: verdict.receipts,
+        bytes: verdict.bytes,
+      };
     }
     case 'valid':
       return { ...validateWithReceipts(verdict.bytes, options, stored), bytes: verdict.bytes };

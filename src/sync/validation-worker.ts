@@ -16,7 +16,8 @@ function verdictOf({ bytes, options, stored }: ValidationTask): ValidationVerdic
   if (!validation.ok) return { kind: 'refused', validation, bytes };
   // With verdictOnly only known products are kept: the answer is complete when the body was read item by item (its
   // items have digests) and every item is one of them.
-  const complete = receipts !== null && receipts.digests.length > 0 && validation.products.length === receipts.digests.length;
+  const complete =
+    receipts !== null && receipts.digests.length > 0 && validation.products.length === receipts.digests.length;
   if (!complete) return { kind: 'valid', bytes };
   return { kind: 'known', products: validation.products.filter(isKnown).map(placeOf), receipts, bytes };
 }

@@ -5,7 +5,10 @@ import type { WindowUsage } from '../store/sync.js';
 
 export type { WindowUsage };
 
-export type WindowLimits = Pick<Config, 'syncMaxPerWindow' | 'dryRunMaxPerWindow' | 'syncWindowSeconds' | 'refusedMaxPerWindow'>;
+export type WindowLimits = Pick<
+  Config,
+  'syncMaxPerWindow' | 'dryRunMaxPerWindow' | 'syncWindowSeconds' | 'refusedMaxPerWindow'
+>;
 
 /** The window a request is counted in: applied syncs, or dry runs. */
 export interface Window {

@@ -52,7 +52,9 @@ function entry(e: AtomEntry): string {
     `<updated>${xmlText(e.updated)}</updated>`,
     e.published ? `<published>${xmlText(e.published)}</published>` : '',
     link({ href: e.link, rel: 'alternate', type: 'text/html' }),
-    ...(e.categories ?? []).map((c) => `<category term="${xmlText(c.term)}"${c.label ? ` label="${xmlText(c.label)}"` : ''}/>`),
+    ...(e.categories ?? []).map(
+      (c) => `<category term="${xmlText(c.term)}"${c.label ? ` label="${xmlText(c.label)}"` : ''}/>`,
+    ),
     `<summary type="text">${xmlText(e.summary)}</summary>`,
     '</entry>',
   ].join('\n');

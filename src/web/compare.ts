@@ -40,11 +40,23 @@ function bestOf(numbers: (number | null)[], lowest: boolean): number[] {
   return numbers.flatMap((n, index) => (n === best ? [index] : []));
 }
 
-function priceRow(key: string, label: string, products: PricedProduct[], currency: string, amountOf: (p: PricedProduct) => Amount, note?: (p: PricedProduct) => string): CompareRow {
+function priceRow(
+  key: string,
+  label: string,
+  products: PricedProduct[],
+  currency: string,
+  amountOf: (p: PricedProduct) => Amount,
+  note?: (p: PricedProduct) => string,
+): CompareRow {
   const amounts = products.map(amountOf);
   const values = products.map((p, i) => {
     const { shown, own } = amounts[i]!;
-    const text = shown !== null ? formatPrice(shown, currency) : own !== null ? `${formatPrice(own, p.currency)} (not converted: no exchange rate)` : null;
+    const text =
+      shown !== null
+        ? formatPrice(shown, currency)
+        : own !== null
+          ? `${formatPrice(own, p.currency)} (not converted: no exchange rate)`
+          : null;
     return text === null ? null : `${text}${note ? note(p) : ''}`;
   });
   const native = products.map((p, i) => {
@@ -52,19 +64,39 @@ function priceRow(key: string, label: string, products: PricedProduct[], currenc
     return shown !== null && own !== null && p.currency !== currency ? formatPrice(own, p.currency) : null;
   });
   // Only figures in the one display currency are compared: a plan whose currency has no rate is not ranked.
-  return { key, label, values, native, better: 'lower', best: bestOf(amounts.map((a) => a.shown), true) };
+  return {
+    key,
+    label,
+    values,
+    native,
+    better: 'lower',
+    best: bestOf(
+      amounts.map((a) => a.shown),
+      true,
+    ),
+  };
 }
 
 const round2 = (value: number) => Math.round(value * 100) / 100;
 
 /** A cost in the display currency: the plan's own figure when it is priced in it, else the converted one. */
-function shownIn(currency: string, p: PricedProduct, own: number | null, converted: number | null | undefined): number | null {
+function shownIn(
+  currency: string,
+  p: PricedProduct,
+  own: number | null,
+  converted: number | null | undefined,
+): number | null {
   if (own === null) return null;
   if (p.currency === currency) return round2(own);
   return converted ?? null;
 }
 
-const plain = (key: string, label: string, values: (string | null)[], ranked: { better: 'higher'; best: number[] } | null = null): CompareRow => ({
+const plain = (
+  key: string,
+  label: string,
+  values: (string | null)[],
+  ranked: { better: 'higher'; best: number[] } | null = null,
+): CompareRow => ({
   key,
   label,
   values,
@@ -80,21 +112,48 @@ const plain = (key: string, label: string, values: (string | null)[], ranked: { 
 export function compareRows(products: PricedProduct[], categories: Category[], currency: string): CompareRow[] {
   const label = (slug: string) => categories.find((category) => category.slug === slug)?.label ?? slug;
   const rows: CompareRow[] = [
-    plain('provider', 'Provider', products.map((p) => p.host.name)),
-    plain('category', 'Category', products.map((p) => label(p.category))),
-    priceRow('monthly_price', 'Per month', products, currency, (p) => ({ own: p.cost.monthly, shown: shownIn(currency, p, p.cost.monthly, p.converted?.monthly) })),
-    priceRow('yearly_price', 'Per year', products, currency, (p) => ({ own: p.cost.yearly, shown: shownIn(currency, p, p.cost.yearly, p.converted?.yearly) })),
+    plain(
+      'provider',
+      'Provider',
+      products.map((p) => p.host.name),
+    ),
+    plain(
+      'category',
+      'Category',
+      products.map((p) => label(p.category)),
+    ),
+    priceRow('monthly_price', 'Per month', products, currency, (p) => ({
+      own: p.cost.monthly,
+      shown: shownIn(currency, p, p.cost.monthly, p.converted?.monthly),
+    })),
+    priceRow('yearly_price', 'Per year', products, currency, (p) => ({
+      own: p.cost.yearly,
+      shown: shownIn(currency, p, p.cost.yearly, p.converted?.yearly),
+    })),
     priceRow(
       'first_year_cost',
       'First year, setup included',
       products,
       currency,
-      (p) => ({ own: p.cost.first_term?.cost ?? null, shown: shownIn(currency, p, p.cost.first_term?.cost ?? null, p.converted?.first_term_cost) }),
+      (p) => ({
+        own: p.cost.first_term?.cost ?? null,
+        shown: shownIn(currency, p, p.cost.first_term?.cost ?? null, p.converted?.first_term_cost),
+      }),
       // A minimum term longer than a year is what the first payment buys: said beside the figure.
-      (p) => (p.cost.first_term !== null && p.cost.first_term.months !== 12 ? ` (${termLabel(p.cost.first_term.months).toLowerCase()})` : ''),
+      (p) =>
+        p.cost.first_term !== null && p.cost.first_term.months !== 12
+          ? ` (${termLabel(p.cost.first_term.months).toLowerCase()})`
+          : '',
     ),
-    priceRow('setup_fee', 'Setup fee', products, currency, (p) => ({ own: p.cost.setup_fee, shown: shownIn(currency, p, p.cost.setup_fee, p.converted?.setup_fee) })),
-    plain('contract_duration', 'Minimum term', products.map((p) => (p.contract_duration === null ? null : formatDuration(p.contract_duration)))),
+    priceRow('setup_fee', 'Setup fee', products, currency, (p) => ({
+      own: p.cost.setup_fee,
+      shown: shownIn(currency, p, p.cost.setup_fee, p.converted?.setup_fee),
+    })),
+    plain(
+      'contract_duration',
+      'Minimum term',
+      products.map((p) => (p.contract_duration === null ? null : formatDuration(p.contract_duration))),
+    ),
   ];
   // "Free" reads better than €0.00, and is no less the lowest.
   const setup = rows.find((row) => row.key === 'setup_fee')!;
@@ -110,12 +169,32 @@ export function compareRows(products: PricedProduct[], categories: Category[], c
         SPEC_LABELS[key],
         values.map((value) => (value === undefined ? null : formatSpecValue(key, value))),
         // More of a resource is better; "Unlimited" is stored as more than any figure.
-        numeric ? { better: 'higher', best: bestOf(products.map((p) => p.comparable_specs[key as NumericSpec] ?? null), false) } : null,
+        numeric
+          ? {
+              better: 'higher',
+              best: bestOf(
+                products.map((p) => p.comparable_specs[key as NumericSpec] ?? null),
+                false,
+              ),
+            }
+          : null,
       ),
     );
   }
-  rows.push(plain('locations', 'Locations', products.map((p) => (p.places.length === 0 ? null : p.places.map(placeLabel).join('; ')))));
-  rows.push(plain('features', 'Features', products.map((p) => (p.features?.length ? p.features.join('; ') : null))));
+  rows.push(
+    plain(
+      'locations',
+      'Locations',
+      products.map((p) => (p.places.length === 0 ? null : p.places.map(placeLabel).join('; '))),
+    ),
+  );
+  rows.push(
+    plain(
+      'features',
+      'Features',
+      products.map((p) => (p.features?.length ? p.features.join('; ') : null)),
+    ),
+  );
   return rows;
 }
 
@@ -143,8 +222,12 @@ export interface CompareView {
 /** The plans asked for that are not listed: a withdrawn one by its name and provider, an id never listed as such. */
 function unlistedNotice(unlisted: UnlistedPlan[]): Html | '' {
   if (unlisted.length === 0) return '';
-  const named = unlisted.map((plan) => (plan.name === null ? `${plan.id}, which this directory never listed` : `${plan.name} by ${plan.host}`));
-  return html`<p class="problem" role="status">${unlisted.length === 1 ? 'One plan is' : `${unlisted.length} plans are`} not listed any more: ${named.join('; ')}.</p>`;
+  const named = unlisted.map((plan) =>
+    plan.name === null ? `${plan.id}, which this directory never listed` : `${plan.name} by ${plan.host}`,
+  );
+  return html`<p class="problem" role="status">
+    ${unlisted.length === 1 ? 'One plan is' : `${unlisted.length} plans are`} not listed any more: ${named.join('; ')}.
+  </p>`;
 }
 
 /** The day of the rates the costs were converted at (the oldest among the plans), or null when none was. */
@@ -158,7 +241,9 @@ function cell(row: CompareRow, index: number): Html {
   const value = row.values[index];
   if (value === null || value === undefined) return html`<td><span class="muted">—</span></td>`;
   const native = row.native[index];
-  const best = row.best.includes(index) ? html` <span class="best">${row.better === 'lower' ? 'Lowest' : 'Most'}</span>` : '';
+  const best = row.best.includes(index)
+    ? html` <span class="best">${row.better === 'lower' ? 'Lowest' : 'Most'}</span>`
+    : '';
   return html`<td>${value}${best}${native ? html`<span class="native muted">priced at ${native}</span>` : ''}</td>`;
 }
 
@@ -175,25 +260,72 @@ export function comparePage(view: CompareView, categories: Category[]): Html {
   return layout(
     {
       title: products.length > 0 ? `Compare ${products.map((p) => p.name).join(', ')}` : 'Compare plans',
-      description: 'Hosting plans side by side: prices, setup fees, minimum terms and specs normalized across providers.',
+      description:
+        'Hosting plans side by side: prices, setup fees, minimum terms and specs normalized across providers.',
     },
     html`<nav aria-label="Breadcrumb" class="breadcrumb"><a href="/">All categories</a> › <span>Compare</span></nav>
-<h1>Compare plans</h1>
-${view.problems.length > 0 ? html`<div class="problem" role="alert"><h2>This comparison could not be made</h2><ul>${view.problems.map((problem) => html`<li>${problem}</li>`)}</ul></div>` : ''}
-${unlistedNotice(view.unlisted)}
-${view.note ? html`<p class="notice" role="status">${view.note}</p>` : ''}
-${products.length === 0
-    ? html`<p>Pick up to ${COMPARE_MAX} plans with their “Compare” boxes on a <a href="/search">search</a> or category page, then choose “Compare selected”.</p>`
-    : html`<form class="compare-currency" action="/compare" method="get" aria-label="Currency">
-<input type="hidden" name="ids" value="${ids.join(',')}">
-<label for="compare-currency">Show prices in</label> <select id="compare-currency" name="display_currency">${view.currencies.map((code) => html`<option value="${code}"${code === currency ? html` selected` : ''}>${code}</option>`)}</select> <button type="submit">Show</button>
-</form>
-${day ? html`<p class="muted">Converted at the exchange rates of <time datetime="${day}">${day}</time>; a plan priced in another currency shows its own price below the figure.</p>` : ''}
-<div class="scroll"><table class="compare plans-${products.length}">
-<caption class="visually-hidden">The plans side by side; the best of each row is marked Lowest or Most</caption>
-<thead><tr><td></td>${products.map((p) => html`<th scope="col"><a href="/products/${encodeURIComponent(p.id)}${carry}">${p.name}</a><br><a class="muted" href="${without(p.id)}">Remove<span class="visually-hidden"> ${p.name}</span></a></th>`)}</tr></thead>
-<tbody>${rows.map((row) => html`<tr><th scope="row">${row.label}</th>${row.values.map((_, index) => cell(row, index))}</tr>`)}
-<tr><th scope="row">Specs as listed</th>${products.map((p) => html`<td>${Object.entries(p.specs ?? {}).map(([key, value]) => html`<div>${key}: ${value}</div>`)}${Object.keys(p.specs ?? {}).length === 0 ? html`<span class="muted">—</span>` : ''}</td>`)}</tr>
-</tbody></table></div>`}`,
+      <h1>Compare plans</h1>
+      ${
+        view.problems.length > 0
+          ? html`<div class="problem" role="alert">
+              <h2>This comparison could not be made</h2>
+              <ul>
+                ${view.problems.map((problem) => html`<li>${problem}</li>`)}
+              </ul>
+            </div>`
+          : ''
+      }
+      ${unlistedNotice(view.unlisted)} ${view.note ? html`<p class="notice" role="status">${view.note}</p>` : ''}
+      ${
+        products.length === 0
+          ? html`<p>
+              Pick up to ${COMPARE_MAX} plans with their “Compare” boxes on a <a href="/search">search</a> or category
+              page, then choose “Compare selected”.
+            </p>`
+          : html`<form class="compare-currency" action="/compare" method="get" aria-label="Currency">
+                <input type="hidden" name="ids" value="${ids.join(',')}" />
+                <label for="compare-currency">Show prices in</label>
+                <select id="compare-currency" name="display_currency">
+                  ${view.currencies.map((code) => html`<option value="${code}" ${code === currency ? html` selected` : ''}>${code}</option>`)}
+                </select>
+                <button type="submit">Show</button>
+              </form>
+              ${day ? html`<p class="muted">Converted at the exchange rates of <time datetime="${day}">${day}</time>; a plan priced in another currency shows its own price below the figure.</p>` : ''}
+              <div class="scroll">
+                <table class="compare plans-${products.length}">
+                  <caption class="visually-hidden">
+                    The plans side by side; the best of each row is marked Lowest or Most
+                  </caption>
+                  <thead>
+                    <tr>
+                      <td></td>
+                      ${products.map(
+                        (p) =>
+                          html`<th scope="col">
+                            <a href="/products/${encodeURIComponent(p.id)}${carry}">${p.name}</a><br /><a
+                              class="muted"
+                              href="${without(p.id)}"
+                              >Remove<span class="visually-hidden"> ${p.name}</span></a
+                            >
+                          </th>`,
+                      )}
+                    </tr>
+                  </thead>
+                  <tbody>
+                    ${rows.map(
+                      (row) =>
+                        html`<tr>
+                          <th scope="row">${row.label}</th>
+                          ${row.values.map((_, index) => cell(row, index))}
+                        </tr>`,
+                    )}
+                    <tr>
+                      <th scope="row">Specs as listed</th>
+                      ${products.map((p) => html`<td>${Object.entries(p.specs ?? {}).map(([key, value]) => html`<div>${key}: ${value}</div>`)}${Object.keys(p.specs ?? {}).length === 0 ? html`<span class="muted">—</span>` : ''}</td>`)}
+                    </tr>
+                  </tbody>
+                </table>
+              </div>`
+      }`,
   );
 }

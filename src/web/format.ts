@@ -89,8 +89,21 @@ export function formatCount(count: number): string {
 
 // Words billing systems abbreviate in spec keys, spelled as people read them.
 const SPEC_WORDS: Record<string, string> = {
-  cpu: 'CPU', gpu: 'GPU', ram: 'RAM', ssd: 'SSD', nvme: 'NVMe', ip: 'IP', ipv4: 'IPv4', ipv6: 'IPv6', php: 'PHP',
-  sla: 'SLA', tld: 'TLD', s3: 'S3', dns: 'DNS', whmcs: 'WHMCS', cpanel: 'cPanel',
+  cpu: 'CPU',
+  gpu: 'GPU',
+  ram: 'RAM',
+  ssd: 'SSD',
+  nvme: 'NVMe',
+  ip: 'IP',
+  ipv4: 'IPv4',
+  ipv6: 'IPv6',
+  php: 'PHP',
+  sla: 'SLA',
+  tld: 'TLD',
+  s3: 'S3',
+  dns: 'DNS',
+  whmcs: 'WHMCS',
+  cpanel: 'cPanel',
 };
 const SPEC_UNITS: Record<string, string> = { gb: 'GB', tb: 'TB', mb: 'MB', gbit: 'Gbit/s', mbit: 'Mbit/s' };
 
@@ -140,5 +153,7 @@ export function placeLabel(place: NamedPlace): string {
   const country = COUNTRY_LABELS.get(place.country) ?? place.country;
   if (place.city !== null) return `${place.city}, ${country}`;
   const alone = foldKey(place.location);
-  return alone === foldKey(country) || alone === place.country.toLowerCase() ? country : `${place.location}, ${country}`;
+  return alone === foldKey(country) || alone === place.country.toLowerCase()
+    ? country
+    : `${place.location}, ${country}`;
 }

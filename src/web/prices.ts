@@ -27,14 +27,24 @@ export function termLabel(months: number): string {
 }
 
 /** The headline: the price per the period the plan is sold by ("€120.00 per year"), never a yearly price "per month". */
-function headline(product: PricedProduct, period: PricePeriod): { amount: string; per: string; equivalent: string | null } {
+function headline(
+  product: PricedProduct,
+  period: PricePeriod,
+): { amount: string; per: string; equivalent: string | null } {
   const { cost, currency } = product;
   if (cost.basis === null) return { amount: PRICE_ON_REQUEST, per: '', equivalent: null };
   if (period === 'year' && cost.yearly !== null) {
-    return { amount: formatPrice(cost.yearly, currency), per: cost.yearly_is_equivalent ? 'per year (12 × monthly)' : 'per year', equivalent: null };
+    return {
+      amount: formatPrice(cost.yearly, currency),
+      per: cost.yearly_is_equivalent ? 'per year (12 × monthly)' : 'per year',
+      equivalent: null,
+    };
   }
   const per = cost.basis.period === null ? cost.basis.label : periodAfterPrice(cost.basis.period);
-  const equivalent = cost.monthly_is_equivalent && cost.monthly !== null ? `${formatPrice(round2(cost.monthly), currency)} per month equivalent` : null;
+  const equivalent =
+    cost.monthly_is_equivalent && cost.monthly !== null
+      ? `${formatPrice(round2(cost.monthly), currency)} per month equivalent`
+      : null;
   return { amount: formatPrice(cost.basis.price, currency), per, equivalent };
 }
 
@@ -50,14 +60,19 @@ function convertedLine(product: PricedProduct, display: PriceDisplay): Html | ''
   const amount = display.period === 'year' ? converted.yearly : converted.monthly;
   if (amount === null) return '';
   const date = converted.rate_date;
-  return html`<p class="converted">≈ ${formatPrice(amount, converted.currency)} ${display.period === 'year' ? 'per year' : 'per month'}${date ? html` <span class="muted">(rates of <time datetime="${date}">${date}</time>)</span>` : ''}</p>`;
+  return html`<p class="converted">
+    ≈ ${formatPrice(amount, converted.currency)}
+    ${display.period === 'year' ? 'per year' : 'per month'}${date ? html` <span class="muted">(rates of <time datetime="${date}">${date}</time>)</span>` : ''}
+  </p>`;
 }
 
 function setupAndTerm(product: PricedProduct): Html | '' {
   const { cost, currency } = product;
   const parts: string[] = [];
-  if (cost.setup_fee !== null) parts.push(cost.setup_fee === 0 ? 'No setup fee' : `Setup ${formatPrice(cost.setup_fee, currency)}`);
-  if (cost.first_term !== null) parts.push(`${termLabel(cost.first_term.months)}: ${formatPrice(cost.first_term.cost, currency)}`);
+  if (cost.setup_fee !== null)
+    parts.push(cost.setup_fee === 0 ? 'No setup fee' : `Setup ${formatPrice(cost.setup_fee, currency)}`);
+  if (cost.first_term !== null)
+    parts.push(`${termLabel(cost.first_term.months)}: ${formatPrice(cost.first_term.cost, currency)}`);
   return parts.length > 0 ? html`<p class="muted terms">${parts.join(' · ')}</p>` : '';
 }
 
@@ -65,9 +80,8 @@ function setupAndTerm(product: PricedProduct): Html | '' {
 export function cardPrices(product: PricedProduct, display: PriceDisplay): Html {
   const { amount, per, equivalent } = headline(product, display.period);
   return html`<p><span class="price">${amount}</span>${per ? html` <span class="muted">${per}</span>` : ''}</p>
-${equivalent ? html`<p class="muted">${equivalent}</p>` : ''}
-${convertedLine(product, display)}
-${setupAndTerm(product)}`;
+    ${equivalent ? html`<p class="muted">${equivalent}</p>` : ''} ${convertedLine(product, display)}
+    ${setupAndTerm(product)}`;
 }
 
 /** The price of a product page's description: "€120.00 per year". */
@@ -80,19 +94,44 @@ export function headlineText(product: PricedProduct): string {
 export function costDetails(product: PricedProduct): Html {
   const { cost, converted, currency } = product;
   const approx = (value: number | null | undefined) =>
-    converted && value !== null && value !== undefined && currency !== converted.currency ? html` <span class="muted">(≈ ${formatPrice(value, converted.currency)})</span>` : '';
+    converted && value !== null && value !== undefined && currency !== converted.currency
+      ? html` <span class="muted">(≈ ${formatPrice(value, converted.currency)})</span>`
+      : '';
   return html`<dl class="cost">
-${cost.monthly !== null ? html`<dt>${cost.monthly_is_equivalent ? 'Per month (equivalent)' : 'Per month'}</dt><dd>${formatPrice(round2(cost.monthly), currency)}${approx(converted?.monthly)}</dd>` : ''}
-${cost.yearly !== null ? html`<dt>${cost.yearly_is_equivalent ? 'Per year (12 × monthly)' : 'Per year'}</dt><dd>${formatPrice(cost.yearly, currency)}${approx(converted?.yearly)}</dd>` : ''}
-<dt>Setup fee</dt><dd>${cost.setup_fee === null ? 'none listed' : cost.setup_fee === 0 ? 'free' : html`${formatPrice(cost.setup_fee, currency)}${approx(converted?.setup_fee)}`}</dd>
-${cost.first_term !== null ? html`<dt>${termLabel(cost.first_term.months)}, setup included</dt><dd>${formatPrice(cost.first_term.cost, currency)}${approx(converted?.first_term_cost)}</dd>` : ''}
-</dl>`;
+    ${
+      cost.monthly !== null
+        ? html`<dt>${cost.monthly_is_equivalent ? 'Per month (equivalent)' : 'Per month'}</dt>
+            <dd>${formatPrice(round2(cost.monthly), currency)}${approx(converted?.monthly)}</dd>`
+        : ''
+    }
+    ${
+      cost.yearly !== null
+        ? html`<dt>${cost.yearly_is_equivalent ? 'Per year (12 × monthly)' : 'Per year'}</dt>
+            <dd>${formatPrice(cost.yearly, currency)}${approx(converted?.yearly)}</dd>`
+        : ''
+    }
+    <dt>Setup fee</dt>
+    <dd>
+      ${cost.setup_fee === null ? 'none listed' : cost.setup_fee === 0 ? 'free' : html`${formatPrice(cost.setup_fee, currency)}${approx(converted?.setup_fee)}`}
+    </dd>
+    ${
+      cost.first_term !== null
+        ? html`<dt>${termLabel(cost.first_term.months)}, setup included</dt>
+            <dd>${formatPrice(cost.first_term.cost, currency)}${approx(converted?.first_term_cost)}</dd>`
+        : ''
+    }
+  </dl>`;
 }
 
 /** What the list says about currencies: the display currency, what was not converted, and why. */
 export function currencyNotes(display: PriceDisplay, maxPriceGiven: boolean): Html {
   return html`${display.note ? html`<p class="notice" role="status">${display.note}</p>` : ''}
-${display.unconverted.length > 0
-    ? html`<p class="notice" role="status">Not converted (no exchange rate): ${display.unconverted.join(', ')}. ${maxPriceGiven ? 'Their plans cannot be compared with the maximum price and are left out.' : 'Sorted by price, their plans come after the converted ones.'}</p>`
-    : ''}`;
+  ${
+    display.unconverted.length > 0
+      ? html`<p class="notice" role="status">
+          Not converted (no exchange rate): ${display.unconverted.join(', ')}.
+          ${maxPriceGiven ? 'Their plans cannot be compared with the maximum price and are left out.' : 'Sorted by price, their plans come after the converted ones.'}
+        </p>`
+      : ''
+  }`;
 }

@@ -37,7 +37,12 @@ export const URLSET_OPEN = `${XML_HEAD}<urlset xmlns="${NAMESPACE}">\n`;
 export const URLSET_CLOSE = '</urlset>\n';
 
 export function sitemapUrls(urls: SitemapUrl[]): string {
-  return urls.map(({ loc, lastmod }) => `<url><loc>${escapeXml(loc)}</loc>${lastmod ? `<lastmod>${escapeXml(lastmod)}</lastmod>` : ''}</url>\n`).join('');
+  return urls
+    .map(
+      ({ loc, lastmod }) =>
+        `<url><loc>${escapeXml(loc)}</loc>${lastmod ? `<lastmod>${escapeXml(lastmod)}</lastmod>` : ''}</url>\n`,
+    )
+    .join('');
 }
 
 /** How long each billing period is, as schema.org's referenceQuantity (UN/CEFACT unit codes). */
@@ -53,7 +58,14 @@ const PERIOD_QUANTITY: Record<Exclude<CanonicalPeriod, 'one_time'>, [number, str
   triennially: [3, 'ANN'],
 };
 
-function offer(price: number, currency: string, url: string, seller: string, period: CanonicalPeriod | null, label?: string): Record<string, unknown> {
+function offer(
+  price: number,
+  currency: string,
+  url: string,
+  seller: string,
+  period: CanonicalPeriod | null,
+  label?: string,
+): Record<string, unknown> {
   const quantity = period && period !== 'one_time' ? PERIOD_QUANTITY[period] : null;
   return {
     '@type': 'Offer',
@@ -80,7 +92,11 @@ function offer(price: number, currency: string, url: string, seller: string, per
  * schema.org Product with one Offer per pricing tier (its period as the price's reference quantity), or one monthly
  * Offer for a product priced without tiers; none for "price on request".
  */
-export function productStructuredData(product: ListedProduct, url: string, categoryLabel: string): Record<string, unknown> {
+export function productStructuredData(
+  product: ListedProduct,
+  url: string,
+  categoryLabel: string,
+): Record<string, unknown> {
   const seller = product.host.name;
   const tiers = product.pricing_tiers ?? [];
   const offers =
@@ -110,6 +126,9 @@ export function productStructuredData(product: ListedProduct, url: string, categ
  * open a comment ("<!--").
  */
 export function jsonLdScript(data: unknown): Html {
-  const json = JSON.stringify(data).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  const json = JSON.stringify(data).replace(
+    /[<>&\u2028\u2029]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
   return new Html(`<script type="application/ld+json">${json}</script>`);
 }

@@ -9,38 +9,42 @@ const database = benchDatabase('hostdir_bench_read_smoke');
 
 afterAll(() => database.drop());
 
-it('loads products, serves them and measures every answer against its floor, directly and through nginx', { timeout: 180_000 }, async () => {
-  const run = await runBenchScript('read.mjs', ['--json'], {
-    BENCH_DATABASE_URL: ADMIN_DATABASE_URL,
-    BENCH_DATABASE: database.name,
-    BENCH_PRODUCTS: '3000',
-    BENCH_DURATION: '0.5',
-    BENCH_WARMUP: '0',
-  });
-  expect(run.code, run.stderr).toBe(0);
-  const result = JSON.parse(run.stdout.trim().split('\n').at(-1)!);
-  expect(result).toMatchObject({ bench: 'read', products: 3000, hosts: 10, clients: 32 });
-  const pages = ['home', 'category', 'search', 'product', 'json_search'];
-  expect(Object.keys(result.figures)).toEqual(['1', '2']);
-  for (const processes of ['1', '2']) {
-    expect(Object.keys(result.figures[processes])).toEqual(pages);
-    for (const page of pages) {
-      for (const where of ['floor', 'direct', 'cached']) {
-        const figure = result.figures[processes][page][where];
-        expect(figure.rps, `${processes} × ${page} ${where}`).toBeGreaterThan(0);
-        expect(figure.p99_ms).toBeGreaterThanOrEqual(figure.p50_ms);
-        // What each request cost: the processes answering it (the floor's, hostdir's with its workers, nginx's) and autocannon.
-        expect(figure.server_cpu_ms, `${processes} × ${page} ${where}`).toBeGreaterThan(0);
-        expect(figure.client_cpu_ms).toBeGreaterThan(0);
+it(
+  'loads products, serves them and measures every answer against its floor, directly and through nginx',
+  { timeout: 180_000 },
+  async () => {
+    const run = await runBenchScript('read.mjs', ['--json'], {
+      BENCH_DATABASE_URL: ADMIN_DATABASE_URL,
+      BENCH_DATABASE: database.name,
+      BENCH_PRODUCTS: '3000',
+      BENCH_DURATION: '0.5',
+      BENCH_WARMUP: '0',
+    });
+    expect(run.code, run.stderr).toBe(0);
+    const result = JSON.parse(run.stdout.trim().split('\n').at(-1)!);
+    expect(result).toMatchObject({ bench: 'read', products: 3000, hosts: 10, clients: 32 });
+    const pages = ['home', 'category', 'search', 'product', 'json_search'];
+    expect(Object.keys(result.figures)).toEqual(['1', '2']);
+    for (const processes of ['1', '2']) {
+      expect(Object.keys(result.figures[processes])).toEqual(pages);
+      for (const page of pages) {
+        for (const where of ['floor', 'direct', 'cached']) {
+          const figure = result.figures[processes][page][where];
+          expect(figure.rps, `${processes} × ${page} ${where}`).toBeGreaterThan(0);
+          expect(figure.p99_ms).toBeGreaterThanOrEqual(figure.p50_ms);
+          // What each request cost: the processes answering it (the floor's, hostdir's with its workers, nginx's) and autocannon.
+          expect(figure.server_cpu_ms, `${processes} × ${page} ${where}`).toBeGreaterThan(0);
+          expect(figure.client_cpu_ms).toBeGreaterThan(0);
+        }
+        // hostdir reads PostgreSQL for every answer it makes.
+        expect(result.figures[processes][page].direct.db_cpu_ms).toBeGreaterThan(0);
       }
-      // hostdir reads PostgreSQL for every answer it makes.
-      expect(result.figures[processes][page].direct.db_cpu_ms).toBeGreaterThan(0);
     }
-  }
-  for (const page of pages) expect(result.bytes[page]).toBeGreaterThan(1000);
-  // Two targets per answer and number of processes: the uncached p99 and the cache's ratio.
-  expect(result.targets).toHaveLength(2 * pages.length * 2);
-  // The readable table comes first.
-  expect(run.stdout).toContain('uncached p99 ≤ 100 ms');
-  expect(run.stdout).toContain('cached ≥ 10 × uncached');
-});
+    for (const page of pages) expect(result.bytes[page]).toBeGreaterThan(1000);
+    // Two targets per answer and number of processes: the uncached p99 and the cache's ratio.
+    expect(result.targets).toHaveLength(2 * pages.length * 2);
+    // The readable table comes first.
+    expect(run.stdout).toContain('uncached p99 ≤ 100 ms');
+    expect(run.stdout).toContain('cached ≥ 10 × uncached');
+  },
+);

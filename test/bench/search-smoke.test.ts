@@ -23,5 +23,8 @@ it('generates products, serves them and times 24 searches', async () => {
   expect(summary.median_ms).toBeGreaterThan(0);
   expect(summary.spec_search.median_ms).toBeGreaterThan(0);
   // Every search found something but the two words no product has both of: the generated data covers every filter.
-  for (const line of lines.slice(1, 25)) expect(line, line).toMatch(line.startsWith('text, two words never together') ? /\s0 results/ : /\s[1-9]\d* results/);
+  for (const line of lines.slice(1, 25))
+    expect(line, line).toMatch(
+      line.startsWith('text, two words never together') ? /\s0 results/ : /\s[1-9]\d* results/,
+    );
 });

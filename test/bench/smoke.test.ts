@@ -36,8 +36,14 @@ function runBench(args: string[]): Promise<{ code: number | null; stdout: string
     execFile(
       process.execPath,
       [path.join(ROOT, 'bench/run.mjs'), ...args],
-      { cwd: ROOT, env: { ...process.env, BENCH_DATABASE_URL: ADMIN_DATABASE_URL }, timeout: 170_000, maxBuffer: 16 * 1024 * 1024 },
-      (error, stdout, stderr) => resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+      {
+        cwd: ROOT,
+        env: { ...process.env, BENCH_DATABASE_URL: ADMIN_DATABASE_URL },
+        timeout: 170_000,
+        maxBuffer: 16 * 1024 * 1024,
+      },
+      (error, stdout, stderr) =>
+        resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     );
   });
 }

@@ -258,7 +258,10 @@ describe('canonicalPeriod', () => {
   });
 
   it('never throws, and answers null or a canonical period, for any string', () => {
-    const anyString = fc.oneof(fc.string({ unit: 'binary', maxLength: 80 }), fc.string({ unit: 'grapheme', maxLength: 60 }));
+    const anyString = fc.oneof(
+      fc.string({ unit: 'binary', maxLength: 80 }),
+      fc.string({ unit: 'grapheme', maxLength: 60 }),
+    );
     fc.assert(
       fc.property(anyString, (sent) => {
         const period = canonicalPeriod(sent);

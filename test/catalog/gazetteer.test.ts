@@ -53,7 +53,9 @@ describe('placeOf', () => {
     expect(place?.country ?? null).toBe(country);
   });
   it('gives FRA, Frankfurt and Frankfurt am Main one key', () => {
-    expect(new Set(['FRA', 'Frankfurt', 'frankfurt am main'].map((l) => placeOf(l)?.key))).toEqual(new Set(['frankfurt-de']));
+    expect(new Set(['FRA', 'Frankfurt', 'frankfurt am main'].map((l) => placeOf(l)?.key))).toEqual(
+      new Set(['frankfurt-de']),
+    );
   });
 });
 

@@ -6,9 +6,21 @@ const TEMPLATE = 'https://billing.example.com/cart.php?a=add&pid={external_id}';
 
 describe('profile checks', () => {
   it('takes https links, a description and a country in any case', () => {
-    expect(checkProfileChange({ website: ' https://www.example.com/ ', order_url_template: TEMPLATE, country: 'de', description: 'Small host' })).toEqual({
+    expect(
+      checkProfileChange({
+        website: ' https://www.example.com/ ',
+        order_url_template: TEMPLATE,
+        country: 'de',
+        description: 'Small host',
+      }),
+    ).toEqual({
       ok: true,
-      values: { website: 'https://www.example.com/', order_url_template: TEMPLATE, country: 'DE', description: 'Small host' },
+      values: {
+        website: 'https://www.example.com/',
+        order_url_template: TEMPLATE,
+        country: 'DE',
+        description: 'Small host',
+      },
     });
   });
 
@@ -39,7 +51,10 @@ describe('profile checks', () => {
     ['description', 'x'.repeat(501), 'max_length'],
     ['description', 'a\u0000b', 'control_characters'],
   ] as const)('refuses %s %j', (field, value, code) => {
-    expect(checkProfileChange({ [field]: value })).toEqual({ ok: false, problems: [{ pointer: `/${field}`, code, detail: expect.any(String) }] });
+    expect(checkProfileChange({ [field]: value })).toEqual({
+      ok: false,
+      problems: [{ pointer: `/${field}`, code, detail: expect.any(String) }],
+    });
   });
 
   it('knows countries', () => {
@@ -51,7 +66,11 @@ describe('profile checks', () => {
 describe('order links', () => {
   it('put the URL-encoded external_id where the template says', () => {
     expect(expandOrderUrl(TEMPLATE, '42')).toBe('https://billing.example.com/cart.php?a=add&pid=42');
-    expect(expandOrderUrl(TEMPLATE, 'vps s/1&x=<y>')).toBe('https://billing.example.com/cart.php?a=add&pid=vps%20s%2F1%26x%3D%3Cy%3E');
-    expect(expandOrderUrl('https://x.example/{external_id}/{external_id}', 'a#b')).toBe('https://x.example/a%23b/a%23b');
+    expect(expandOrderUrl(TEMPLATE, 'vps s/1&x=<y>')).toBe(
+      'https://billing.example.com/cart.php?a=add&pid=vps%20s%2F1%26x%3D%3Cy%3E',
+    );
+    expect(expandOrderUrl('https://x.example/{external_id}/{external_id}', 'a#b')).toBe(
+      'https://x.example/a%23b/a%23b',
+    );
   });
 });

@@ -9,7 +9,14 @@ describe('keptAnswers', () => {
       asked.push(key);
       return key === 'none' ? undefined : key === 'null' ? null : key.length;
     });
-    expect([answer('abc'), answer('none'), answer('null'), answer('abc'), answer('none'), answer('null')]).toEqual([3, undefined, null, 3, undefined, null]);
+    expect([answer('abc'), answer('none'), answer('null'), answer('abc'), answer('none'), answer('null')]).toEqual([
+      3,
+      undefined,
+      null,
+      3,
+      undefined,
+      null,
+    ]);
     expect(asked).toEqual(['abc', 'none', 'null']);
   });
 

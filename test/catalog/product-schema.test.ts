@@ -6,9 +6,7 @@ import { CONTRACT_DURATION_PATTERN } from '../../src/catalog/product-fields.js';
 import { ProductOutput, syncRequestBodySchema } from '../../src/catalog/product-schema.js';
 
 const SyncRequestBody = syncRequestBodySchema();
-import { normalizeDuration, validateCatalogue } from '../../src/catalog/validate.js';
-
-const OPTS = { categories: new Set(['vps_cloud']), defaultCurrency: 'USD', maxProducts: 10 };
+import { normalizeDuration } from '../../src/catalog/validate.js';
 
 describe('the request schema', () => {
   it('documents the contract durations the validator reads, n within the limits', () => {
@@ -43,7 +41,9 @@ describe('the request schema', () => {
     expect(Value.Check(SyncRequestBody, { products: [{ ...product, colour: 'red' }] })).toBe(false);
     expect(Value.Check(SyncRequestBody, { products: [product], extra: 1 })).toBe(false);
     expect(Value.Check(SyncRequestBody, { products: [] })).toBe(false);
-    expect(Value.Check(SyncRequestBody, { products: [{ ...product, name: 'x'.repeat(NAME_MAX_LENGTH + 1) }] })).toBe(false);
+    expect(Value.Check(SyncRequestBody, { products: [{ ...product, name: 'x'.repeat(NAME_MAX_LENGTH + 1) }] })).toBe(
+      false,
+    );
     expect(Value.Check(syncRequestBodySchema(1), { products: [product, product] })).toBe(false);
   });
 });

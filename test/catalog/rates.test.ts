@@ -1,6 +1,14 @@
 // Reading exchange rates (the ECB's reference-rate XML and the JSON form) and converting through EUR.
 import { describe, expect, it } from 'vitest';
-import { fromBase, parseEcbXml, parseRatesFile, parseRatesJson, RatesFormatError, toBase, type RateTable } from '../../src/catalog/rates.js';
+import {
+  fromBase,
+  parseEcbXml,
+  parseRatesFile,
+  parseRatesJson,
+  RatesFormatError,
+  toBase,
+  type RateTable,
+} from '../../src/catalog/rates.js';
 
 /** The shape of https://www.ecb.europa.eu/stats/eurofxref/eurofxref-daily.xml: single quotes, tabs, namespaces. */
 const DAILY = `<?xml version="1.0" encoding="UTF-8"?>
@@ -34,28 +42,80 @@ describe('the ECB reference-rate XML', () => {
     const days = parseEcbXml(DAILY);
     expect(days).toHaveLength(1);
     expect(days[0]!.date).toBe('2024-06-28');
-    expect(Object.fromEntries(days[0]!.rates)).toEqual({ USD: '1.0705', JPY: '171.94', GBP: '0.84638', IDR: '17487.21' });
+    expect(Object.fromEntries(days[0]!.rates)).toEqual({
+      USD: '1.0705',
+      JPY: '171.94',
+      GBP: '0.84638',
+      IDR: '17487.21',
+    });
   });
 
   it('reads a history file of several days, double quotes too', () => {
     const history = `<gesmes:Envelope><Cube><Cube time="2024-06-28"><Cube currency="USD" rate="1.0705"/></Cube>
       <Cube time="2024-06-27"><Cube currency="USD" rate="1.0700"/><Cube currency="CHF" rate="0.9634"/></Cube></Cube></gesmes:Envelope>`;
-    expect(parseEcbXml(history).map((day) => [day.date, day.rates.size])).toEqual([['2024-06-28', 1], ['2024-06-27', 2]]);
+    expect(parseEcbXml(history).map((day) => [day.date, day.rates.size])).toEqual([
+      ['2024-06-28', 1],
+      ['2024-06-27', 2],
+    ]);
   });
 
   it.each([
     ['not the ECB shape at all', '<html><body>Service unavailable</body></html>', [{ pointer: '', code: 'format' }]],
-    ['an envelope without a day', '<gesmes:Envelope><Cube></Cube></gesmes:Envelope>', [{ pointer: '', code: 'format' }]],
-    ['a day without rates', `<gesmes:Envelope><Cube><Cube time='2024-06-28'></Cube></Cube></gesmes:Envelope>`, [{ pointer: "Cube[time='2024-06-28']", code: 'format' }]],
-    ['an impossible date', `<gesmes:Envelope><Cube><Cube time='2024-02-30'><Cube currency='USD' rate='1'/></Cube></Cube></gesmes:Envelope>`, [{ pointer: "Cube[time='2024-02-30']", code: 'date' }]],
-    ['a negative rate', `<gesmes:Envelope><Cube><Cube time='2024-06-28'><Cube currency='USD' rate='-1.07'/></Cube></Cube></gesmes:Envelope>`, [{ pointer: "Cube[currency='USD']", code: 'rate' }]],
-    ['a zero rate', `<gesmes:Envelope><Cube><Cube time='2024-06-28'><Cube currency='USD' rate='0'/></Cube></Cube></gesmes:Envelope>`, [{ pointer: "Cube[currency='USD']", code: 'rate' }]],
-    ['a rate in exponent form', `<gesmes:Envelope><Cube><Cube time='2024-06-28'><Cube currency='USD' rate='1e3'/></Cube></Cube></gesmes:Envelope>`, [{ pointer: "Cube[currency='USD']", code: 'rate' }]],
-    ['an unknown currency', `<gesmes:Envelope><Cube><Cube time='2024-06-28'><Cube currency='XYZ' rate='1.2'/></Cube></Cube></gesmes:Envelope>`, [{ pointer: "Cube[currency='XYZ']", code: 'currency' }]],
-    ['a rate for EUR itself', `<gesmes:Envelope><Cube><Cube time='2024-06-28'><Cube currency='EUR' rate='1'/></Cube></Cube></gesmes:Envelope>`, [{ pointer: "Cube[currency='EUR']", code: 'base_currency' }]],
-    ['a currency twice in a day', `<gesmes:Envelope><Cube><Cube time='2024-06-28'><Cube currency='USD' rate='1'/><Cube currency='USD' rate='2'/></Cube></Cube></gesmes:Envelope>`, [{ pointer: "Cube[currency='USD']", code: 'duplicate' }]],
-    ['a rate outside any day', `<gesmes:Envelope><Cube><Cube currency='USD' rate='1.07'/></Cube></gesmes:Envelope>`, [{ pointer: "Cube[currency='USD']", code: 'format' }]],
-    ['an envelope never closed', `<gesmes:Envelope><Cube><Cube time='2024-06-28'><Cube currency='USD' rate='1.07'/></Cube></Cube>`, [{ pointer: '', code: 'incomplete' }]],
+    [
+      'an envelope without a day',
+      '<gesmes:Envelope><Cube></Cube></gesmes:Envelope>',
+      [{ pointer: '', code: 'format' }],
+    ],
+    [
+      'a day without rates',
+      `<gesmes:Envelope><Cube><Cube time='2024-06-28'></Cube></Cube></gesmes:Envelope>`,
+      [{ pointer: "Cube[time='2024-06-28']", code: 'format' }],
+    ],
+    [
+      'an impossible date',
+      `<gesmes:Envelope><Cube><Cube time='2024-02-30'><Cube currency='USD' rate='1'/></Cube></Cube></gesmes:Envelope>`,
+      [{ pointer: "Cube[time='2024-02-30']", code: 'date' }],
+    ],
+    [
+      'a negative rate',
+      `<gesmes:Envelope><Cube><Cube time='2024-06-28'><Cube currency='USD' rate='-1.07'/></Cube></Cube></gesmes:Envelope>`,
+      [{ pointer: "Cube[currency='USD']", code: 'rate' }],
+    ],
+    [
+      'a zero rate',
+      `<gesmes:Envelope><Cube><Cube time='2024-06-28'><Cube currency='USD' rate='0'/></Cube></Cube></gesmes:Envelope>`,
+      [{ pointer: "Cube[currency='USD']", code: 'rate' }],
+    ],
+    [
+      'a rate in exponent form',
+      `<gesmes:Envelope><Cube><Cube time='2024-06-28'><Cube currency='USD' rate='1e3'/></Cube></Cube></gesmes:Envelope>`,
+      [{ pointer: "Cube[currency='USD']", code: 'rate' }],
+    ],
+    [
+      'an unknown currency',
+      `<gesmes:Envelope><Cube><Cube time='2024-06-28'><Cube currency='XYZ' rate='1.2'/></Cube></Cube></gesmes:Envelope>`,
+      [{ pointer: "Cube[currency='XYZ']", code: 'currency' }],
+    ],
+    [
+      'a rate for EUR itself',
+      `<gesmes:Envelope><Cube><Cube time='2024-06-28'><Cube currency='EUR' rate='1'/></Cube></Cube></gesmes:Envelope>`,
+      [{ pointer: "Cube[currency='EUR']", code: 'base_currency' }],
+    ],
+    [
+      'a currency twice in a day',
+      `<gesmes:Envelope><Cube><Cube time='2024-06-28'><Cube currency='USD' rate='1'/><Cube currency='USD' rate='2'/></Cube></Cube></gesmes:Envelope>`,
+      [{ pointer: "Cube[currency='USD']", code: 'duplicate' }],
+    ],
+    [
+      'a rate outside any day',
+      `<gesmes:Envelope><Cube><Cube currency='USD' rate='1.07'/></Cube></gesmes:Envelope>`,
+      [{ pointer: "Cube[currency='USD']", code: 'format' }],
+    ],
+    [
+      'an envelope never closed',
+      `<gesmes:Envelope><Cube><Cube time='2024-06-28'><Cube currency='USD' rate='1.07'/></Cube></Cube>`,
+      [{ pointer: '', code: 'incomplete' }],
+    ],
   ])('refuses %s, naming where', (_name, text, expected) => {
     expect(problemsOf(() => parseEcbXml(text))).toEqual(expected);
   });
@@ -74,7 +134,12 @@ describe('the JSON form', () => {
   });
 
   it('reads several days as an array', () => {
-    expect(parseRatesJson([{ date: '2026-11-20', rates: { USD: 1.08 } }, { date: '2026-11-19', rates: { USD: 1.07 } }])).toHaveLength(2);
+    expect(
+      parseRatesJson([
+        { date: '2026-11-20', rates: { USD: 1.08 } },
+        { date: '2026-11-19', rates: { USD: 1.07 } },
+      ]),
+    ).toHaveLength(2);
   });
 
   it.each([
@@ -83,7 +148,14 @@ describe('the JSON form', () => {
     ['no rates', { date: '2026-11-20', rates: {} }, ['/rates']],
     ['a rate that is no number', { date: '2026-11-20', rates: { USD: 'a lot' } }, ['/rates/USD']],
     ['an unknown field', { date: '2026-11-20', rates: { USD: 1 }, source: 'x' }, ['/source']],
-    ['a day twice', [{ date: '2026-11-20', rates: { USD: 1 } }, { date: '2026-11-20', rates: { USD: 2 } }], ['/1/date']],
+    [
+      'a day twice',
+      [
+        { date: '2026-11-20', rates: { USD: 1 } },
+        { date: '2026-11-20', rates: { USD: 2 } },
+      ],
+      ['/1/date'],
+    ],
     ['nothing', [], ['']],
     ['an infinite rate', { date: '2026-11-20', rates: { USD: Number.POSITIVE_INFINITY } }, ['/rates/USD']],
   ])('refuses %s', (_name, value, pointers) => {

@@ -22,7 +22,10 @@ describe('searchTerms', () => {
     ['v2 server', [{ words: ['v2'] }, { words: ['server'] }]],
     // places the text would not match as typed
     ['frankfurt am main', [{ words: ['frankfurt', 'am', 'main'], facet: 'p:frankfurt-de' }]],
-    ['vps Frankfurt am Main nvme', [{ words: ['vps'] }, { words: ['frankfurt', 'am', 'main'], facet: 'p:frankfurt-de' }, { words: ['nvme'] }]],
+    [
+      'vps Frankfurt am Main nvme',
+      [{ words: ['vps'] }, { words: ['frankfurt', 'am', 'main'], facet: 'p:frankfurt-de' }, { words: ['nvme'] }],
+    ],
     ['München', [{ words: ['münchen'], facet: 'p:munich-de' }]],
     ['uk', [{ words: ['uk'], facet: 'c:GB' }]],
     ['Deutschland', [{ words: ['deutschland'], facet: 'c:DE' }]],
@@ -47,7 +50,16 @@ describe('searchTerms', () => {
   });
 
   it('reads at most eight words', () => {
-    expect(searchTerms('a1 a2 a3 a4 a5 a6 a7 a8 a9 a10').map((term) => term.words[0])).toEqual(['a1', 'a2', 'a3', 'a4', 'a5', 'a6', 'a7', 'a8']);
+    expect(searchTerms('a1 a2 a3 a4 a5 a6 a7 a8 a9 a10').map((term) => term.words[0])).toEqual([
+      'a1',
+      'a2',
+      'a3',
+      'a4',
+      'a5',
+      'a6',
+      'a7',
+      'a8',
+    ]);
   });
 });
 
@@ -56,29 +68,28 @@ describe('termQuery', () => {
     expect(termQuery({ words: ['ryzen'] })).toBe('ryzen:*');
     expect(termQuery({ words: ['16', 'gb'], token: '16gb' })).toBe('16gb | 16 & gb:*');
     expect(termQuery({ words: ['16gb'], token: '16gb' })).toBe('16gb:*');
-    expect(termQuery({ words: ['frankfurt', 'am', 'main'], facet: 'p:frankfurt-de' })).toBe('frankfurt:* & am:* & main:*');
+    expect(termQuery({ words: ['frankfurt', 'am', 'main'], facet: 'p:frankfurt-de' })).toBe(
+      'frankfurt:* & am:* & main:*',
+    );
   });
 });
 
 describe('the tokens the specs add for the terms to find', () => {
   it('gives each size as a token, "ram" beside a RAM size, and 1000 GB as 1 TB too', () => {
-    expect(specWords({ ram_gb: 16, cpu_cores: 4, disk_gb: 1000, disk_type: 'nvme', bandwidth_tb: 20, port_mbps: 1000 })).toEqual([
-      'nvme',
-      'ram',
-      '16gb',
-      '1000gb',
-      '1tb',
-      '20tb',
-      '1000mbit',
-      '1gbit',
-      '4core',
-    ]);
+    expect(
+      specWords({ ram_gb: 16, cpu_cores: 4, disk_gb: 1000, disk_type: 'nvme', bandwidth_tb: 20, port_mbps: 1000 }),
+    ).toEqual(['nvme', 'ram', '16gb', '1000gb', '1tb', '20tb', '1000mbit', '1gbit', '4core']);
     expect(specWords({ player_slots: 32, ram_gb: 0.5 })).toEqual(['ram', '32slot']);
     expect(specWords({ bandwidth_tb: 1_000_000_000 })).toEqual(['unmetered', 'unlimited']);
   });
 
   it('every size term of a query finds the product whose specs give that size', () => {
-    const extra = derivedOf({ category: 'vps_cloud', specs: { Memory: '16 GB', CPU: '4 vCores', Port: '1 Gbit/s' }, features: null, datacenter_locations: null }).search_extra.split(' ');
+    const extra = derivedOf({
+      category: 'vps_cloud',
+      specs: { Memory: '16 GB', CPU: '4 vCores', Port: '1 Gbit/s' },
+      features: null,
+      datacenter_locations: null,
+    }).search_extra.split(' ');
     for (const typed of ['16 GB', '16gb', '4 cores', '4 vcpu', '1 gbit', '1000 mbps']) {
       const [term] = searchTerms(typed);
       expect(extra, typed).toContain(term!.token);

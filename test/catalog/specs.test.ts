@@ -170,7 +170,7 @@ const PAIRS: [string, string, Record<string, number | string>][] = [
   ['SLA', '99.9%', {}],
 ];
 
-describe('readSpec: providers\' keys and values onto the vocabulary', () => {
+describe("readSpec: providers' keys and values onto the vocabulary", () => {
   it('has at least 150 realistic pairs', () => {
     expect(PAIRS.length).toBeGreaterThanOrEqual(150);
   });
@@ -188,7 +188,12 @@ describe('normalizeSpecs', () => {
     const specs = { RAM: '4 GB', Disk: '50 GB SSD', Websites: '3', Slots: '20' };
     expect(normalizeSpecs(specs, 'vps_cloud')).toEqual({ ram_gb: 4, disk_gb: 50, disk_type: 'ssd' });
     expect(normalizeSpecs(specs, 'web_shared')).toEqual({ storage_gb: 50, disk_type: 'ssd', websites: 3 });
-    expect(normalizeSpecs(specs, 'game_minecraft')).toEqual({ ram_gb: 4, disk_gb: 50, disk_type: 'ssd', player_slots: 20 });
+    expect(normalizeSpecs(specs, 'game_minecraft')).toEqual({
+      ram_gb: 4,
+      disk_gb: 50,
+      disk_type: 'ssd',
+      player_slots: 20,
+    });
   });
   it('takes the first key that gives a value', () => {
     expect(normalizeSpecs({ Memory: '4 GB', ram_gb: '8' }, 'dedicated')).toEqual({ ram_gb: 4 });
@@ -199,7 +204,9 @@ describe('normalizeSpecs', () => {
     expect(normalizeSpecs({}, 'vps_cloud')).toEqual({});
   });
   it('knows the families of the seeded categories', () => {
-    expect(['vps_cloud', 'vps_managed', 'dedicated', 'dedicated_gpu', 'colocation'].map(specFamily)).toEqual(Array(5).fill('server'));
+    expect(['vps_cloud', 'vps_managed', 'dedicated', 'dedicated_gpu', 'colocation'].map(specFamily)).toEqual(
+      Array(5).fill('server'),
+    );
     expect(['game_minecraft', 'game_rust', 'voice_teamspeak'].map(specFamily)).toEqual(Array(3).fill('game'));
     expect(['web_shared', 'web_wordpress', 'web_reseller'].map(specFamily)).toEqual(Array(3).fill('web'));
     expect(['storage', 'email', 'ssl'].map(specFamily)).toEqual(Array(3).fill('other'));

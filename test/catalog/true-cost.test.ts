@@ -6,7 +6,10 @@ import { monthlyEquivalent, termMonths, trueCost, type PricedContent } from '../
 function plan(price: number | null, tiers: [string, number][] = [], extra: Partial<PricedContent> = {}): PricedContent {
   return {
     price,
-    pricing_tiers: tiers.length === 0 ? null : tiers.map(([period, amount]) => ({ period, price: amount, canonical_period: canonicalPeriod(period) })),
+    pricing_tiers:
+      tiers.length === 0
+        ? null
+        : tiers.map(([period, amount]) => ({ period, price: amount, canonical_period: canonicalPeriod(period) })),
     setup_fee: null,
     contract_duration: null,
     ...extra,
@@ -17,17 +20,102 @@ describe('the true cost', () => {
   it.each([
     // name, plan, basis [price, period], monthly, equivalent?, yearly, yearly equivalent?, first term [months, cost]
     ['a plain monthly price', plan(5), [5, 'monthly'], 5, false, 60, true, [12, 60]],
-    ['monthly and yearly tiers', plan(5, [['Monthly', 5], ['Annually', 50]]), [5, 'monthly'], 5, false, 50, false, [12, 50]],
+    [
+      'monthly and yearly tiers',
+      plan(5, [
+        ['Monthly', 5],
+        ['Annually', 50],
+      ]),
+      [5, 'monthly'],
+      5,
+      false,
+      50,
+      false,
+      [12, 50],
+    ],
     ['a setup fee', plan(5, [['monthly', 5]], { setup_fee: 10 }), [5, 'monthly'], 5, false, 60, true, [12, 70]],
     ['only a yearly tier, no price', plan(null, [['1 year', 120]]), [120, 'annually'], 10, true, 120, false, [12, 120]],
-    ['only a yearly tier, price the same', plan(120, [['Annually', 120]]), [120, 'annually'], 10, true, 120, false, [12, 120]],
-    ['a price unlike its yearly tier: per month', plan(12, [['Annually', 120]]), [12, 'monthly'], 12, false, 120, false, [12, 120]],
+    [
+      'only a yearly tier, price the same',
+      plan(120, [['Annually', 120]]),
+      [120, 'annually'],
+      10,
+      true,
+      120,
+      false,
+      [12, 120],
+    ],
+    [
+      'a price unlike its yearly tier: per month',
+      plan(12, [['Annually', 120]]),
+      [12, 'monthly'],
+      12,
+      false,
+      120,
+      false,
+      [12, 120],
+    ],
     ['quarterly only', plan(null, [['Quarterly', 30]]), [30, 'quarterly'], 10, true, 120, true, [12, 120]],
-    ['the shortest of several', plan(null, [['Annually', 100], ['Semi-Annually', 60]]), [60, 'semiannually'], 10, true, 100, false, [12, 100]],
-    ['every two years only: the minimum term', plan(null, [['Biennially', 200]], { setup_fee: 20 }), [200, 'biennially'], 8.333333, true, 100, true, [24, 220]],
-    ['a 24-month contract', plan(10, [['Monthly', 10], ['Annually', 100]], { contract_duration: 'P24M' }), [10, 'monthly'], 10, false, 100, false, [24, 200]],
-    ['a 2-year contract in years', plan(10, [], { contract_duration: 'P2Y' }), [10, 'monthly'], 10, false, 120, true, [24, 240]],
-    ['an 18-month contract, yearly tier', plan(null, [['Annually', 100]], { contract_duration: 'P18M' }), [100, 'annually'], 8.333333, true, 100, false, [18, 200]],
+    [
+      'the shortest of several',
+      plan(null, [
+        ['Annually', 100],
+        ['Semi-Annually', 60],
+      ]),
+      [60, 'semiannually'],
+      10,
+      true,
+      100,
+      false,
+      [12, 100],
+    ],
+    [
+      'every two years only: the minimum term',
+      plan(null, [['Biennially', 200]], { setup_fee: 20 }),
+      [200, 'biennially'],
+      8.333333,
+      true,
+      100,
+      true,
+      [24, 220],
+    ],
+    [
+      'a 24-month contract',
+      plan(
+        10,
+        [
+          ['Monthly', 10],
+          ['Annually', 100],
+        ],
+        { contract_duration: 'P24M' },
+      ),
+      [10, 'monthly'],
+      10,
+      false,
+      100,
+      false,
+      [24, 200],
+    ],
+    [
+      'a 2-year contract in years',
+      plan(10, [], { contract_duration: 'P2Y' }),
+      [10, 'monthly'],
+      10,
+      false,
+      120,
+      true,
+      [24, 240],
+    ],
+    [
+      'an 18-month contract, yearly tier',
+      plan(null, [['Annually', 100]], { contract_duration: 'P18M' }),
+      [100, 'annually'],
+      8.333333,
+      true,
+      100,
+      false,
+      [18, 200],
+    ],
   ] as const)('%s', (_name, content, basis, monthly, equivalent, yearly, yearlyEquivalent, firstTerm) => {
     const cost = trueCost(content);
     expect([cost.basis?.price, cost.basis?.period]).toEqual(basis);

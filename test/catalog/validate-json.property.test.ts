@@ -4,7 +4,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { isKnown, type CatalogueProduct } from '../../src/catalog/types.js';
-import { validateCatalogue, validateCatalogueJson, type KnownItems, type ValidateOptions, type ValidationResult } from '../../src/catalog/validate.js';
+import {
+  validateCatalogue,
+  validateCatalogueJson,
+  type KnownItems,
+  type ValidateOptions,
+  type ValidationResult,
+} from '../../src/catalog/validate.js';
 
 const OPTS: ValidateOptions = {
   categories: new Set(['web_shared', 'vps_cloud', 'dedicated']),
@@ -37,13 +43,47 @@ function expectSameAnswer(bytes: Uint8Array, opts: ValidateOptions = OPTS): Vali
 
 /** Characters that trip up a scanner or a validator: quotes, backslashes, brackets, controls, surrogates, BOM. */
 const tricky = fc.constantFrom(
-  '"', '\\', '\\"', '"\\', '\\\\', '/', '{', '}', '[', ']', ',', ':', ' ', '\t', '\n', '\u0000', '\u001f', '\u007f',
-  '\ud800', '\udc00', '\ufeff', 'é', '—', '🚀', 'ß', '~', 'products',
+  '"',
+  '\\',
+  '\\"',
+  '"\\',
+  '\\\\',
+  '/',
+  '{',
+  '}',
+  '[',
+  ']',
+  ',',
+  ':',
+  ' ',
+  '\t',
+  '\n',
+  '\u0000',
+  '\u001f',
+  '\u007f',
+  '\ud800',
+  '\udc00',
+  '\ufeff',
+  'é',
+  '—',
+  '🚀',
+  'ß',
+  '~',
+  'products',
 );
 const text = fc
-  .array(fc.oneof({ weight: 3, arbitrary: fc.string({ unit: 'binary', maxLength: 6 }) }, { weight: 2, arbitrary: tricky }), { maxLength: 6 })
+  .array(
+    fc.oneof({ weight: 3, arbitrary: fc.string({ unit: 'binary', maxLength: 6 }) }, { weight: 2, arbitrary: tricky }),
+    { maxLength: 6 },
+  )
   .map((parts) => parts.join(''));
-const someNumber = fc.oneof(fc.integer({ min: -5, max: 2_000_000_000 }), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.constantFrom(-0, 0.1, 1e-400, 9.99));
+const someNumber = fc.oneof(
+  fc.integer({ min: -5, max: 2_000_000_000 }),
+  fc.double({ noNaN: true, noDefaultInfinity: true }),
+  // 1e-400 underflows to 0 on purpose: a literal too small for a double.
+  // eslint-disable-next-line no-loss-of-precision
+  fc.constantFrom(-0, 0.1, 1e-400, 9.99),
+);
 
 const field = <T>(value: fc.Arbitrary<T>) => fc.option(value, { nil: undefined, freq: 3 });
 const anyJson = fc.jsonValue({ maxDepth: 3 });
@@ -52,7 +92,11 @@ const anyJson = fc.jsonValue({ maxDepth: 3 });
 const cleanText = fc
   .array(fc.oneof(fc.string({ unit: 'binary', minLength: 1, maxLength: 6 }), tricky), { minLength: 1, maxLength: 5 })
   .map((parts) => parts.join(''))
-  .filter((s) => !/[\u0000-\u001f\u007f-\u009f]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(s) && s.trim() !== '');
+  .filter(
+    (s) =>
+      !/[\u0000-\u001f\u007f-\u009f]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(s) &&
+      s.trim() !== '',
+  );
 const goodPrice = fc.oneof(fc.double({ min: 0, max: 1e9, noNaN: true }), fc.integer({ min: 0, max: 1000 }));
 const orNull = <T>(value: fc.Arbitrary<T>) => fc.option(value, { nil: null, freq: 4 });
 
@@ -65,12 +109,21 @@ const goodProduct = fc.record(
     price: goodPrice,
     currency: orNull(fc.constantFrom('usd', 'EUR', 'Chf', 'jpy')),
     description: orNull(fc.oneof(cleanText, fc.constant(''))),
-    specs: orNull(fc.dictionary(fc.oneof(cleanText, fc.constantFrom('__proto__', 'constructor', '0', '10')), fc.oneof(cleanText, goodPrice, fc.boolean()), { maxKeys: 5 })),
+    specs: orNull(
+      fc.dictionary(
+        fc.oneof(cleanText, fc.constantFrom('__proto__', 'constructor', '0', '10')),
+        fc.oneof(cleanText, goodPrice, fc.boolean()),
+        { maxKeys: 5 },
+      ),
+    ),
     pricing_tiers: orNull(
-      fc.uniqueArray(fc.record({ period: fc.constantFrom('hourly', 'monthly', 'annually', 'one_time'), price: goodPrice }), {
-        selector: (tier) => tier.period,
-        maxLength: 3,
-      }),
+      fc.uniqueArray(
+        fc.record({ period: fc.constantFrom('hourly', 'monthly', 'annually', 'one_time'), price: goodPrice }),
+        {
+          selector: (tier) => tier.period,
+          maxLength: 3,
+        },
+      ),
     ),
     setup_fee: orNull(goodPrice),
     contract_duration: orNull(fc.constantFrom('P1M', '12 months', 'none', ' p2w ', '1 Year', 'P120D')),
@@ -91,9 +144,13 @@ const messyProduct = fc
     description: field(fc.oneof(text, someNumber, fc.constant(null))),
     specs: field(
       fc.oneof(
-        fc.dictionary(fc.oneof(fc.constantFrom('cpu', '__proto__', 'constructor', 'a/b~c', '', '0', '10'), text), fc.oneof(text, someNumber, fc.boolean(), anyJson), {
-          maxKeys: 5,
-        }),
+        fc.dictionary(
+          fc.oneof(fc.constantFrom('cpu', '__proto__', 'constructor', 'a/b~c', '', '0', '10'), text),
+          fc.oneof(text, someNumber, fc.boolean(), anyJson),
+          {
+            maxKeys: 5,
+          },
+        ),
         anyJson,
       ),
     ),
@@ -101,7 +158,10 @@ const messyProduct = fc
       fc.oneof(
         fc.array(
           fc.oneof(
-            fc.record({ period: fc.constantFrom('monthly', 'annually', 'weekly', 'hourly'), price: someNumber }, { requiredKeys: [] }),
+            fc.record(
+              { period: fc.constantFrom('monthly', 'annually', 'weekly', 'hourly'), price: someNumber },
+              { requiredKeys: [] },
+            ),
             anyJson,
           ),
           { maxLength: 4 },
@@ -119,8 +179,19 @@ const messyProduct = fc
 
 /** A product with an error in every field: a few of them pass the listing cap of 100 errors. */
 const hopeless = fc.constant({
-  external_id: 1, name: 2, category: 3, price: 'x', currency: 4, description: 5, specs: 6, pricing_tiers: 7,
-  setup_fee: 'y', contract_duration: 8, features: 9, datacenter_locations: 10, extra: 11,
+  external_id: 1,
+  name: 2,
+  category: 3,
+  price: 'x',
+  currency: 4,
+  description: 5,
+  specs: 6,
+  pricing_tiers: 7,
+  setup_fee: 'y',
+  contract_duration: 8,
+  features: 9,
+  datacenter_locations: 10,
+  extra: 11,
 });
 
 const item = fc.oneof(
@@ -149,12 +220,23 @@ function chooser(seed: number) {
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
-  return { chance: (p: number) => next() < p, pick: <T>(list: readonly T[]) => list[Math.floor(next() * list.length)]! };
+  return {
+    chance: (p: number) => next() < p,
+    pick: <T>(list: readonly T[]) => list[Math.floor(next() * list.length)]!,
+  };
 }
 type Chooser = ReturnType<typeof chooser>;
 
 const WHITESPACE = [' ', '\n', '\t', '\r\n', '  \n\t'];
-const SHORT_ESCAPES: Record<string, string> = { '"': '\\"', '\\': '\\\\', '\b': '\\b', '\f': '\\f', '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+const SHORT_ESCAPES: Record<string, string> = {
+  '"': '\\"',
+  '\\': '\\\\',
+  '\b': '\\b',
+  '\f': '\\f',
+  '\n': '\\n',
+  '\r': '\\r',
+  '\t': '\\t',
+};
 
 function space(c: Chooser): string {
   return c.chance(0.25) ? c.pick(WHITESPACE) : '';
@@ -192,7 +274,8 @@ function renderString(s: string, c: Chooser): string {
 
 function renderNumber(n: number, c: Chooser): string {
   const plain = JSON.stringify(n);
-  if (Number.isInteger(n) && Math.abs(n) < 1e15 && c.chance(0.2)) return c.pick([`${plain}.0`, `${plain}e0`, `${plain}E+0`]);
+  if (Number.isInteger(n) && Math.abs(n) < 1e15 && c.chance(0.2))
+    return c.pick([`${plain}.0`, `${plain}e0`, `${plain}E+0`]);
   return plain;
 }
 
@@ -201,24 +284,40 @@ function render(value: unknown, c: Chooser): string {
   if (value === null || typeof value === 'boolean') return String(value);
   if (typeof value === 'number') return renderNumber(value, c);
   if (typeof value === 'string') return renderString(value, c);
-  if (Array.isArray(value)) return '[' + space(c) + value.map((v) => render(v, c)).join(space(c) + ',' + space(c)) + space(c) + ']';
+  if (Array.isArray(value))
+    return '[' + space(c) + value.map((v) => render(v, c)).join(space(c) + ',' + space(c)) + space(c) + ']';
   const members: string[] = [];
   for (const [key, v] of Object.entries(value as Record<string, unknown>)) {
     // A key given twice: JSON.parse keeps the last value (at the first one's place).
-    if (c.chance(0.05)) members.push(renderString(key, c) + space(c) + ':' + space(c) + render(c.pick([1, 'dup', null, [], {}]), c));
+    if (c.chance(0.05))
+      members.push(renderString(key, c) + space(c) + ':' + space(c) + render(c.pick([1, 'dup', null, [], {}]), c));
     members.push(renderString(key, c) + space(c) + ':' + space(c) + render(v, c));
   }
   return '{' + space(c) + members.join(space(c) + ',' + space(c)) + space(c) + '}';
 }
 
 /** The body's top level: the plain shape, or one of the shapes the whole-body path must answer. */
-const topLevel = fc.constantFrom('plain', 'plain', 'plain', 'plain', 'plain', 'extra-before', 'extra-after', 'escaped-key', 'twice', 'not-array', 'not-object', 'empty');
+const topLevel = fc.constantFrom(
+  'plain',
+  'plain',
+  'plain',
+  'plain',
+  'plain',
+  'extra-before',
+  'extra-after',
+  'escaped-key',
+  'twice',
+  'not-array',
+  'not-object',
+  'empty',
+);
 
 function renderBody(shape: string, list: unknown[], c: Chooser): string {
   const products = render(list, c);
   // "products" spelled plainly: an escaped spelling is a shape of its own.
   const key = (k: string) => (k === 'products' ? '"products"' : renderString(k, c)) + space(c) + ':' + space(c);
-  const object = (...members: string[]) => space(c) + '{' + space(c) + members.join(space(c) + ',' + space(c)) + space(c) + '}' + space(c);
+  const object = (...members: string[]) =>
+    space(c) + '{' + space(c) + members.join(space(c) + ',' + space(c)) + space(c) + '}' + space(c);
   switch (shape) {
     case 'extra-before':
       return object(key('product') + '[]', key('products') + products);
@@ -249,8 +348,24 @@ const damage = fc.oneof(
       // Anywhere in the body: unbiased, or nearly every damage would land on its first bytes.
       at: fc.noBias(fc.double({ min: 0, max: 1, noNaN: true })),
       bytes: fc.constantFrom(
-        [0x7d], [0x5d], [0x5b], [0x7b], [0x2c], [0x22], [0x5c], [0x20], [0x78], [0x00], [0x0a],
-        [0xff], [0xc3], [0xe2, 0x80], [0xed, 0xa0, 0x80], [0xef, 0xbb, 0xbf], [0x5c, 0x22], [0x2c, 0x5d],
+        [0x7d],
+        [0x5d],
+        [0x5b],
+        [0x7b],
+        [0x2c],
+        [0x22],
+        [0x5c],
+        [0x20],
+        [0x78],
+        [0x00],
+        [0x0a],
+        [0xff],
+        [0xc3],
+        [0xe2, 0x80],
+        [0xed, 0xa0, 0x80],
+        [0xef, 0xbb, 0xbf],
+        [0x5c, 0x22],
+        [0x2c, 0x5d],
       ),
     }),
   },
@@ -318,22 +433,53 @@ describe('validateCatalogueJson on chosen bodies', () => {
   const valid = (id: string) => ({ external_id: id, name: 'VPS', category: 'vps_cloud', price: 1 });
 
   it.each([
-    ['escaped quotes and backslashes around brackets', String.raw`{"products":[{"external_id":"a\"}]\\","name":"x\\\"{[","category":"vps_cloud","price":1}]}`],
-    ['\\u escapes, surrogate pairs and a lone surrogate', String.raw`{"products":[{"external_id":"\u0061\uD83D\uDE80","name":"\ud800","category":"vps_cloud","price":1}]}`],
-    ['whitespace of every kind between every token', ' \t\n{\r\n "products" \t:\n[ \n{ "external_id" : "a" , "name":"n","category":"vps_cloud","price":1 } \r\n, 7 ,"s", null ,[ ] ]\n}\n '],
-    ['nested specs and lists', '{"products":[{"external_id":"a","name":"n","category":"vps_cloud","price":1,"specs":{"a":{"b":[1,{"c":"]"}]}},"features":[["x"]]}]}'],
+    [
+      'escaped quotes and backslashes around brackets',
+      String.raw`{"products":[{"external_id":"a\"}]\\","name":"x\\\"{[","category":"vps_cloud","price":1}]}`,
+    ],
+    [
+      '\\u escapes, surrogate pairs and a lone surrogate',
+      String.raw`{"products":[{"external_id":"\u0061\uD83D\uDE80","name":"\ud800","category":"vps_cloud","price":1}]}`,
+    ],
+    [
+      'whitespace of every kind between every token',
+      ' \t\n{\r\n "products" \t:\n[ \n{ "external_id" : "a" , "name":"n","category":"vps_cloud","price":1 } \r\n, 7 ,"s", null ,[ ] ]\n}\n ',
+    ],
+    [
+      'nested specs and lists',
+      '{"products":[{"external_id":"a","name":"n","category":"vps_cloud","price":1,"specs":{"a":{"b":[1,{"c":"]"}]}},"features":[["x"]]}]}',
+    ],
     ['products that are not objects', '{"products":[1,-0.5e3,"x",true,false,null,[],[[[]]]]}'],
-    ['a duplicate key inside a product', '{"products":[{"external_id":"a","name":"n","name":"m","category":"vps_cloud","price":1}]}'],
+    [
+      'a duplicate key inside a product',
+      '{"products":[{"external_id":"a","name":"n","name":"m","category":"vps_cloud","price":1}]}',
+    ],
     ['an empty products array', '{"products":[ ]}'],
     ['more products than allowed', JSON.stringify({ products: Array.from({ length: 13 }, (_, k) => valid(`p${k}`)) })],
     ['duplicate external_ids', JSON.stringify({ products: [valid('a'), valid('b'), valid('a')] })],
-    ['non-ASCII text', JSON.stringify({ products: [{ ...valid('é'), name: 'Serveur — 🚀 ß', description: 'ü'.repeat(50) }] })],
+    [
+      'non-ASCII text',
+      JSON.stringify({ products: [{ ...valid('é'), name: 'Serveur — 🚀 ß', description: 'ü'.repeat(50) }] }),
+    ],
   ])('answers %s without falling back', (_, body) => {
     expect(expectSameAnswer(utf8(body))).not.toBeNull();
   });
 
   it('lists 100 errors and says there were more, yet still refuses a later product that is not JSON', () => {
-    const hopelessProduct = { external_id: 1, name: 2, category: 3, price: 'x', currency: 4, description: 5, specs: 6, pricing_tiers: 7, setup_fee: 'y', contract_duration: 8, features: 9, datacenter_locations: 10 };
+    const hopelessProduct = {
+      external_id: 1,
+      name: 2,
+      category: 3,
+      price: 'x',
+      currency: 4,
+      description: 5,
+      specs: 6,
+      pricing_tiers: 7,
+      setup_fee: 'y',
+      contract_duration: 8,
+      features: 9,
+      datacenter_locations: 10,
+    };
     const list = Array.from({ length: 12 }, () => hopelessProduct);
     const body = JSON.stringify({ products: list });
     const result = expectSameAnswer(utf8(body));
@@ -351,9 +497,18 @@ describe('validateCatalogueJson on chosen bodies', () => {
     ['trailing garbage', '{"products":[1]}x'],
     ['a second top-level value', '{"products":[1]} {}'],
     ['a byte-order mark inside a product', '{"products":[\ufeff1]}'],
-    ['invalid UTF-8 inside a string', Buffer.concat([Buffer.from('{"products":["a'), Buffer.from([0xc3]), Buffer.from('"]}')])],
-    ['an overlong encoding', Buffer.concat([Buffer.from('{"products":["'), Buffer.from([0xc0, 0xaf]), Buffer.from('"]}')])],
-    ['an encoded surrogate', Buffer.concat([Buffer.from('{"products":["'), Buffer.from([0xed, 0xa0, 0x80]), Buffer.from('"]}')])],
+    [
+      'invalid UTF-8 inside a string',
+      Buffer.concat([Buffer.from('{"products":["a'), Buffer.from([0xc3]), Buffer.from('"]}')]),
+    ],
+    [
+      'an overlong encoding',
+      Buffer.concat([Buffer.from('{"products":["'), Buffer.from([0xc0, 0xaf]), Buffer.from('"]}')]),
+    ],
+    [
+      'an encoded surrogate',
+      Buffer.concat([Buffer.from('{"products":["'), Buffer.from([0xed, 0xa0, 0x80]), Buffer.from('"]}')]),
+    ],
   ])('falls back on %s', (_, body) => {
     const bytes = typeof body === 'string' ? utf8(body) : body;
     expect(wholeBody(bytes)).toBe(NOT_JSON);
@@ -387,7 +542,12 @@ describe('validateCatalogueJson with known items answers as without them', () =>
   function knownFrom(rendered: readonly string[]): { known: KnownItems; seen: string[] } | null {
     const first = validateCatalogueJson(bodyOf(rendered), OPTS);
     if (first === null || !first.ok) return null;
-    const byBytes = new Map(rendered.map((bytes, k) => [bytes, { external_id: first.products[k]!.external_id, fingerprint: first.products[k]!.fingerprint, id: `prd_${k}` }]));
+    const byBytes = new Map(
+      rendered.map((bytes, k) => [
+        bytes,
+        { external_id: first.products[k]!.external_id, fingerprint: first.products[k]!.fingerprint, id: `prd_${k}` },
+      ]),
+    );
     const seen: string[] = [];
     const known: KnownItems = {
       find(bytes) {
@@ -439,7 +599,12 @@ describe('validateCatalogueJson with known items answers as without them', () =>
     const body = bodyOf([other, product, product]);
     const got = validateCatalogueJson(body, OPTS, earlier.known);
     expect(got).toStrictEqual(validateCatalogueJson(body, OPTS));
-    expect(got).toMatchObject({ ok: false, errors: [{ pointer: '/products/2/external_id', code: 'duplicate', detail: 'duplicate of /products/1/external_id' }] });
+    expect(got).toMatchObject({
+      ok: false,
+      errors: [
+        { pointer: '/products/2/external_id', code: 'duplicate', detail: 'duplicate of /products/1/external_id' },
+      ],
+    });
   });
 
   it('gives no content for a product whose bytes do not validate to what was known of them', () => {

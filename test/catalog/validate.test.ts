@@ -83,7 +83,12 @@ describe('validateCatalogue refuses, with pointer and code', () => {
     ['feature with U+0000', { features: ['ok', 'N\u0000Me'] }, `${p}/features/1`, 'control_characters'],
     ['feature with a lone surrogate', { features: ['\ud83d'] }, `${p}/features/0`, 'invalid_unicode'],
     ['location with U+0000', { datacenter_locations: ['\u0000'] }, `${p}/datacenter_locations/0`, 'control_characters'],
-    ['location with a lone surrogate', { datacenter_locations: ['Frankfurt\udc00'] }, `${p}/datacenter_locations/0`, 'invalid_unicode'],
+    [
+      'location with a lone surrogate',
+      { datacenter_locations: ['Frankfurt\udc00'] },
+      `${p}/datacenter_locations/0`,
+      'invalid_unicode',
+    ],
 
     ['category missing', { category: undefined }, `${p}/category`, 'required'],
     ['category not a string', { category: ['vps_cloud'] }, `${p}/category`, 'type'],
@@ -126,18 +131,43 @@ describe('validateCatalogue refuses, with pointer and code', () => {
     ['tier without price', { pricing_tiers: [{ period: 'monthly' }] }, `${p}/pricing_tiers/0/price`, 'required'],
     ['tier without period', { pricing_tiers: [{ price: 1 }] }, `${p}/pricing_tiers/0/period`, 'required'],
     ['tier period empty', { pricing_tiers: [{ period: '', price: 1 }] }, `${p}/pricing_tiers/0/period`, 'min_length'],
-    ['tier period of 51 characters', { pricing_tiers: [{ period: x(51), price: 1 }] }, `${p}/pricing_tiers/0/period`, 'max_length'],
-    ['tier period with NUL', { pricing_tiers: [{ period: 'month\u0000', price: 1 }] }, `${p}/pricing_tiers/0/period`, 'control_characters'],
+    [
+      'tier period of 51 characters',
+      { pricing_tiers: [{ period: x(51), price: 1 }] },
+      `${p}/pricing_tiers/0/period`,
+      'max_length',
+    ],
+    [
+      'tier period with NUL',
+      { pricing_tiers: [{ period: 'month\u0000', price: 1 }] },
+      `${p}/pricing_tiers/0/period`,
+      'control_characters',
+    ],
     ['tier period missing', { pricing_tiers: [{ price: 1 }] }, `${p}/pricing_tiers/0/period`, 'required'],
     [
       'two tiers naming the same period, spelled differently',
-      { pricing_tiers: [{ period: 'Monthly', price: 1 }, { period: '1 month', price: 2 }] },
+      {
+        pricing_tiers: [
+          { period: 'Monthly', price: 1 },
+          { period: '1 month', price: 2 },
+        ],
+      },
       `${p}/pricing_tiers/1/period`,
       'duplicate',
     ],
     ['tier period not a string', { pricing_tiers: [{ period: 1, price: 1 }] }, `${p}/pricing_tiers/0/period`, 'type'],
-    ['tier price negative', { pricing_tiers: [{ period: 'monthly', price: -1 }] }, `${p}/pricing_tiers/0/price`, 'minimum'],
-    ['tier price too high', { pricing_tiers: [{ period: 'monthly', price: 2e9 }] }, `${p}/pricing_tiers/0/price`, 'maximum'],
+    [
+      'tier price negative',
+      { pricing_tiers: [{ period: 'monthly', price: -1 }] },
+      `${p}/pricing_tiers/0/price`,
+      'minimum',
+    ],
+    [
+      'tier price too high',
+      { pricing_tiers: [{ period: 'monthly', price: 2e9 }] },
+      `${p}/pricing_tiers/0/price`,
+      'maximum',
+    ],
     [
       'tier with an extra field',
       { pricing_tiers: [{ period: 'monthly', price: 1, currency: 'USD' }] },
@@ -152,7 +182,12 @@ describe('validateCatalogue refuses, with pointer and code', () => {
     ['contract_duration a number', { contract_duration: 12 }, `${p}/contract_duration`, 'type'],
     ['contract_duration empty', { contract_duration: '' }, `${p}/contract_duration`, 'min_length'],
     ['contract_duration of 101 characters', { contract_duration: x(101) }, `${p}/contract_duration`, 'max_length'],
-    ['contract_duration with NUL', { contract_duration: 'monthly\u0000' }, `${p}/contract_duration`, 'control_characters'],
+    [
+      'contract_duration with NUL',
+      { contract_duration: 'monthly\u0000' },
+      `${p}/contract_duration`,
+      'control_characters',
+    ],
 
     ['features a string', { features: 'backups' }, `${p}/features`, 'type'],
     ['features of 101 items', { features: Array.from({ length: 101 }, () => 'x') }, `${p}/features`, 'max_items'],
@@ -254,9 +289,18 @@ describe('validateCatalogue accepts, within every limit', () => {
     [
       'every billing period once',
       {
-        pricing_tiers: ['hourly', 'daily', 'weekly', 'monthly', 'quarterly', 'semiannually', 'annually', 'biennially', 'triennially', 'one_time'].map(
-          (period) => ({ period, price: 1 }),
-        ),
+        pricing_tiers: [
+          'hourly',
+          'daily',
+          'weekly',
+          'monthly',
+          'quarterly',
+          'semiannually',
+          'annually',
+          'biennially',
+          'triennially',
+          'one_time',
+        ].map((period) => ({ period, price: 1 })),
       },
       'pricing_tiers',
       expect.arrayContaining([{ period: 'triennially', price: 1, canonical_period: 'triennially' }]),
@@ -270,8 +314,18 @@ describe('validateCatalogue accepts, within every limit', () => {
     ['contract_duration "1 year"', { contract_duration: '1 year' }, 'contract_duration', 'P1Y'],
     ['contract_duration "3years"', { contract_duration: '3years' }, 'contract_duration', 'P3Y'],
     // The original interface leaves the format open: what hostdir does not read is kept as sent.
-    ['contract_duration "Month-to-month"', { contract_duration: 'Month-to-month' }, 'contract_duration', 'Month-to-month'],
-    ['contract_duration "No minimum term"', { contract_duration: 'No minimum term' }, 'contract_duration', 'No minimum term'],
+    [
+      'contract_duration "Month-to-month"',
+      { contract_duration: 'Month-to-month' },
+      'contract_duration',
+      'Month-to-month',
+    ],
+    [
+      'contract_duration "No minimum term"',
+      { contract_duration: 'No minimum term' },
+      'contract_duration',
+      'No minimum term',
+    ],
     ['contract_duration "P1Y6M"', { contract_duration: 'P1Y6M' }, 'contract_duration', 'P1Y6M'],
     ['contract_duration "121 months"', { contract_duration: '121 months' }, 'contract_duration', '121 months'],
     ['contract_duration "2 fortnights"', { contract_duration: '2 fortnights' }, 'contract_duration', '2 fortnights'],
@@ -285,8 +339,18 @@ describe('validateCatalogue accepts, within every limit', () => {
     ['features of 100 items', { features: Array.from({ length: 100 }, () => x(200)) }, 'features', expect.any(Array)],
     ['features empty', { features: [] }, 'features', []],
     ['features with 4-byte characters', { features: [emoji(200)] }, 'features', [emoji(200)]],
-    ['locations as given', { datacenter_locations: ['FRA', 'FRA', 'Ams '] }, 'datacenter_locations', ['FRA', 'FRA', 'Ams ']],
-    ['name with right-to-left marks and a paired surrogate', { name: '\u202eVPS\u200f \ud83d\ude00' }, 'name', '\u202eVPS\u200f \ud83d\ude00'],
+    [
+      'locations as given',
+      { datacenter_locations: ['FRA', 'FRA', 'Ams '] },
+      'datacenter_locations',
+      ['FRA', 'FRA', 'Ams '],
+    ],
+    [
+      'name with right-to-left marks and a paired surrogate',
+      { name: '\u202eVPS\u200f \ud83d\ude00' },
+      'name',
+      '\u202eVPS\u200f \ud83d\ude00',
+    ],
     ['description with tabs and newlines', { description: 'a\tb\r\nc' }, 'description', 'a\tb\r\nc'],
     ['spec value with U+0001', { specs: { os: '\u0001' } }, 'specs', { os: '\u0001' }],
   ];
@@ -312,7 +376,14 @@ describe('validateCatalogue accepts, within every limit', () => {
       features: null,
       datacenter_locations: null,
     };
-    const expected = { ...cleared, external_id: 'vps-s', name: 'VPS S', category: 'vps_cloud', price: 9.99, currency: 'EUR' };
+    const expected = {
+      ...cleared,
+      external_id: 'vps-s',
+      name: 'VPS S',
+      category: 'vps_cloud',
+      price: 9.99,
+      currency: 'EUR',
+    };
     expect(acceptOne({ ...cleared, currency: null })).toEqual({ ...expected, fingerprint: expect.any(String) });
     expect(acceptOne({})).toEqual({ ...expected, fingerprint: expect.any(String) });
     expect(acceptOne({}).fingerprint).toBe(acceptOne({ ...cleared, currency: null }).fingerprint);
@@ -336,12 +407,18 @@ describe('validateCatalogue on the body as a whole', () => {
 
   it('refuses a missing, null or non-array products', () => {
     expect(refuse({}).errors).toEqual([{ pointer: '/products', code: 'required', detail: expect.any(String) }]);
-    expect(refuse({ products: null }).errors).toEqual([{ pointer: '/products', code: 'required', detail: expect.any(String) }]);
-    expect(refuse({ products: {} }).errors).toEqual([{ pointer: '/products', code: 'type', detail: expect.any(String) }]);
+    expect(refuse({ products: null }).errors).toEqual([
+      { pointer: '/products', code: 'required', detail: expect.any(String) },
+    ]);
+    expect(refuse({ products: {} }).errors).toEqual([
+      { pointer: '/products', code: 'type', detail: expect.any(String) },
+    ]);
   });
 
   it('refuses an empty catalogue and one over maxProducts', () => {
-    expect(refuse({ products: [] }).errors).toEqual([{ pointer: '/products', code: 'min_items', detail: expect.any(String) }]);
+    expect(refuse({ products: [] }).errors).toEqual([
+      { pointer: '/products', code: 'min_items', detail: expect.any(String) },
+    ]);
     const six = Array.from({ length: 6 }, (_, k) => productWith({ external_id: `p${k}` }));
     expect(refuse({ products: six }).errors).toEqual([
       { pointer: '/products', code: 'max_items', detail: 'must hold at most 5 products' },
@@ -366,7 +443,11 @@ describe('validateCatalogue on the body as a whole', () => {
 
   it('collects every error of every product', () => {
     const { errors } = refuse({
-      products: [productWith({ name: '', price: 'free' }), productWith({ external_id: 'b' }), productWith({ category: 'x', external_id: 'c' })],
+      products: [
+        productWith({ name: '', price: 'free' }),
+        productWith({ external_id: 'b' }),
+        productWith({ category: 'x', external_id: 'c' }),
+      ],
     });
     expect(errors.map((e) => [e.pointer, e.code])).toEqual([
       ['/products/0/name', 'min_length'],
@@ -433,7 +514,9 @@ describe('validateCatalogue on the body as a whole', () => {
   });
 
   it('does not modify the request', () => {
-    const body = { products: [productWith({ name: '  spaced  ', currency: 'usd', specs: { cpu: 4 }, features: ['a'] })] };
+    const body = {
+      products: [productWith({ name: '  spaced  ', currency: 'usd', specs: { cpu: 4 }, features: ['a'] })],
+    };
     const copy = structuredClone(body);
     const [p] = accept(body);
     expect(body).toEqual(copy);
@@ -450,7 +533,9 @@ describe('specs keys are plain data', () => {
     );
     const refused = refuse(body);
     // An object value is refused, so the payload cannot smuggle an object in under __proto__.
-    expect(refused.errors).toEqual([{ pointer: '/products/0/specs/__proto__', code: 'type', detail: expect.any(String) }]);
+    expect(refused.errors).toEqual([
+      { pointer: '/products/0/specs/__proto__', code: 'type', detail: expect.any(String) },
+    ]);
 
     const ok = JSON.parse(
       '{"products":[{"external_id":"a","name":"A","category":"vps_cloud","price":1,' +
@@ -465,7 +550,11 @@ describe('specs keys are plain data', () => {
     expect(specs['toString']).toBe('true');
     expect(({} as Record<string, unknown>)['polluted']).toBeUndefined();
     expect(Object.prototype).not.toHaveProperty('polluted');
-    expect(JSON.parse(JSON.stringify(specs))).toEqual(JSON.parse('{"__proto__":"polluted","constructor":"x","prototype":"1","toString":"true","hasOwnProperty":"false"}'));
+    expect(JSON.parse(JSON.stringify(specs))).toEqual(
+      JSON.parse(
+        '{"__proto__":"polluted","constructor":"x","prototype":"1","toString":"true","hasOwnProperty":"false"}',
+      ),
+    );
   });
 });
 
@@ -493,12 +582,25 @@ describe('fingerprints', () => {
       datacenter_locations: ['FRA'],
     });
     expect(full.fingerprint).toBe('52a0f91eddc8c5a351d51d6c03d47fd4');
-    expect(acceptOne({ name: 'x', category: 'dedicated', price: 0, currency: 'USD' }).fingerprint).toBe('e80c35fd3e9cbb95e89550ec5a149b16');
+    expect(acceptOne({ name: 'x', category: 'dedicated', price: 0, currency: 'USD' }).fingerprint).toBe(
+      'e80c35fd3e9cbb95e89550ec5a149b16',
+    );
   });
 
   it('ignore spec key order, external_id and input spellings that normalize alike', () => {
-    const a = acceptOne({ specs: { cpu: 4, ram: '8' }, currency: 'usd', contract_duration: '12 months', name: ' VPS S ' });
-    const b = acceptOne({ specs: { ram: 8, cpu: '4' }, currency: 'USD', contract_duration: 'P12M', name: 'VPS S', external_id: 'other' });
+    const a = acceptOne({
+      specs: { cpu: 4, ram: '8' },
+      currency: 'usd',
+      contract_duration: '12 months',
+      name: ' VPS S ',
+    });
+    const b = acceptOne({
+      specs: { ram: 8, cpu: '4' },
+      currency: 'USD',
+      contract_duration: 'P12M',
+      name: 'VPS S',
+      external_id: 'other',
+    });
     expect(a.fingerprint).toBe(b.fingerprint);
   });
 
@@ -530,7 +632,13 @@ describe('fingerprints', () => {
       { ...full, specs: {} },
       { ...full, specs: null },
       { ...full, pricing_tiers: [...full.pricing_tiers].reverse() },
-      { ...full, pricing_tiers: [{ period: 'monthly', price: 2 }, { period: 'annually', price: 10 }] },
+      {
+        ...full,
+        pricing_tiers: [
+          { period: 'monthly', price: 2 },
+          { period: 'annually', price: 10 },
+        ],
+      },
       { ...full, pricing_tiers: [] },
       { ...full, pricing_tiers: null },
       { ...full, setup_fee: 0 },

@@ -13,7 +13,12 @@ const OPTIONS: ValidateOptions = {
   maxProducts: 50,
 };
 
-const product = (id: string, fields: Record<string, unknown> = {}) => ({ external_id: id, name: `Plan ${id}`, category: 'vps_cloud', ...fields });
+const product = (id: string, fields: Record<string, unknown> = {}) => ({
+  external_id: id,
+  name: `Plan ${id}`,
+  category: 'vps_cloud',
+  ...fields,
+});
 
 /** Catalogues sent as bodies: every field, at and past its limits, each normalization, and refusals of each kind. */
 const CATALOGUES: unknown[][] = [
@@ -24,7 +29,15 @@ const CATALOGUES: unknown[][] = [
       price: 19.99,
       currency: 'eur',
       description: 'NVMe, daily backups.\nÉté — 夏 — 🌞',
-      specs: { vcpu: 4, ram: '8 GB', disk: '160 GB NVMe', ipv6: true, bandwidth: 2.5, ['__proto__']: 'kept as data', 'a/b~c': '' },
+      specs: {
+        vcpu: 4,
+        ram: '8 GB',
+        disk: '160 GB NVMe',
+        ipv6: true,
+        bandwidth: 2.5,
+        ['__proto__']: 'kept as data',
+        'a/b~c': '',
+      },
       pricing_tiers: [
         { period: 'monthly', price: 19.99 },
         { period: 'Semi-Annually', price: 110 },
@@ -42,22 +55,84 @@ const CATALOGUES: unknown[][] = [
   // Only what is required: no price (on request), the host's default currency.
   [{ external_id: 'bare', name: 'Bare', category: 'web_shared' }],
   // Nulls clear a field as absence does.
-  [product('nulls', { price: null, currency: null, description: null, specs: null, pricing_tiers: null, setup_fee: null, contract_duration: null, features: null, datacenter_locations: null })],
+  [
+    product('nulls', {
+      price: null,
+      currency: null,
+      description: null,
+      specs: null,
+      pricing_tiers: null,
+      setup_fee: null,
+      contract_duration: null,
+      features: null,
+      datacenter_locations: null,
+    }),
+  ],
   // Prices: zero, fractions, the maximum.
-  [product('p0', { price: 0, setup_fee: 0 }), product('p1', { price: 0.005 }), product('p2', { price: 1_000_000_000, currency: 'GBP' })],
+  [
+    product('p0', { price: 0, setup_fee: 0 }),
+    product('p1', { price: 0.005 }),
+    product('p2', { price: 1_000_000_000, currency: 'GBP' }),
+  ],
   // Contract durations read into ISO form, and others kept as sent.
-  ...['P12M', 'p1y', ' 24 Months ', '1 year', '3 weeks', '7 days', 'NONE', 'Month-to-month', '0 months', '121 months', 'P0M'].map((contract_duration, k) => [
-    product(`d${k}`, { contract_duration }),
-  ]),
+  ...[
+    'P12M',
+    'p1y',
+    ' 24 Months ',
+    '1 year',
+    '3 weeks',
+    '7 days',
+    'NONE',
+    'Month-to-month',
+    '0 months',
+    '121 months',
+    'P0M',
+  ].map((contract_duration, k) => [product(`d${k}`, { contract_duration })]),
   // Tier periods recognised, unrecognised, and two that name the same period.
-  [product('t0', { pricing_tiers: [{ period: 'm', price: 1 }, { period: 'Quarterly', price: 3 }, { period: '1 Week', price: 0.5 }] })],
-  [product('t5', { pricing_tiers: [{ period: 'Quarterly', price: 3 }, { period: '3 months', price: 3 }] })],
-  [product('t1', { pricing_tiers: [{ period: 'hourly', price: 0.01 }, { period: '24 hours', price: 0.2 }, { period: 'fortnightly', price: 2 }, { period: 'Free Account', price: 0 }] })],
+  [
+    product('t0', {
+      pricing_tiers: [
+        { period: 'm', price: 1 },
+        { period: 'Quarterly', price: 3 },
+        { period: '1 Week', price: 0.5 },
+      ],
+    }),
+  ],
+  [
+    product('t5', {
+      pricing_tiers: [
+        { period: 'Quarterly', price: 3 },
+        { period: '3 months', price: 3 },
+      ],
+    }),
+  ],
+  [
+    product('t1', {
+      pricing_tiers: [
+        { period: 'hourly', price: 0.01 },
+        { period: '24 hours', price: 0.2 },
+        { period: 'fortnightly', price: 2 },
+        { period: 'Free Account', price: 0 },
+      ],
+    }),
+  ],
   [product('t2', { pricing_tiers: Array.from({ length: 20 }, (_, k) => ({ period: `${k + 1} x`, price: k })) })],
   [product('t3', { pricing_tiers: Array.from({ length: 21 }, (_, k) => ({ period: `${k + 1} x`, price: k })) })],
-  [product('t4', { pricing_tiers: [{ period: 'monthly' }, { price: 1 }, { period: '', price: 1 }, { period: 'monthly', price: -1, extra: 1 }] })],
+  [
+    product('t4', {
+      pricing_tiers: [
+        { period: 'monthly' },
+        { price: 1 },
+        { period: '', price: 1 },
+        { period: 'monthly', price: -1, extra: 1 },
+      ],
+    }),
+  ],
   // Lengths at and past each limit, counted in code points.
-  [product('l0', { name: '🌞'.repeat(200), description: 'd'.repeat(20_000) }), product('x'.repeat(255), { name: 'Long id' })],
+  [
+    product('l0', { name: '🌞'.repeat(200), description: 'd'.repeat(20_000) }),
+    product('x'.repeat(255), { name: 'Long id' }),
+  ],
   [product('l1', { name: '🌞'.repeat(201) })],
   [product('l2', { name: '   ' })],
   [product('x'.repeat(256), { name: 'Longer id' })],
@@ -66,16 +141,33 @@ const CATALOGUES: unknown[][] = [
   [product('l5', { specs: Object.fromEntries(Array.from({ length: 101 }, (_, k) => [`k${k}`, k])) })],
   [product('l6', { specs: { ['k'.repeat(100)]: 'v'.repeat(1_000) } })],
   [product('l7', { specs: { ['k'.repeat(101)]: 'v', long: 'v'.repeat(1_001), '': 'empty key' } })],
-  [product('l8', { features: Array.from({ length: 100 }, (_, k) => `f${k}`), datacenter_locations: ['l'.repeat(200)] })],
+  [
+    product('l8', {
+      features: Array.from({ length: 100 }, (_, k) => `f${k}`),
+      datacenter_locations: ['l'.repeat(200)],
+    }),
+  ],
   [product('l9', { features: Array.from({ length: 101 }, (_, k) => `f${k}`) })],
   [product('l10', { datacenter_locations: ['', 'l'.repeat(201)] })],
   [product('l11', { contract_duration: 'c'.repeat(100) })],
   [product('l12', { contract_duration: 'c'.repeat(101) })],
   // Refusals of each kind.
   [product('r0', { price: -1, setup_fee: 1_000_000_001 })],
-  [product('r1', { price: '9.99', currency: 7, specs: { nested: { a: 1 }, list: [1] }, features: 'one', datacenter_locations: [1] })],
+  [
+    product('r1', {
+      price: '9.99',
+      currency: 7,
+      specs: { nested: { a: 1 }, list: [1] },
+      features: 'one',
+      datacenter_locations: [1],
+    }),
+  ],
   [product('r2', { category: 'vps', currency: 'ZZZ', colour: 'red' })],
-  [{ name: 'No id', category: 'vps_cloud' }, { external_id: 'no-name', category: 'vps_cloud' }, { external_id: 'no-category', name: 'x' }],
+  [
+    { name: 'No id', category: 'vps_cloud' },
+    { external_id: 'no-name', category: 'vps_cloud' },
+    { external_id: 'no-category', name: 'x' },
+  ],
   [product('dup'), product('dup')],
   [product('r3\u0007')],
   [product('r4', { name: 'a\u0000b' })],
@@ -116,9 +208,17 @@ describe('VALIDATION_VERSION', () => {
   it('is recorded from products that give every field a value, and from refusals', () => {
     const outcomes = CATALOGUES.map(outcome);
     const products = outcomes.flatMap((o) => o.products ?? []);
-    const fields = new Set(products.flatMap((p) => Object.entries(p).filter(([, value]) => value !== null).map(([key]) => key)));
+    const fields = new Set(
+      products.flatMap((p) =>
+        Object.entries(p)
+          .filter(([, value]) => value !== null)
+          .map(([key]) => key),
+      ),
+    );
     expect([...fields].sort()).toEqual(Object.keys(products[0]!).sort());
-    expect(new Set(products.flatMap((p) => p.pricing_tiers ?? []).map((tier) => tier.canonical_period)).size).toBeGreaterThan(5);
+    expect(
+      new Set(products.flatMap((p) => p.pricing_tiers ?? []).map((tier) => tier.canonical_period)).size,
+    ).toBeGreaterThan(5);
     expect(new Set(products.map((p) => p.contract_duration)).size).toBeGreaterThan(8);
     expect(outcomes.filter((o) => o.errors).length).toBeGreaterThan(20);
   });

@@ -25,7 +25,12 @@ const BLESTA_USER = 'hostdir';
 const BLESTA_KEY = 'blesta-key-4c2e0a8f6d';
 const HOSTBILL_ID = 'hostbill-id-77aa';
 const HOSTBILL_KEY = 'hostbill-key-1d3f5b7e9a';
-const SECRETS = [WHMCS_SECRET, BLESTA_KEY, HOSTBILL_KEY, Buffer.from(`${BLESTA_USER}:${BLESTA_KEY}`).toString('base64')];
+const SECRETS = [
+  WHMCS_SECRET,
+  BLESTA_KEY,
+  HOSTBILL_KEY,
+  Buffer.from(`${BLESTA_USER}:${BLESTA_KEY}`).toString('base64'),
+];
 
 interface CliRun {
   code: number;
@@ -37,11 +42,16 @@ const printed: string[] = [];
 
 function hostdir(args: string[], env: Record<string, string>): Promise<CliRun> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [CLI, ...args], { env: { PATH: process.env.PATH ?? '', ...env }, timeout: 60_000 }, (error, stdout, stderr) => {
-      const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
-      printed.push(stdout, stderr);
-      resolve({ code, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      [CLI, ...args],
+      { env: { PATH: process.env.PATH ?? '', ...env }, timeout: 60_000 },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
+        printed.push(stdout, stderr);
+        resolve({ code, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -73,12 +83,26 @@ describe('hostdir push --from a billing system, end to end', () => {
   async function blestaProvider(name: string, files: string) {
     const host = await onboard(server, name, { default_currency: 'EUR' });
     const system = await startFakeBillingSystem(
-      blesta({ user: BLESTA_USER, key: BLESTA_KEY, packages: () => BLESTA_PACKAGES, options: (id) => BLESTA_PACKAGE_OPTIONS[id] ?? [], pageSize: 2 }),
+      blesta({
+        user: BLESTA_USER,
+        key: BLESTA_KEY,
+        packages: () => BLESTA_PACKAGES,
+        options: (id) => BLESTA_PACKAGE_OPTIONS[id] ?? [],
+        pageSize: 2,
+      }),
     );
     systems.push(system);
-    const mapFile = await file(`${files}-categories.json`, { groups: { '4': 'vps_cloud', '6': 'web_shared', Security: 'ssl', '8': 'game_other' } });
+    const mapFile = await file(`${files}-categories.json`, {
+      groups: { '4': 'vps_cloud', '6': 'web_shared', Security: 'ssl', '8': 'game_other' },
+    });
     const out = path.join(dir, `${files}-catalogue.json`);
-    const env = { BLESTA_API_USER: BLESTA_USER, BLESTA_API_KEY: BLESTA_KEY, BLESTA_URL: system.url, HOSTDIR_API_KEY: host.key, HOSTDIR_URL: server.url };
+    const env = {
+      BLESTA_API_USER: BLESTA_USER,
+      BLESTA_API_KEY: BLESTA_KEY,
+      BLESTA_URL: system.url,
+      HOSTDIR_API_KEY: host.key,
+      HOSTDIR_URL: server.url,
+    };
     return { host, mapFile, out, env };
   }
 
@@ -91,12 +115,21 @@ describe('hostdir push --from a billing system, end to end', () => {
   it('WHMCS: the dry run changes nothing, the push applies, the same again is unchanged, a product left out is deactivated', async () => {
     const host = await onboard(server, 'Whmcs Hosting');
     let catalogue = structuredClone(WHMCS_CATALOGUE);
-    const system = await startFakeBillingSystem(whmcs({ identifier: WHMCS_IDENTIFIER, secret: WHMCS_SECRET, getProducts: () => catalogue }));
+    const system = await startFakeBillingSystem(
+      whmcs({ identifier: WHMCS_IDENTIFIER, secret: WHMCS_SECRET, getProducts: () => catalogue }),
+    );
     systems.push(system);
-    const map = { groups: { '1': 'web_shared', '2': 'vps_cloud', '3': 'game_minecraft' }, products: { '13': null } as Record<string, string | null> };
+    const map = {
+      groups: { '1': 'web_shared', '2': 'vps_cloud', '3': 'game_minecraft' },
+      products: { '13': null } as Record<string, string | null>,
+    };
     const mapFile = await file('whmcs-categories.json', map);
     const env = { WHMCS_IDENTIFIER, WHMCS_SECRET, HOSTDIR_API_KEY: host.key, HOSTDIR_URL: server.url };
-    const push = (...extra: string[]) => hostdir(['push', '--from', 'whmcs', '--whmcs-url', system.url, '--map', mapFile, '--currency', 'USD', ...extra], env);
+    const push = (...extra: string[]) =>
+      hostdir(
+        ['push', '--from', 'whmcs', '--whmcs-url', system.url, '--map', mapFile, '--currency', 'USD', ...extra],
+        env,
+      );
 
     const dryRun = await push('--dry-run', '--json');
     expect(dryRun.code, dryRun.stderr).toBe(0);
@@ -108,7 +141,9 @@ describe('hostdir push --from a billing system, end to end', () => {
       read: 8,
       listed: 7,
       currency: 'USD',
-      left_out: [{ id: '13', name: 'Legacy Rust server', reason: `${mapFile} leaves it out ("products" → "13" is null)` }],
+      left_out: [
+        { id: '13', name: 'Legacy Rust server', reason: `${mapFile} leaves it out ("products" → "13" is null)` },
+      ],
       without_specs: [
         { id: '9', name: 'Trial VPS' },
         { id: '12', name: 'Minecraft 4 GB' },
@@ -116,7 +151,9 @@ describe('hostdir push --from a billing system, end to end', () => {
       without_location: ['1', '2', '7', '9', '12'].map((id) => ({ id, name: expect.any(String) })),
       warnings: [],
     });
-    expect(dryRun.stderr).toContain(`Read 8 products from WHMCS at ${system.url}/includes/api.php: 7 in the catalogue (prices in USD), 1 left out.\n`);
+    expect(dryRun.stderr).toContain(
+      `Read 8 products from WHMCS at ${system.url}/includes/api.php: 7 in the catalogue (prices in USD), 1 left out.\n`,
+    );
     expect(dryRun.stderr).toContain('  without specs (2): 9 "Trial VPS", 12 "Minecraft 4 GB"\n');
     expect(await listing(host)).toEqual({});
 
@@ -141,10 +178,22 @@ describe('hostdir push --from a billing system, end to end', () => {
         { period: 'Biennially', price: 89, canonical_period: 'biennially' },
       ],
     });
-    expect(products['7']).toMatchObject({ name: 'Serveur Dédié Ü — 東京', category: 'vps_cloud', price: 89, description: 'CPU: 8 cores\nRAM: 32\u202fGB' });
+    expect(products['7']).toMatchObject({
+      name: 'Serveur Dédié Ü — 東京',
+      category: 'vps_cloud',
+      price: 89,
+      description: 'CPU: 8 cores\nRAM: 32\u202fGB',
+    });
     expect(products['9']).toMatchObject({ name: 'Trial VPS', price: 0, pricing_tiers: null });
-    expect(products['12']).toMatchObject({ price: null, pricing_tiers: [{ period: 'One Time', price: 15, canonical_period: 'one_time' }], setup_fee: 2.5 });
-    expect(products['10']).toMatchObject({ specs: { RAM: '4 GB', vCPU: '2', SSD: '80 GB' }, datacenter_locations: ['Frankfurt, Germany'] });
+    expect(products['12']).toMatchObject({
+      price: null,
+      pricing_tiers: [{ period: 'One Time', price: 15, canonical_period: 'one_time' }],
+      setup_fee: 2.5,
+    });
+    expect(products['10']).toMatchObject({
+      specs: { RAM: '4 GB', vCPU: '2', SSD: '80 GB' },
+      datacenter_locations: ['Frankfurt, Germany'],
+    });
     expect(products['11']).toMatchObject({
       specs: { Disk: '160 GB NVMe', RAM: '8 GB', 'vCPU cores': '4' },
       datacenter_locations: ['Frankfurt, Germany', 'New York, United States', 'Singapore'],
@@ -163,7 +212,10 @@ describe('hostdir push --from a billing system, end to end', () => {
 
     const again = await push('--json');
     expect(again.code, again.stderr).toBe(0);
-    expect(JSON.parse(again.stdout)).toMatchObject({ dry_run: false, summary: { received: 7, created: 0, updated: 0, unchanged: 7, deactivated: 0 } });
+    expect(JSON.parse(again.stdout)).toMatchObject({
+      dry_run: false,
+      summary: { received: 7, created: 0, updated: 0, unchanged: 7, deactivated: 0 },
+    });
 
     // The provider stops selling product 7 (a null in its map) and changes a price in WHMCS.
     map.products['7'] = null;
@@ -207,7 +259,10 @@ describe('hostdir push --from a billing system, end to end', () => {
       datacenter_locations: ['Frankfurt, Germany', 'Helsinki, Finland'],
     });
 
-    const fromBlesta = await hostdir(['push', '--from', 'blesta', '--map', mapFile, '--currency', 'EUR', '--json'], env);
+    const fromBlesta = await hostdir(
+      ['push', '--from', 'blesta', '--map', mapFile, '--currency', 'EUR', '--json'],
+      env,
+    );
     expect(fromBlesta.code, fromBlesta.stderr).toBe(0);
     expect(JSON.parse(fromBlesta.stdout).summary).toMatchObject({ received: 4, unchanged: 4, created: 0, updated: 0 });
   });
@@ -219,7 +274,9 @@ describe('hostdir push --from a billing system, end to end', () => {
     const shown = await hostdir([...importing, '--out', out, '--dry-run'], env);
     expect(shown.code, shown.stderr).toBe(0);
     expect(shown.stderr).toContain(`Wrote 4 products to ${out}.`);
-    expect(JSON.parse(await readFile(out, 'utf8')).products.map((p: { external_id: string }) => p.external_id)).toEqual(['3', '5', '8', '9']);
+    expect(JSON.parse(await readFile(out, 'utf8')).products.map((p: { external_id: string }) => p.external_id)).toEqual(
+      ['3', '5', '8', '9'],
+    );
     expect(shown.stdout).toMatch(new RegExp(`^Dry run \\(nothing changed\\): ${host.slug}, syn_`));
     expect(shown.stdout).toMatch(/created\s+4/);
     expect(await listing(host)).toEqual({});
@@ -227,7 +284,11 @@ describe('hostdir push --from a billing system, end to end', () => {
     // Without --out, standard output is the plan's alone; the server recorded dry runs, and no product.
     const asJson = await hostdir([...importing, '--dry-run', '--json'], env);
     expect(asJson.code, asJson.stderr).toBe(0);
-    expect(JSON.parse(asJson.stdout)).toMatchObject({ dry_run: true, host: host.slug, summary: { received: 4, created: 4 } });
+    expect(JSON.parse(asJson.stdout)).toMatchObject({
+      dry_run: true,
+      host: host.slug,
+      summary: { received: 4, created: 4 },
+    });
     expect(await listing(host)).toEqual({});
     const runs = await call(server, 'GET', '/api/v1/sync/runs', { token: host.key });
     expect(runs.status).toBe(200);
@@ -246,8 +307,14 @@ describe('hostdir push --from a billing system, end to end', () => {
     );
     systems.push(system);
     const mapFile = await file('hostbill-categories.json', { groups: { '43': 'vps_cloud', '6': 'web_shared' } });
-    const env = { HOSTBILL_API_ID: HOSTBILL_ID, HOSTBILL_API_KEY: HOSTBILL_KEY, HOSTDIR_API_KEY: host.key, HOSTDIR_URL: server.url };
-    const push = () => hostdir(['push', '--from', 'hostbill', '--hostbill-url', system.url, '--map', mapFile, '--json'], env);
+    const env = {
+      HOSTBILL_API_ID: HOSTBILL_ID,
+      HOSTBILL_API_KEY: HOSTBILL_KEY,
+      HOSTDIR_API_KEY: host.key,
+      HOSTDIR_URL: server.url,
+    };
+    const push = () =>
+      hostdir(['push', '--from', 'hostbill', '--hostbill-url', system.url, '--map', mapFile, '--json'], env);
 
     const first = await push();
     expect(first.code, first.stderr).toBe(0);
@@ -256,7 +323,12 @@ describe('hostdir push --from a billing system, end to end', () => {
     expect(await listing(host)).toMatchObject({
       '235': { price: 20, currency: 'USD' },
       '236': { price: 0 },
-      '301': { price: 3, setup_fee: 1, specs: { 'SSD storage': '5 GB', website: '1' }, datacenter_locations: ['Amsterdam, Netherlands'] },
+      '301': {
+        price: 3,
+        setup_fee: 1,
+        specs: { 'SSD storage': '5 GB', website: '1' },
+        datacenter_locations: ['Amsterdam, Netherlands'],
+      },
     });
     const second = await push();
     expect(JSON.parse(second.stdout).summary).toMatchObject({ received: 3, unchanged: 3 });
@@ -264,16 +336,29 @@ describe('hostdir push --from a billing system, end to end', () => {
 
   it('exits 5 and sends nothing when the billing system refuses, 2 when a group has no category', async () => {
     const host = await onboard(server, 'Refused Hosting');
-    const system = await startFakeBillingSystem(whmcs({ identifier: WHMCS_IDENTIFIER, secret: 'rotated', getProducts: () => WHMCS_CATALOGUE }));
+    const system = await startFakeBillingSystem(
+      whmcs({ identifier: WHMCS_IDENTIFIER, secret: 'rotated', getProducts: () => WHMCS_CATALOGUE }),
+    );
     systems.push(system);
-    const env = { WHMCS_IDENTIFIER, WHMCS_SECRET, WHMCS_URL: system.url, HOSTDIR_API_KEY: host.key, HOSTDIR_URL: server.url };
+    const env = {
+      WHMCS_IDENTIFIER,
+      WHMCS_SECRET,
+      WHMCS_URL: system.url,
+      HOSTDIR_API_KEY: host.key,
+      HOSTDIR_URL: server.url,
+    };
     const refused = await hostdir(['push', '--from', 'whmcs'], env);
     expect(refused.code).toBe(5);
     expect(refused.stderr).toMatch(/^error: WHMCS refused GetProducts: Authentication Failed\n/);
 
-    const working = await startFakeBillingSystem(whmcs({ identifier: WHMCS_IDENTIFIER, secret: WHMCS_SECRET, getProducts: () => WHMCS_CATALOGUE }));
+    const working = await startFakeBillingSystem(
+      whmcs({ identifier: WHMCS_IDENTIFIER, secret: WHMCS_SECRET, getProducts: () => WHMCS_CATALOGUE }),
+    );
     systems.push(working);
-    const unmapped = await hostdir(['push', '--from', 'whmcs', '--map', await file('partial.json', { groups: { '1': 'web_shared' } })], { ...env, WHMCS_URL: working.url });
+    const unmapped = await hostdir(
+      ['push', '--from', 'whmcs', '--map', await file('partial.json', { groups: { '1': 'web_shared' } })],
+      { ...env, WHMCS_URL: working.url },
+    );
     expect(unmapped.code).toBe(2);
     expect(unmapped.stderr).toContain('gives no category to 6 products:\n  group 2 (module proxmox)');
 
@@ -281,12 +366,23 @@ describe('hostdir push --from a billing system, end to end', () => {
     expect(runs.body.runs).toEqual([]);
 
     // Refused by the server (a category it does not have): with --json, its problem and what was read from WHMCS.
-    const unknown = await file('unknown.json', { groups: { '1': 'web_unknown', '2': 'vps_cloud', '3': 'game_minecraft' } });
-    const invalid = await hostdir(['push', '--from', 'whmcs', '--map', unknown, '--currency', 'USD', '--json'], { ...env, WHMCS_URL: working.url });
+    const unknown = await file('unknown.json', {
+      groups: { '1': 'web_unknown', '2': 'vps_cloud', '3': 'game_minecraft' },
+    });
+    const invalid = await hostdir(['push', '--from', 'whmcs', '--map', unknown, '--currency', 'USD', '--json'], {
+      ...env,
+      WHMCS_URL: working.url,
+    });
     expect(invalid.code).toBe(1);
     const problem = JSON.parse(invalid.stdout);
     expect(problem.errors).toContainEqual(expect.objectContaining({ pointer: '/products/0/category' }));
-    expect(problem.import).toMatchObject({ system: 'whmcs', read: 8, listed: 8, left_out: [], without_specs: [{ id: '9' }, { id: '12' }, { id: '13' }] });
+    expect(problem.import).toMatchObject({
+      system: 'whmcs',
+      read: 8,
+      listed: 8,
+      left_out: [],
+      without_specs: [{ id: '9' }, { id: '12' }, { id: '13' }],
+    });
   });
 
   // Last: every command above has printed by now.

@@ -15,10 +15,15 @@ interface CliResult {
 
 function hostdir(args: readonly string[], env: Record<string, string>): Promise<CliResult> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [CLI, ...args], { env: { PATH: process.env.PATH ?? '', ...env } }, (error, stdout, stderr) => {
-      const code = error === null ? 0 : typeof error.code === 'number' ? error.code : -1;
-      resolve({ code, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      [CLI, ...args],
+      { env: { PATH: process.env.PATH ?? '', ...env } },
+      (error, stdout, stderr) => {
+        const code = error === null ? 0 : typeof error.code === 'number' ? error.code : -1;
+        resolve({ code, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -108,7 +113,9 @@ describe('hostdir command line against the server', () => {
   });
 
   it('suspends and activates a host', async () => {
-    expect((await json<{ host: { status: string } }>('hosts', 'suspend', 'acme-hosting')).host.status).toBe('suspended');
+    expect((await json<{ host: { status: string } }>('hosts', 'suspend', 'acme-hosting')).host.status).toBe(
+      'suspended',
+    );
     expect((await json<{ host: { status: string } }>('hosts', 'show', 'acme-hosting')).host.status).toBe('suspended');
     expect((await json<{ host: { status: string } }>('hosts', 'activate', 'acme-hosting')).host.status).toBe('active');
   });

@@ -1,12 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, resolveConnection } from '../../src/cli/admin-client.js';
-import {
-  formatFields,
-  formatTable,
-  formatTimestamp,
-  issuedKeyNotice,
-  productsTable,
-} from '../../src/cli/format.js';
+import { formatFields, formatTable, formatTimestamp, issuedKeyNotice, productsTable } from '../../src/cli/format.js';
 
 describe('formatTable', () => {
   const columns = [
@@ -20,11 +14,7 @@ describe('formatTable', () => {
       { slug: 'acme-hosting', n: 7 },
       { slug: 'b', n: 1234 },
     ]);
-    expect(text.split('\n')).toEqual([
-      'SLUG             N  NOTE',
-      'acme-hosting     7',
-      'b             1234',
-    ]);
+    expect(text.split('\n')).toEqual(['SLUG             N  NOTE', 'acme-hosting     7', 'b             1234']);
   });
 
   it('prints only the header when there are no rows', () => {
@@ -32,7 +22,13 @@ describe('formatTable', () => {
   });
 
   it('counts characters, not UTF-16 units, so letters outside the BMP keep the columns aligned', () => {
-    const text = formatTable([{ header: 'A', value: (r: string) => r }, { header: 'B', value: () => 'x' }], ['ü𝔸c', 'abc']);
+    const text = formatTable(
+      [
+        { header: 'A', value: (r: string) => r },
+        { header: 'B', value: () => 'x' },
+      ],
+      ['ü𝔸c', 'abc'],
+    );
     expect(text.split('\n')).toEqual(['A    B', 'ü𝔸c  x', 'abc  x']);
   });
 
@@ -44,7 +40,12 @@ describe('formatTable', () => {
 
 describe('formatFields', () => {
   it('aligns the values after the longest label', () => {
-    expect(formatFields([['slug', 'acme'], ['last sync', '-']])).toBe('slug       acme\nlast sync  -');
+    expect(
+      formatFields([
+        ['slug', 'acme'],
+        ['last sync', '-'],
+      ]),
+    ).toBe('slug       acme\nlast sync  -');
   });
 });
 
@@ -69,7 +70,10 @@ describe('resource views', () => {
       status: 'active' as const,
       updated_at: '2026-11-21T12:00:00.000Z',
     };
-    const text = productsTable([product, { ...product, id: 'prd_2', external_id: 'vps-xl', price: 120, currency: 'USD' }]);
+    const text = productsTable([
+      product,
+      { ...product, id: 'prd_2', external_id: 'vps-xl', price: 120, currency: 'USD' },
+    ]);
     expect(text.split('\n')).toEqual([
       'EXTERNAL ID  ID     STATUS  CATEGORY     PRICE  NAME',
       'vps-s        prd_1  active  vps_cloud  4.5 EUR  VPS S',
@@ -106,7 +110,9 @@ describe('resolveConnection', () => {
   it('takes HOSTDIR_URL, and --url over it, without a trailing slash', () => {
     const env = { ADMIN_TOKEN: 't', HOSTDIR_URL: 'http://dir.example:8080/' };
     expect(resolveConnection(env, noFile).baseUrl).toBe('http://dir.example:8080');
-    expect(resolveConnection(env, noFile, 'https://other.example/hostdir/').baseUrl).toBe('https://other.example/hostdir');
+    expect(resolveConnection(env, noFile, 'https://other.example/hostdir/').baseUrl).toBe(
+      'https://other.example/hostdir',
+    );
   });
 
   it('refuses a URL that is not an http(s) URL', () => {
@@ -121,9 +127,9 @@ describe('resolveConnection', () => {
 
   it('reads and trims $DATA_DIR/admin-token, DATA_DIR defaulting to ./data', () => {
     expect(resolveConnection({}, files({ 'data/admin-token': 'tok\n' })).token).toBe('tok');
-    expect(resolveConnection({ DATA_DIR: '/srv/hostdir' }, files({ '/srv/hostdir/admin-token': '  tok2  \n' })).token).toBe(
-      'tok2',
-    );
+    expect(
+      resolveConnection({ DATA_DIR: '/srv/hostdir' }, files({ '/srv/hostdir/admin-token': '  tok2  \n' })).token,
+    ).toBe('tok2');
   });
 
   it('treats an empty ADMIN_TOKEN or an empty file as absent', () => {
@@ -139,6 +145,8 @@ describe('resolveConnection', () => {
     const unreadable = () => {
       throw new Error('EACCES: permission denied');
     };
-    expect(() => resolveConnection({}, unreadable)).toThrow(/cannot read the admin token from data\/admin-token: EACCES/);
+    expect(() => resolveConnection({}, unreadable)).toThrow(
+      /cannot read the admin token from data\/admin-token: EACCES/,
+    );
   });
 });

@@ -13,7 +13,10 @@ function json(status: number, body: unknown, type = 'application/json'): Respons
   return new Response(JSON.stringify(body), { status, headers: { 'content-type': type } });
 }
 
-function cli(answer: (call: Call) => Response | Promise<Response>, env: Record<string, string> = { ADMIN_TOKEN: 'secret' }) {
+function cli(
+  answer: (call: Call) => Response | Promise<Response>,
+  env: Record<string, string> = { ADMIN_TOKEN: 'secret' },
+) {
   const calls: Call[] = [];
   const out: string[] = [];
   const err: string[] = [];
@@ -61,7 +64,16 @@ describe('hostdir (unit)', () => {
   it('creates a host with the admin token and prints the JSON answer as it came', async () => {
     const body = { host, api_key: issued };
     const { calls, run } = cli(() => json(201, body));
-    const result = await run('hosts', 'create', 'Acme Hosting', '--currency', 'EUR', '--json', '--url', 'http://dir.test:9/');
+    const result = await run(
+      'hosts',
+      'create',
+      'Acme Hosting',
+      '--currency',
+      'EUR',
+      '--json',
+      '--url',
+      'http://dir.test:9/',
+    );
     expect(result).toEqual({ code: 0, stdout: `${JSON.stringify(body, null, 2)}\n`, stderr: '' });
     expect(calls).toEqual([
       {
@@ -130,7 +142,9 @@ describe('hostdir (unit)', () => {
     });
     const result = await run('hosts', 'list');
     expect(result.code).toBe(3);
-    expect(result.stderr).toBe('error: cannot reach hostdir at http://127.0.0.1:3000: connect ECONNREFUSED 127.0.0.1:3000\n');
+    expect(result.stderr).toBe(
+      'error: cannot reach hostdir at http://127.0.0.1:3000: connect ECONNREFUSED 127.0.0.1:3000\n',
+    );
   });
 
   it('exits 2 without calling the server when there is no admin token', async () => {
@@ -152,13 +166,31 @@ describe('hostdir (unit)', () => {
   });
 
   it('follows next_cursor with --all-pages and prints one combined listing', async () => {
-    const product = (n: number) => ({ id: `prd_${n}`, external_id: `p${n}`, name: `P${n}`, category: 'vps_cloud', price: n, currency: 'USD', status: 'active' });
+    const product = (n: number) => ({
+      id: `prd_${n}`,
+      external_id: `p${n}`,
+      name: `P${n}`,
+      category: 'vps_cloud',
+      price: n,
+      currency: 'USD',
+      status: 'active',
+    });
     const { calls, run } = cli((call) =>
       new URL(call.url).searchParams.get('cursor') === 'c2'
         ? json(200, { products: [product(3)], next_cursor: null })
         : json(200, { products: [product(1), product(2)], next_cursor: 'c2' }),
     );
-    const { code, stdout } = await run('products', 'list', 'acme', '--status', 'all', '--limit', '2', '--all-pages', '--json');
+    const { code, stdout } = await run(
+      'products',
+      'list',
+      'acme',
+      '--status',
+      'all',
+      '--limit',
+      '2',
+      '--all-pages',
+      '--json',
+    );
     expect(code).toBe(0);
     expect(JSON.parse(stdout)).toEqual({ products: [product(1), product(2), product(3)], next_cursor: null });
     expect(calls.map((c) => c.url)).toEqual([

@@ -6,7 +6,9 @@ describe('catalogueBody', () => {
   it('sends {"products": [...]} as written and wraps a bare array', () => {
     const text = '{"products": [{"external_id": "a"}]}';
     expect(catalogueBody(text, 'f.json').toString()).toBe(text);
-    expect(JSON.parse(catalogueBody('[{"external_id": "a"}]', 'f.json').toString())).toEqual({ products: [{ external_id: 'a' }] });
+    expect(JSON.parse(catalogueBody('[{"external_id": "a"}]', 'f.json').toString())).toEqual({
+      products: [{ external_id: 'a' }],
+    });
   });
 
   it('refuses a file that is not JSON or not a catalogue, naming the file', () => {

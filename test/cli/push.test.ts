@@ -93,7 +93,9 @@ describe('hostdir push', () => {
 
   it('recovers the answer of a sync whose answer was lost after the commit, and applies it once', async () => {
     const host = await onboard(server, 'Lossy Link Hosting');
-    const file = await catalogueFile('lossy.json', { products: [product('vps-s'), product('vps-m'), product('vps-l')] });
+    const file = await catalogueFile('lossy.json', {
+      products: [product('vps-s'), product('vps-m'), product('vps-l')],
+    });
     const proxy = await lossyProxy(server.port);
     try {
       const run = await hostdir(['push', file, '--key', host.key, '--url', proxy.url]);
@@ -123,7 +125,10 @@ describe('hostdir push', () => {
   it('accepts a bare array and a key from HOSTDIR_API_KEY, and prints the answer with --json', async () => {
     const host = await onboard(server, 'Array Hosting');
     const file = await catalogueFile('array.json', [product('a'), product('b')]);
-    const run = await hostdir(['push', file, '--dry-run', '--json'], { HOSTDIR_API_KEY: host.key, HOSTDIR_URL: server.url });
+    const run = await hostdir(['push', file, '--dry-run', '--json'], {
+      HOSTDIR_API_KEY: host.key,
+      HOSTDIR_URL: server.url,
+    });
     expect(run.code, run.stderr).toBe(0);
     const answer = JSON.parse(run.stdout);
     expect(answer).toMatchObject({ dry_run: true, host: host.slug, summary: { received: 2, created: 2 } });

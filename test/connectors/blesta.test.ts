@@ -2,7 +2,13 @@
 // descriptions in both documented forms, groups as objects or ids, statuses and hidden packages, package options
 // (a location to choose, a spec with one value), error answers.
 import { describe, expect, it } from 'vitest';
-import { blestaHasOptions, blestaPackage, blestaPage, blestaRefusal, blestaResponse } from '../../src/connectors/blesta.js';
+import {
+  blestaHasOptions,
+  blestaPackage,
+  blestaPage,
+  blestaRefusal,
+  blestaResponse,
+} from '../../src/connectors/blesta.js';
 import { type BillingProduct, catalogueFrom } from '../../src/connectors/catalogue.js';
 import { parseCategoryMap } from '../../src/connectors/category-map.js';
 import { canonicalPeriod } from '../../src/catalog/billing-periods.js';
@@ -28,8 +34,13 @@ function packages(list: readonly Record<string, unknown>[] = BLESTA_PACKAGES): B
 }
 
 describe('Blesta packages to a catalogue', () => {
-  it('maps every active package in the chosen currency, with Blesta\'s own term and period', () => {
-    const result = catalogueFrom(packages(), { map: MAP, mapFile: 'categories.json', currency: 'EUR', system: 'Blesta' });
+  it("maps every active package in the chosen currency, with Blesta's own term and period", () => {
+    const result = catalogueFrom(packages(), {
+      map: MAP,
+      mapFile: 'categories.json',
+      currency: 'EUR',
+      system: 'Blesta',
+    });
     expect(result.products).toEqual([
       {
         external_id: '3',
@@ -108,16 +119,21 @@ describe('Blesta packages to a catalogue', () => {
     expect(blestaHasOptions({ response: BLESTA_PACKAGES[1] })).toBe(false);
     expect(blestaHasOptions({ response: { ...BLESTA_PACKAGES[0], option_groups: [] } })).toBe(false);
     // An option without a label is named by its field name; a value without a name by its value.
-    const unlabelled = blestaPackage('20', { id: 20 }, { response: { id: 20, name: 'Plan' } }, {
-      response: [{ id: '1', name: 'region', type: 'radio', hidden: '0', values: [{ name: '', value: 'Warsaw' }] }],
-    });
+    const unlabelled = blestaPackage(
+      '20',
+      { id: 20 },
+      { response: { id: 20, name: 'Plan' } },
+      {
+        response: [{ id: '1', name: 'region', type: 'radio', hidden: '0', values: [{ name: '', value: 'Warsaw' }] }],
+      },
+    );
     expect(unlabelled.options).toEqual([{ name: 'region', choices: ['Warsaw'] }]);
     expect(() => blestaPackage('20', { id: 20 }, { response: { id: 20 } }, { options: [] })).toThrow(
       'Blesta answered package_options/getByPackageId for package 20 without a "response"',
     );
   });
 
-  it('asks which currency to list, and the catalogue passes the sync endpoint\'s validation', () => {
+  it("asks which currency to list, and the catalogue passes the sync endpoint's validation", () => {
     expect(() => catalogueFrom(packages(), { map: MAP, mapFile: 'm.json', currency: null, system: 'Blesta' })).toThrow(
       'Blesta prices its products in EUR, USD; choose the currency to list with --currency (e.g. --currency EUR)',
     );
@@ -127,7 +143,11 @@ describe('Blesta packages to a catalogue', () => {
     const { products } = catalogueFrom(packages(), { map: MAP, mapFile: 'm.json', currency: 'EUR', system: 'Blesta' });
     const validated = validateCatalogue(
       { products },
-      { categories: new Set(['vps_cloud', 'web_shared', 'ssl', 'game_other']), defaultCurrency: 'USD', maxProducts: 100 },
+      {
+        categories: new Set(['vps_cloud', 'web_shared', 'ssl', 'game_other']),
+        defaultCurrency: 'USD',
+        maxProducts: 100,
+      },
     );
     expect(validated.ok, JSON.stringify(validated)).toBe(true);
     for (const period of ['1 month', '12 month', '3 month', '1 year', '1 week', 'onetime', '2 year', '7 day']) {
@@ -139,7 +159,9 @@ describe('Blesta packages to a catalogue', () => {
     expect(blestaPage({ response: [{ id: 3 }, { id: '5' }] }, 1).map((p) => p.id)).toEqual(['3', '5']);
     expect(blestaPage({ response: { a: { id: 3 } } }, 1).map((p) => p.id)).toEqual(['3']);
     expect(blestaPage({ response: [] }, 4)).toEqual([]);
-    expect(() => blestaPage({ response: [{ name: 'x' }] }, 2)).toThrow('packages/getList page 2 with an item (0) without an id');
+    expect(() => blestaPage({ response: [{ name: 'x' }] }, 2)).toThrow(
+      'packages/getList page 2 with an item (0) without an id',
+    );
     expect(() => blestaPage({ packages: [] }, 1)).toThrow('without a "response"');
   });
 
@@ -171,10 +193,19 @@ describe('Blesta packages to a catalogue', () => {
   });
 
   it('reads the documented error answers as refusals, and a success as none', () => {
-    expect(blestaRefusal(BLESTA_ERRORS.unauthorized.body)).toBe('The authorization details given appear to be invalid.');
-    expect(blestaRefusal(BLESTA_ERRORS.maintenance.body)).toBe('The requested resource is currently unavailable due to maintenance.');
+    expect(blestaRefusal(BLESTA_ERRORS.unauthorized.body)).toBe(
+      'The authorization details given appear to be invalid.',
+    );
+    expect(blestaRefusal(BLESTA_ERRORS.maintenance.body)).toBe(
+      'The requested resource is currently unavailable due to maintenance.',
+    );
     expect(
-      blestaRefusal({ model: { message: 'The request cannot be fulfilled due to bad syntax.', errors: { page: { format: 'Bad page.' } } } }),
+      blestaRefusal({
+        model: {
+          message: 'The request cannot be fulfilled due to bad syntax.',
+          errors: { page: { format: 'Bad page.' } },
+        },
+      }),
     ).toBe('The request cannot be fulfilled due to bad syntax. (page: Bad page.)');
     expect(blestaRefusal({ response: [] })).toBeNull();
     expect(blestaResponse({ response: false }, 'x')).toBe(false);

@@ -15,7 +15,12 @@ function problems(text: string): readonly string[] {
 describe('the category map', () => {
   it('accepts groups, modules and products, a $comment, and null to leave things out', () => {
     const map = parseCategoryMap(
-      JSON.stringify({ $comment: 'WHMCS groups', groups: { '1': ' web_shared ', '9': null }, modules: { cPanel: 'web_shared' }, products: { '7': 'dedicated' } }),
+      JSON.stringify({
+        $comment: 'WHMCS groups',
+        groups: { '1': ' web_shared ', '9': null },
+        modules: { cPanel: 'web_shared' },
+        products: { '7': 'dedicated' },
+      }),
       'categories.json',
     );
     expect([...map.groups]).toEqual([
@@ -41,22 +46,46 @@ describe('the category map', () => {
   });
 
   it('keeps "__proto__" and "constructor" as plain keys', () => {
-    const map = parseCategoryMap('{"groups": {"__proto__": "vps_cloud", "constructor": "web_shared"}}', 'categories.json');
-    expect(chooseCategory(map, { id: '1', groups: [{ id: '__proto__', name: null }], module: null })).toEqual({ kind: 'category', category: 'vps_cloud' });
-    expect(chooseCategory(map, { id: '1', groups: [{ id: 'toString', name: null }], module: null })).toEqual({ kind: 'unmapped' });
+    const map = parseCategoryMap(
+      '{"groups": {"__proto__": "vps_cloud", "constructor": "web_shared"}}',
+      'categories.json',
+    );
+    expect(chooseCategory(map, { id: '1', groups: [{ id: '__proto__', name: null }], module: null })).toEqual({
+      kind: 'category',
+      category: 'vps_cloud',
+    });
+    expect(chooseCategory(map, { id: '1', groups: [{ id: 'toString', name: null }], module: null })).toEqual({
+      kind: 'unmapped',
+    });
   });
 
   it('looks up the product, then each group by id and by name, then the module in any case', () => {
     const map = parseCategoryMap(
-      JSON.stringify({ products: { '7': 'dedicated' }, groups: { '2': 'vps_cloud', Games: 'game_other' }, modules: { Pterodactyl: 'game_minecraft' } }),
+      JSON.stringify({
+        products: { '7': 'dedicated' },
+        groups: { '2': 'vps_cloud', Games: 'game_other' },
+        modules: { Pterodactyl: 'game_minecraft' },
+      }),
       'categories.json',
     );
     const choose = (id: string, groups: { id: string; name: string | null }[], module: string | null) =>
       chooseCategory(map, { id, groups, module });
     expect(choose('7', [{ id: '2', name: null }], 'pterodactyl')).toEqual({ kind: 'category', category: 'dedicated' });
-    expect(choose('8', [{ id: '5', name: null }, { id: '2', name: null }], 'pterodactyl')).toEqual({ kind: 'category', category: 'vps_cloud' });
+    expect(
+      choose(
+        '8',
+        [
+          { id: '5', name: null },
+          { id: '2', name: null },
+        ],
+        'pterodactyl',
+      ),
+    ).toEqual({ kind: 'category', category: 'vps_cloud' });
     expect(choose('8', [{ id: '5', name: 'Games' }], null)).toEqual({ kind: 'category', category: 'game_other' });
-    expect(choose('8', [{ id: '5', name: 'Other' }], 'PTERODACTYL')).toEqual({ kind: 'category', category: 'game_minecraft' });
+    expect(choose('8', [{ id: '5', name: 'Other' }], 'PTERODACTYL')).toEqual({
+      kind: 'category',
+      category: 'game_minecraft',
+    });
     expect(choose('8', [{ id: '5', name: 'Other' }], 'cpanel')).toEqual({ kind: 'unmapped' });
   });
 });

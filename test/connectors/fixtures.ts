@@ -43,7 +43,12 @@ export const WHMCS_GETPRODUCTS_EXAMPLE = {
         },
         customfields: {
           customfield: [
-            { id: 2, name: 'Secondary Contact', description: 'Would you like to provide a secondary point of contact?', required: '' },
+            {
+              id: 2,
+              name: 'Secondary Contact',
+              description: 'Would you like to provide a secondary point of contact?',
+              required: '',
+            },
           ],
         },
         configoptions: {
@@ -90,7 +95,11 @@ export const WHMCS_GETPRODUCTS_EXAMPLE = {
 };
 
 /** One currency's prices in GetProducts' shape (https://developers.whmcs.com/api-reference/getproducts/). */
-function whmcsPrices(prefix: string, suffix: string, cycles: Partial<Record<'m' | 'q' | 's' | 'a' | 'b' | 't', [string, string]>>) {
+function whmcsPrices(
+  prefix: string,
+  suffix: string,
+  cycles: Partial<Record<'m' | 'q' | 's' | 'a' | 'b' | 't', [string, string]>>,
+) {
   const price = (c: 'm' | 'q' | 's' | 'a' | 'b' | 't') => cycles[c] ?? ['-1.00', '-1.00'];
   return {
     prefix,
@@ -111,7 +120,16 @@ function whmcsPrices(prefix: string, suffix: string, cycles: Partial<Record<'m' 
 }
 
 function whmcsProduct(
-  fields: { pid: number; gid: number; type: string; name: string; description: string; module: string; paytype: string; pricing: unknown },
+  fields: {
+    pid: number;
+    gid: number;
+    type: string;
+    name: string;
+    description: string;
+    module: string;
+    paytype: string;
+    pricing: unknown;
+  },
   extras: { customfields?: unknown[]; configoptions?: unknown[] } = {},
 ) {
   return {
@@ -244,13 +262,22 @@ export const WHMCS_CATALOGUE = {
           },
         },
         {
-          customfields: [{ id: 5, name: 'Data center', description: 'Your preferred data center; we confirm it by e-mail', required: '' }],
+          customfields: [
+            {
+              id: 5,
+              name: 'Data center',
+              description: 'Your preferred data center; we confirm it by e-mail',
+              required: '',
+            },
+          ],
           configoptions: [
             whmcsConfigOption(11, 'Operating System', '2', [
               whmcsChoice(31, 'debian12|Debian 12', { USD: '0.00', EUR: '0.00' }),
               whmcsChoice(32, 'ubuntu2404|Ubuntu 24.04', { USD: '0.00', EUR: '0.00' }),
             ]),
-            whmcsConfigOption(12, 'Extra IPv4 addresses', '4', [whmcsChoice(33, 'IPv4 address', { USD: '2.00', EUR: '2.00' })]),
+            whmcsConfigOption(12, 'Extra IPv4 addresses', '4', [
+              whmcsChoice(33, 'IPv4 address', { USD: '2.00', EUR: '2.00' }),
+            ]),
           ],
         },
       ),
@@ -280,7 +307,9 @@ export const WHMCS_CATALOGUE = {
               whmcsChoice(38, '8 GB', { USD: '0.00', EUR: '0.00' }),
               whmcsChoice(39, '16 GB', { USD: '20.00', EUR: '18.00' }, '10.00'),
             ]),
-            whmcsConfigOption(16, 'Automated backups', '3', [whmcsChoice(40, 'Daily backups', { USD: '4.00', EUR: '4.00' })]),
+            whmcsConfigOption(16, 'Automated backups', '3', [
+              whmcsChoice(40, 'Daily backups', { USD: '4.00', EUR: '4.00' }),
+            ]),
           ],
         },
       ),
@@ -342,10 +371,42 @@ export const BLESTA_PACKAGES = [
     groups: [{ id: '4', name: 'Virtual servers' }],
     option_groups: [{ id: '2', company_id: '1', name: 'Cloud options', description: '' }],
     pricing: [
-      { id: '11', term: '1', period: 'month', price: '6.5000', setup_fee: '0.0000', cancel_fee: '0.0000', currency: 'EUR' },
-      { id: '12', term: '12', period: 'month', price: '70.0000', setup_fee: '0.0000', cancel_fee: '0.0000', currency: 'EUR' },
-      { id: '13', term: '1', period: 'year', price: '70.0000', setup_fee: '0.0000', cancel_fee: '0.0000', currency: 'EUR' },
-      { id: '14', term: '1', period: 'month', price: '7.0000', setup_fee: '0.0000', cancel_fee: '0.0000', currency: 'USD' },
+      {
+        id: '11',
+        term: '1',
+        period: 'month',
+        price: '6.5000',
+        setup_fee: '0.0000',
+        cancel_fee: '0.0000',
+        currency: 'EUR',
+      },
+      {
+        id: '12',
+        term: '12',
+        period: 'month',
+        price: '70.0000',
+        setup_fee: '0.0000',
+        cancel_fee: '0.0000',
+        currency: 'EUR',
+      },
+      {
+        id: '13',
+        term: '1',
+        period: 'year',
+        price: '70.0000',
+        setup_fee: '0.0000',
+        cancel_fee: '0.0000',
+        currency: 'EUR',
+      },
+      {
+        id: '14',
+        term: '1',
+        period: 'month',
+        price: '7.0000',
+        setup_fee: '0.0000',
+        cancel_fee: '0.0000',
+        currency: 'USD',
+      },
     ],
   },
   {
@@ -357,8 +418,24 @@ export const BLESTA_PACKAGES = [
     module_id: '1',
     groups: ['6'],
     pricing: [
-      { id: '21', term: '3', period: 'month', price: '12.0000', setup_fee: '3.0000', cancel_fee: '0.0000', currency: 'EUR' },
-      { id: '22', term: '1', period: 'year', price: '40.0000', setup_fee: '0.0000', cancel_fee: '0.0000', currency: 'EUR' },
+      {
+        id: '21',
+        term: '3',
+        period: 'month',
+        price: '12.0000',
+        setup_fee: '3.0000',
+        cancel_fee: '0.0000',
+        currency: 'EUR',
+      },
+      {
+        id: '22',
+        term: '1',
+        period: 'year',
+        price: '40.0000',
+        setup_fee: '0.0000',
+        cancel_fee: '0.0000',
+        currency: 'EUR',
+      },
     ],
   },
   {
@@ -369,7 +446,17 @@ export const BLESTA_PACKAGES = [
     hidden: '0',
     module_id: '5',
     groups: [{ id: '7', name: 'Security' }],
-    pricing: [{ id: '31', term: '0', period: 'onetime', price: '9.0000', setup_fee: '0.0000', cancel_fee: '0.0000', currency: 'EUR' }],
+    pricing: [
+      {
+        id: '31',
+        term: '0',
+        period: 'onetime',
+        price: '9.0000',
+        setup_fee: '0.0000',
+        cancel_fee: '0.0000',
+        currency: 'EUR',
+      },
+    ],
   },
   {
     id: 9,
@@ -379,8 +466,24 @@ export const BLESTA_PACKAGES = [
     module_id: '7',
     groups: [{ id: '8', name: 'Games' }],
     pricing: [
-      { id: '41', term: '1', period: 'week', price: '2.5000', setup_fee: '0.0000', cancel_fee: '0.0000', currency: 'EUR' },
-      { id: '42', term: '1', period: 'month', price: '8.0000', setup_fee: '1.0000', cancel_fee: '0.0000', currency: 'EUR' },
+      {
+        id: '41',
+        term: '1',
+        period: 'week',
+        price: '2.5000',
+        setup_fee: '0.0000',
+        cancel_fee: '0.0000',
+        currency: 'EUR',
+      },
+      {
+        id: '42',
+        term: '1',
+        period: 'month',
+        price: '8.0000',
+        setup_fee: '1.0000',
+        cancel_fee: '0.0000',
+        currency: 'EUR',
+      },
     ],
   },
   { id: 10, name: 'Old plan', status: 'inactive', hidden: '0', module_id: '1', groups: ['6'], pricing: [] },
@@ -390,11 +493,30 @@ export const BLESTA_PACKAGES = [
 
 /** A package option value's price (PackageOptions::getValuePricing): one month in EUR. */
 function blestaValuePricing(id: string, price: string) {
-  return [{ id, pricing_id: id, option_value_id: id, term: '1', period: 'month', price, price_renews: null, setup_fee: '0.0000', cancel_fee: '0.0000', currency: 'EUR', precision: 2 }];
+  return [
+    {
+      id,
+      pricing_id: id,
+      option_value_id: id,
+      term: '1',
+      period: 'month',
+      price,
+      price_renews: null,
+      setup_fee: '0.0000',
+      cancel_fee: '0.0000',
+      currency: 'EUR',
+      precision: 2,
+    },
+  ];
 }
 
 /** A package option value in the shape of PackageOptions::getValues (https://source-docs.blesta.com/classes/PackageOptions.html). */
-function blestaValue(id: string, name: string, value: string | null, fields: { status?: string; price?: string; min?: string; max?: string } = {}) {
+function blestaValue(
+  id: string,
+  name: string,
+  value: string | null,
+  fields: { status?: string; price?: string; min?: string; max?: string } = {},
+) {
   const quantity = fields.min !== undefined;
   return {
     id,
@@ -419,7 +541,15 @@ function blestaValue(id: string, name: string, value: string | null, fields: { s
 export const BLESTA_PACKAGE_OPTIONS: Record<string, unknown[]> = {
   '3': [
     {
-      id: '1', company_id: '1', label: 'Location', name: 'location', description: '', type: 'select', addable: '1', editable: '0', hidden: '0',
+      id: '1',
+      company_id: '1',
+      label: 'Location',
+      name: 'location',
+      description: '',
+      type: 'select',
+      addable: '1',
+      editable: '0',
+      hidden: '0',
       values: [
         blestaValue('1', 'Frankfurt, Germany', 'fra'),
         blestaValue('2', 'Helsinki, Finland', 'hel'),
@@ -427,19 +557,51 @@ export const BLESTA_PACKAGE_OPTIONS: Record<string, unknown[]> = {
       ],
     },
     {
-      id: '2', company_id: '1', label: 'Operating system', name: 'os', description: '', type: 'radio', addable: '1', editable: '1', hidden: '0',
+      id: '2',
+      company_id: '1',
+      label: 'Operating system',
+      name: 'os',
+      description: '',
+      type: 'radio',
+      addable: '1',
+      editable: '1',
+      hidden: '0',
       values: [blestaValue('4', 'Debian 12', 'debian-12'), blestaValue('5', 'AlmaLinux 9', 'almalinux-9')],
     },
     {
-      id: '3', company_id: '1', label: 'Extra IPv4 addresses', name: 'ipv4', description: '', type: 'quantity', addable: '1', editable: '1', hidden: '0',
+      id: '3',
+      company_id: '1',
+      label: 'Extra IPv4 addresses',
+      name: 'ipv4',
+      description: '',
+      type: 'quantity',
+      addable: '1',
+      editable: '1',
+      hidden: '0',
       values: [blestaValue('6', 'IPv4', null, { min: '0', max: '4', price: '2.0000' })],
     },
     {
-      id: '4', company_id: '1', label: 'Storage', name: 'storage', description: '', type: 'select', addable: '0', editable: '0', hidden: '0',
+      id: '4',
+      company_id: '1',
+      label: 'Storage',
+      name: 'storage',
+      description: '',
+      type: 'select',
+      addable: '0',
+      editable: '0',
+      hidden: '0',
       values: [blestaValue('7', '80 GB NVMe', '80')],
     },
     {
-      id: '5', company_id: '1', label: 'Data center', name: 'node', description: 'staff only', type: 'select', addable: '0', editable: '0', hidden: '1',
+      id: '5',
+      company_id: '1',
+      label: 'Data center',
+      name: 'node',
+      description: 'staff only',
+      type: 'select',
+      addable: '0',
+      editable: '0',
+      hidden: '1',
       values: [blestaValue('8', 'Staging lab, Helsinki', 'lab')],
     },
   ],
@@ -451,7 +613,10 @@ export const BLESTA_ERRORS = {
   notAccessible: { status: 403, body: { message: 'The requested resource is not accessible.' } },
   notFound: { status: 404, body: { message: 'The requested resource does not exist.' } },
   unexpected: { status: 500, body: { message: 'An unexpected error occured.' } },
-  maintenance: { status: 503, body: { message: 'The requested resource is currently unavailable due to maintenance.' } },
+  maintenance: {
+    status: 503,
+    body: { message: 'The requested resource is currently unavailable due to maintenance.' },
+  },
 };
 
 // -------------------------------------------------------------------------------------------------- HostBill
@@ -565,7 +730,10 @@ export const HOSTBILL_GETPRODUCTS_EXAMPLE = {
 type HostbillCycle = 'm' | 'q' | 's' | 'a' | 'b' | 't' | 'd' | 'w' | 'h';
 
 /** A product in getProducts' shape (https://api2.hostbillapp.com/services/getProducts.html): "0.00" where not sold. */
-function hostbillProduct(fields: { id: string; name: string; paytype: string; description: string; visible: string; ptype: string }, prices: Partial<Record<HostbillCycle, [string, string]>>) {
+function hostbillProduct(
+  fields: { id: string; name: string; paytype: string; description: string; visible: string; ptype: string },
+  prices: Partial<Record<HostbillCycle, [string, string]>>,
+) {
   const cycles: HostbillCycle[] = ['m', 'q', 's', 'a', 'b', 't', 'd', 'w', 'h'];
   const price = (c: HostbillCycle) => prices[c] ?? ['0.00', '0.00'];
   return {
@@ -593,7 +761,8 @@ export const HOSTBILL_SHARED_PRODUCTS = {
         id: '301',
         name: 'Hosting Mini',
         paytype: 'Regular',
-        description: '<ul><li>5 GB SSD storage</li><li>1 website</li><li>Let&#39;s Encrypt</li></ul><p>Data center: Amsterdam, Netherlands</p>',
+        description:
+          '<ul><li>5 GB SSD storage</li><li>1 website</li><li>Let&#39;s Encrypt</li></ul><p>Data center: Amsterdam, Netherlands</p>',
         visible: '1',
         ptype: 'cpanel',
       },
@@ -609,4 +778,9 @@ export const HOSTBILL_SHARED_PRODUCTS = {
 };
 
 /** The error shape of https://api2.hostbillapp.com/remote.html ("Errors"). */
-export const hostbillError = (call: string, message: string) => ({ success: false, call, server_time: 1679594592, error: [message] });
+export const hostbillError = (call: string, message: string) => ({
+  success: false,
+  call,
+  server_time: 1679594592,
+  error: [message],
+});

@@ -12,11 +12,17 @@ import {
   hostbillError,
 } from './fixtures.js';
 
-const MAP = parseCategoryMap(JSON.stringify({ groups: { '43': 'vps_cloud', 'Shared Hosting': 'web_shared' } }), 'categories.json');
+const MAP = parseCategoryMap(
+  JSON.stringify({ groups: { '43': 'vps_cloud', 'Shared Hosting': 'web_shared' } }),
+  'categories.json',
+);
 
 function products() {
   const [onapp, shared] = hostbillOrderPages(HOSTBILL_GETORDERPAGES_EXAMPLE, 'getOrderPages');
-  return [...hostbillProducts(HOSTBILL_GETPRODUCTS_EXAMPLE, onapp!), ...hostbillProducts(HOSTBILL_SHARED_PRODUCTS, shared!)];
+  return [
+    ...hostbillProducts(HOSTBILL_GETPRODUCTS_EXAMPLE, onapp!),
+    ...hostbillProducts(HOSTBILL_SHARED_PRODUCTS, shared!),
+  ];
 }
 
 describe('HostBill products to a catalogue', () => {
@@ -28,7 +34,12 @@ describe('HostBill products to a catalogue', () => {
   });
 
   it('maps the documented products and a shared-hosting page: offered cycles, Free, archived left out', () => {
-    const result = catalogueFrom(products(), { map: MAP, mapFile: 'categories.json', currency: null, system: 'HostBill' });
+    const result = catalogueFrom(products(), {
+      map: MAP,
+      mapFile: 'categories.json',
+      currency: null,
+      system: 'HostBill',
+    });
     expect(result.currency).toBeNull();
     // Products keyed by id come in the order of their ids (as JSON.parse orders integer keys).
     expect(result.products).toEqual([
@@ -67,7 +78,12 @@ describe('HostBill products to a catalogue', () => {
   });
 
   it('states the currency it is told HostBill prices in', () => {
-    const result = catalogueFrom(products(), { map: MAP, mapFile: 'categories.json', currency: 'chf', system: 'HostBill' });
+    const result = catalogueFrom(products(), {
+      map: MAP,
+      mapFile: 'categories.json',
+      currency: 'chf',
+      system: 'HostBill',
+    });
     expect(result.currency).toBe('CHF');
     expect(result.products.every((p) => p.currency === 'CHF')).toBe(true);
   });
@@ -95,14 +111,25 @@ describe('HostBill products to a catalogue', () => {
 
   it('reads sub-order pages and refusals', () => {
     expect(
-      hostbillOrderPages({ success: true, subcategories: [{ id: '148', parent_id: '147', contains: 'products', name: 'Paris', visible: '1' }] }, 'getSubCategories'),
+      hostbillOrderPages(
+        {
+          success: true,
+          subcategories: [{ id: '148', parent_id: '147', contains: 'products', name: 'Paris', visible: '1' }],
+        },
+        'getSubCategories',
+      ),
     ).toEqual([{ id: '148', name: 'Paris', visible: true, holdsPages: false }]);
-    expect(hostbillOrderPages({ success: true, categories: [{ id: '147', name: 'Cloud', contains: 'categories', visible: '0' }] }, 'getOrderPages')).toEqual([
-      { id: '147', name: 'Cloud', visible: false, holdsPages: true },
-    ]);
+    expect(
+      hostbillOrderPages(
+        { success: true, categories: [{ id: '147', name: 'Cloud', contains: 'categories', visible: '0' }] },
+        'getOrderPages',
+      ),
+    ).toEqual([{ id: '147', name: 'Cloud', visible: false, holdsPages: true }]);
     expect(hostbillRefusal(hostbillError('getOrderPages', 'Invalid API credentials'))).toBe('Invalid API credentials');
     expect(hostbillRefusal({ success: false })).toBe('(HostBill gave no message)');
     expect(hostbillRefusal(HOSTBILL_GETORDERPAGES_EXAMPLE)).toBeNull();
-    expect(() => hostbillOrderPages(hostbillError('getOrderPages', 'x'), 'getOrderPages')).toThrow('without "success": true');
+    expect(() => hostbillOrderPages(hostbillError('getOrderPages', 'x'), 'getOrderPages')).toThrow(
+      'without "success": true',
+    );
   });
 });

@@ -10,7 +10,15 @@ const fromDescription = (text: string) => statedSpecs(text, []);
 describe('specs a description states', () => {
   it('reads "4 GB RAM" lines and "RAM: 4 GB" lines under their own words', () => {
     const stated = fromDescription(
-      ['4 GB DDR4 RAM', '- 2 vCPU cores', '• 80 GB NVMe SSD', '✓ 1 Gbit/s port', 'Traffic: 20 TB', 'Unmetered bandwidth', '1 IPv4 address'].join('\n'),
+      [
+        '4 GB DDR4 RAM',
+        '- 2 vCPU cores',
+        '• 80 GB NVMe SSD',
+        '✓ 1 Gbit/s port',
+        'Traffic: 20 TB',
+        'Unmetered bandwidth',
+        '1 IPv4 address',
+      ].join('\n'),
     );
     expect(stated).toEqual({
       specs: {
@@ -23,7 +31,9 @@ describe('specs a description states', () => {
         'IPv4 address': '1',
       },
       locations: [],
-      notes: ['the description\'s "Unmetered bandwidth" disagrees with the description\'s "Traffic: 20 TB"; the first is kept'],
+      notes: [
+        'the description\'s "Unmetered bandwidth" disagrees with the description\'s "Traffic: 20 TB"; the first is kept',
+      ],
     });
     expect(normalizeSpecs(stated.specs, 'vps_cloud')).toEqual({
       ram_gb: 4,
@@ -37,7 +47,12 @@ describe('specs a description states', () => {
   });
 
   it('reads several statements on one line, kept apart by bars, dots, semicolons or commas', () => {
-    for (const line of ['4 GB RAM | 2 vCPU | 80 GB SSD', '4 GB RAM · 2 vCPU · 80 GB SSD', '4 GB RAM; 2 vCPU; 80 GB SSD', '4 GB RAM, 2 vCPU, 80 GB SSD']) {
+    for (const line of [
+      '4 GB RAM | 2 vCPU | 80 GB SSD',
+      '4 GB RAM · 2 vCPU · 80 GB SSD',
+      '4 GB RAM; 2 vCPU; 80 GB SSD',
+      '4 GB RAM, 2 vCPU, 80 GB SSD',
+    ]) {
       expect(fromDescription(line).specs, line).toEqual({ RAM: '4 GB', vCPU: '2', SSD: '80 GB' });
     }
     // A decimal comma is part of the figure.
@@ -47,7 +62,12 @@ describe('specs a description states', () => {
   it('reads web and game plans the same way', () => {
     const web = fromDescription('Unlimited websites\n10 email accounts\n25 GB SSD storage');
     expect(web.specs).toEqual({ websites: 'Unlimited', 'email accounts': '10', 'SSD storage': '25 GB' });
-    expect(normalizeSpecs(web.specs, 'web_shared')).toEqual({ websites: UNLIMITED, email_accounts: 10, storage_gb: 25, disk_type: 'ssd' });
+    expect(normalizeSpecs(web.specs, 'web_shared')).toEqual({
+      websites: UNLIMITED,
+      email_accounts: 10,
+      storage_gb: 25,
+      disk_type: 'ssd',
+    });
     expect(fromDescription('Player slots: 20\n6 GB RAM').specs).toEqual({ 'Player slots': '20', RAM: '6 GB' });
   });
 
@@ -75,7 +95,11 @@ describe('specs a description states', () => {
   });
 
   it('keeps the first statement of a figure: a repetition is skipped, a disagreement noted', () => {
-    expect(fromDescription('RAM: 8 GB\n8 GB RAM\n8192 MB memory')).toEqual({ specs: { RAM: '8 GB' }, locations: [], notes: [] });
+    expect(fromDescription('RAM: 8 GB\n8 GB RAM\n8192 MB memory')).toEqual({
+      specs: { RAM: '8 GB' },
+      locations: [],
+      notes: [],
+    });
     // One note per figure, however many lines disagree with it.
     expect(fromDescription('2 vCPU\nCPU: 4 cores\n8 cores\n16 GB RAM\n32 GB RAM\n64 GB RAM').notes).toEqual([
       'the description\'s "CPU: 4 cores" disagrees with the description\'s "2 vCPU"; the first is kept',
@@ -87,7 +111,11 @@ describe('specs a description states', () => {
     expect(fromDescription(`RAM: 4 GB ${'and more '.repeat(30)}`).specs).toEqual({});
     const stated = statedSpecs(null, [{ name: 'RAM', choices: [`4 GB ${'x'.repeat(1000)}`] }]);
     expect(stated.specs).toEqual({});
-    expect(stated.notes).toEqual([expect.stringMatching(/^the configurable option "RAM" \("4 GB x+"\) is longer than a spec may be and is left out$/)]);
+    expect(stated.notes).toEqual([
+      expect.stringMatching(
+        /^the configurable option "RAM" \("4 GB x+"\) is longer than a spec may be and is left out$/,
+      ),
+    ]);
   });
 });
 
@@ -101,7 +129,7 @@ describe('specs and locations an option states', () => {
     expect(stated).toEqual({ specs: { Memory: '4 GB' }, locations: [], notes: [] });
   });
 
-  it('lists every choice of a location option, each place once, before the description\'s', () => {
+  it("lists every choice of a location option, each place once, before the description's", () => {
     const stated = statedSpecs('Location: Frankfurt, Germany\nLocations: Amsterdam / Paris', [
       { name: 'Server Location', choices: ['Frankfurt', 'New York, United States'] },
       { name: 'Data Center', choices: ['New York'] },
@@ -109,7 +137,7 @@ describe('specs and locations an option states', () => {
     expect(stated.locations).toEqual(['Frankfurt', 'New York, United States', 'Amsterdam', 'Paris']);
   });
 
-  it('stops at the contract\'s 100 locations and says so once, and leaves out a location longer than it allows', () => {
+  it("stops at the contract's 100 locations and says so once, and leaves out a location longer than it allows", () => {
     const lines = Array.from({ length: 120 }, (_, i) => `Location: City ${i}`).join('\n');
     const stated = statedSpecs(lines, []);
     expect(stated.locations).toHaveLength(100);
@@ -117,16 +145,36 @@ describe('specs and locations an option states', () => {
     expect(stated.notes).toEqual(['only the first 100 locations are listed']);
     const long = statedSpecs(null, [{ name: 'Location', choices: ['Frankfurt', 'Frankfurt am Main '.repeat(12)] }]);
     expect(long.locations).toEqual(['Frankfurt']);
-    expect(long.notes).toEqual(['the configurable option "Location" names a location longer than 200 characters; it is left out']);
+    expect(long.notes).toEqual([
+      'the configurable option "Location" names a location longer than 200 characters; it is left out',
+    ]);
   });
 });
 
 describe('locations', () => {
   it('knows the labels that name where a plan runs', () => {
-    for (const label of ['Location', 'Server location', 'Locations', 'Data center', 'Datacenter', 'Data Centre', 'Region', 'Choose your region', 'Standort', 'Rechenzentrum', 'Country']) {
+    for (const label of [
+      'Location',
+      'Server location',
+      'Locations',
+      'Data center',
+      'Datacenter',
+      'Data Centre',
+      'Region',
+      'Choose your region',
+      'Standort',
+      'Rechenzentrum',
+      'Country',
+    ]) {
       expect(isLocationName(label), label).toBe(true);
     }
-    for (const label of ['Backup location', 'RAM', 'Operating system', 'Zone file', 'Location of backups and snapshots']) {
+    for (const label of [
+      'Backup location',
+      'RAM',
+      'Operating system',
+      'Zone file',
+      'Location of backups and snapshots',
+    ]) {
       expect(isLocationName(label), label).toBe(false);
     }
   });
@@ -134,10 +182,18 @@ describe('locations', () => {
   it('tells a list of places from one place named more closely', () => {
     expect(locationsIn('Frankfurt, Germany')).toEqual(['Frankfurt, Germany']);
     expect(locationsIn('Frankfurt, Amsterdam, New York')).toEqual(['Frankfurt', 'Amsterdam', 'New York']);
-    expect(locationsIn('Amsterdam, Netherlands, Frankfurt, Germany')).toEqual(['Amsterdam, Netherlands', 'Frankfurt, Germany']);
+    expect(locationsIn('Amsterdam, Netherlands, Frankfurt, Germany')).toEqual([
+      'Amsterdam, Netherlands',
+      'Frankfurt, Germany',
+    ]);
     expect(locationsIn('Germany, France')).toEqual(['Germany', 'France']);
     expect(locationsIn('Los Angeles, CA / Nuremberg, DE')).toEqual(['Los Angeles, CA', 'Nuremberg, DE']);
     expect(locationsIn('Falkenstein, Saxony')).toEqual(['Falkenstein, Saxony']);
-    expect(locationsIn('Frankfurt/Main and London; Paris | Warsaw')).toEqual(['Frankfurt/Main', 'London', 'Paris', 'Warsaw']);
+    expect(locationsIn('Frankfurt/Main and London; Paris | Warsaw')).toEqual([
+      'Frankfurt/Main',
+      'London',
+      'Paris',
+      'Warsaw',
+    ]);
   });
 });

@@ -105,7 +105,14 @@ describe('WHMCS GetProducts to a catalogue', () => {
         specs: { CPU: '8 cores', RAM: '32 GB' },
       },
       // Free: price 0, no cycles.
-      { external_id: '9', name: 'Trial VPS', category: 'vps_cloud', price: 0, currency: 'USD', description: 'Seven days to try' },
+      {
+        external_id: '9',
+        name: 'Trial VPS',
+        category: 'vps_cloud',
+        price: 0,
+        currency: 'USD',
+        description: 'Seven days to try',
+      },
       {
         // The description's lines; its custom field "Data center" asks the customer and states nothing.
         external_id: '10',
@@ -146,7 +153,9 @@ describe('WHMCS GetProducts to a catalogue', () => {
         currency: 'USD',
       },
     ]);
-    expect(result.leftOut).toEqual([{ id: '13', name: 'Legacy Rust server', reason: 'categories.json leaves it out ("products" → "13" is null)' }]);
+    expect(result.leftOut).toEqual([
+      { id: '13', name: 'Legacy Rust server', reason: 'categories.json leaves it out ("products" → "13" is null)' },
+    ]);
     expect(result.withoutSpecs).toEqual([
       { id: '9', name: 'Trial VPS' },
       { id: '12', name: 'Minecraft 4 GB' },
@@ -156,18 +165,39 @@ describe('WHMCS GetProducts to a catalogue', () => {
   });
 
   it('reads the other currency when asked, and leaves out a product that has no cycle in it', () => {
-    const map = parseCategoryMap('{"groups": {"1": "web_shared", "2": "vps_cloud", "3": "game_minecraft"}}', 'categories.json');
+    const map = parseCategoryMap(
+      '{"groups": {"1": "web_shared", "2": "vps_cloud", "3": "game_minecraft"}}',
+      'categories.json',
+    );
     const result = catalogueFrom(whmcsProducts(WHMCS_CATALOGUE), options({ map, currency: 'eur' }));
     expect(result.currency).toBe('EUR');
     const byId = Object.fromEntries(result.products.map((p) => [p.external_id, p]));
-    expect(byId['1']).toMatchObject({ price: 4.59, setup_fee: 4, currency: 'EUR', pricing_tiers: [{ period: 'Monthly', price: 4.59 }, { period: 'Annually', price: 45.9 }] });
+    expect(byId['1']).toMatchObject({
+      price: 4.59,
+      setup_fee: 4,
+      currency: 'EUR',
+      pricing_tiers: [
+        { period: 'Monthly', price: 4.59 },
+        { period: 'Annually', price: 45.9 },
+      ],
+    });
     expect(byId['2']).toMatchObject({ price: 9.17, setup_fee: 9, pricing_tiers: [{ period: 'Annually', price: 110 }] });
     expect(byId['12']).toMatchObject({ pricing_tiers: [{ period: 'One Time', price: 14 }], setup_fee: 2 });
-    expect(result.leftOut).toEqual([{ id: '13', name: 'Legacy Rust server', reason: 'no billing cycle is offered in EUR' }]);
+    expect(result.leftOut).toEqual([
+      { id: '13', name: 'Legacy Rust server', reason: 'no billing cycle is offered in EUR' },
+    ]);
   });
 
-  it('names every cycle the way hostdir recognises, and the catalogue passes the sync endpoint\'s validation', () => {
-    for (const period of ['Monthly', 'Quarterly', 'Semi-Annually', 'Annually', 'Biennially', 'Triennially', 'One Time']) {
+  it("names every cycle the way hostdir recognises, and the catalogue passes the sync endpoint's validation", () => {
+    for (const period of [
+      'Monthly',
+      'Quarterly',
+      'Semi-Annually',
+      'Annually',
+      'Biennially',
+      'Triennially',
+      'One Time',
+    ]) {
       expect(canonicalPeriod(period), period).not.toBeNull();
     }
     const { products } = catalogueFrom(whmcsProducts(WHMCS_CATALOGUE), options());
@@ -180,12 +210,16 @@ describe('WHMCS GetProducts to a catalogue', () => {
 
   it('asks for a currency when prices come in several, and refuses one that is not there', () => {
     expect(() => catalogueFrom(whmcsProducts(WHMCS_CATALOGUE), options({ currency: null }))).toThrow(
-      new CurrencyChoiceError('WHMCS prices its products in EUR, USD; choose the currency to list with --currency (e.g. --currency EUR)'),
+      new CurrencyChoiceError(
+        'WHMCS prices its products in EUR, USD; choose the currency to list with --currency (e.g. --currency EUR)',
+      ),
     );
     expect(() => catalogueFrom(whmcsProducts(WHMCS_CATALOGUE), options({ currency: 'GBP' }))).toThrow(
       'WHMCS has no prices in GBP; its prices are in EUR, USD',
     );
-    expect(() => catalogueFrom(whmcsProducts(WHMCS_CATALOGUE), options({ currency: 'dollars' }))).toThrow('is not an ISO 4217 code');
+    expect(() => catalogueFrom(whmcsProducts(WHMCS_CATALOGUE), options({ currency: 'dollars' }))).toThrow(
+      'is not an ISO 4217 code',
+    );
   });
 
   it('names every group the map leaves without a category, with its module and products, and a map to start from', () => {
@@ -213,9 +247,13 @@ describe('WHMCS GetProducts to a catalogue', () => {
     );
   });
 
-  it('takes a product\'s own entry first, then its group, then its module (in any case)', () => {
+  it("takes a product's own entry first, then its group, then its module (in any case)", () => {
     const map = parseCategoryMap(
-      JSON.stringify({ products: { '7': 'dedicated' }, groups: { '1': 'web_shared', '3': null }, modules: { PROXMOX: 'vps_cloud' } }),
+      JSON.stringify({
+        products: { '7': 'dedicated' },
+        groups: { '1': 'web_shared', '3': null },
+        modules: { PROXMOX: 'vps_cloud' },
+      }),
       'categories.json',
     );
     const result = catalogueFrom(whmcsProducts(WHMCS_CATALOGUE), options({ map }));
@@ -267,7 +305,9 @@ describe('WHMCS GetProducts to a catalogue', () => {
   it('refuses answers of another shape, and reads an error answer as a refusal', () => {
     expect(() => whmcsProducts([])).toThrow('not an object');
     expect(() => whmcsProducts({ result: 'error', message: 'x' })).toThrow('"result": "error", not "success"');
-    expect(() => whmcsProducts({ result: 'success', products: { product: [{ name: 'no id' }] } })).toThrow('products.product[0] without a pid');
+    expect(() => whmcsProducts({ result: 'success', products: { product: [{ name: 'no id' }] } })).toThrow(
+      'products.product[0] without a pid',
+    );
     expect(() => whmcsProducts({ result: 'success', products: 42 })).toThrow('neither an object nor a list');
     expect(whmcsProducts({ result: 'success', totalresults: 0, products: '' })).toEqual([]);
     expect(whmcsRefusal(WHMCS_AUTHENTICATION_FAILED)).toBe('Authentication Failed');
@@ -287,13 +327,18 @@ describe('WHMCS GetProducts to a catalogue', () => {
   it('takes a spec from a configurable option only when it offers one choice, and notes a description that disagrees', () => {
     const answer = copy(WHMCS_GETPRODUCTS_EXAMPLE) as Record<string, any>;
     const product = answer.products.product[0];
-    product.description = '<p>RAM: 8 GB</p><p>2 vCPU | 40 GB NVMe | 1 Gbit/s port</p><p>30 day money-back guarantee</p>';
+    product.description =
+      '<p>RAM: 8 GB</p><p>2 vCPU | 40 GB NVMe | 1 Gbit/s port</p><p>30 day money-back guarantee</p>';
     // One option may come unwrapped rather than as a list of one, its type as a number, a choice without rawName.
-    product.configoptions = { configoption: { id: 9, name: 'Memory', type: 1, options: { option: { id: 1, name: '4 GB' } } } };
+    product.configoptions = {
+      configoption: { id: 9, name: 'Memory', type: 1, options: { option: { id: 1, name: '4 GB' } } },
+    };
     const map = parseCategoryMap('{"groups": {"1": "vps_cloud"}}', 'categories.json');
     const result = catalogueFrom(whmcsProducts(answer), options({ map }));
     expect(result.products[0]!.specs).toEqual({ Memory: '4 GB', vCPU: '2', NVMe: '40 GB', port: '1 Gbit/s' });
-    expect(result.warnings).toEqual(['1: the description\'s "RAM: 8 GB" disagrees with the configurable option "Memory" ("4 GB"); the first is kept']);
+    expect(result.warnings).toEqual([
+      '1: the description\'s "RAM: 8 GB" disagrees with the configurable option "Memory" ("4 GB"); the first is kept',
+    ]);
 
     product.configoptions.configoption.options.option = [
       { id: 1, name: '4 GB', rawName: '4096|4 GB' },
@@ -308,7 +353,12 @@ describe('WHMCS GetProducts to a catalogue', () => {
     const answer = copy(WHMCS_GETPRODUCTS_EXAMPLE) as Record<string, any>;
     const product = answer.products.product[0];
     product.description = 'Location: Frankfurt, Germany';
-    product.customfields.customfield.push({ id: 3, name: 'Data center', description: 'New York or London?', required: 'on' });
+    product.customfields.customfield.push({
+      id: 3,
+      name: 'Data center',
+      description: 'New York or London?',
+      required: 'on',
+    });
     product.configoptions.configoption.push(
       {
         id: 5,
@@ -318,11 +368,24 @@ describe('WHMCS GetProducts to a catalogue', () => {
           option: [
             { id: 11, name: 'Amsterdam', rawName: 'ams|Amsterdam', recurring: 0, required: 'ams' },
             // Named without a bar, WHMCS adds the setup fee to the name.
-            { id: 12, name: 'Frankfurt + $5.00 USD Setup Fee', rawName: 'Frankfurt', recurring: 0, required: 'Frankfurt' },
+            {
+              id: 12,
+              name: 'Frankfurt + $5.00 USD Setup Fee',
+              rawName: 'Frankfurt',
+              recurring: 0,
+              required: 'Frankfurt',
+            },
           ],
         },
       },
-      { id: 6, name: 'Region', type: '4', minqty: 0, maxqty: 3, options: { option: [{ id: 13, name: 'Extra region', rawName: null }] } },
+      {
+        id: 6,
+        name: 'Region',
+        type: '4',
+        minqty: 0,
+        maxqty: 3,
+        options: { option: [{ id: 13, name: 'Extra region', rawName: null }] },
+      },
       { id: 7, name: 'Data Center', type: '3', options: { option: [{ id: 14, name: 'London', rawName: null }] } },
     );
     const map = parseCategoryMap('{"groups": {"1": "vps_cloud"}}', 'categories.json');
@@ -336,10 +399,12 @@ describe('WHMCS GetProducts to a catalogue', () => {
 
   it('refuses to build an empty catalogue, which would deactivate the whole listing', () => {
     const map = parseCategoryMap('{"groups": {"1": null}}', 'categories.json');
-    expect(() => catalogueFrom(whmcsProducts(WHMCS_GETPRODUCTS_EXAMPLE), options({ map }))).toThrow(EmptyCatalogueError);
+    expect(() => catalogueFrom(whmcsProducts(WHMCS_GETPRODUCTS_EXAMPLE), options({ map }))).toThrow(
+      EmptyCatalogueError,
+    );
   });
 
-  it('cuts a name and a description past the contract\'s lengths, on a character boundary', () => {
+  it("cuts a name and a description past the contract's lengths, on a character boundary", () => {
     const answer = copy(WHMCS_GETPRODUCTS_EXAMPLE) as Record<string, any>;
     answer.products.product[0].name = '🚀'.repeat(250);
     answer.products.product[0].description = 'é'.repeat(25_000);
@@ -349,6 +414,9 @@ describe('WHMCS GetProducts to a catalogue', () => {
     expect([...product.name].length).toBe(200);
     expect(product.name.endsWith('🚀…')).toBe(true);
     expect([...product.description!].length).toBe(20_000);
-    expect(result.warnings).toEqual(['1: the name is cut to 200 characters', '1: the description is cut to 20000 characters']);
+    expect(result.warnings).toEqual([
+      '1: the name is cut to 200 characters',
+      '1: the description is cut to 20000 characters',
+    ]);
   });
 });

@@ -18,7 +18,9 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 const SESSION_PAGES = ['README.md', 'docs/sync-api.md', 'docs/directory-api.md'];
 
 function readPages(): Promise<{ page: string; markdown: string }[]> {
-  return Promise.all(SESSION_PAGES.map(async (page) => ({ page, markdown: await readFile(path.join(ROOT, page), 'utf8') })));
+  return Promise.all(
+    SESSION_PAGES.map(async (page) => ({ page, markdown: await readFile(path.join(ROOT, page), 'utf8') })),
+  );
 }
 
 /** The session's blocks, verbatim, in order. */
@@ -95,56 +97,62 @@ describe("the documentation's session", () => {
     }
   });
 
-  it.each(Object.keys(SHELLS) as Shell[])('runs pasted into %s', async (shell) => {
-    requireProgram(shell);
-    requireProgram('curl');
-    const script = (await readPages()).flatMap(({ markdown }) => sessionBlocks(markdown)).join('\n');
+  it.each(Object.keys(SHELLS) as Shell[])(
+    'runs pasted into %s',
+    async (shell) => {
+      requireProgram(shell);
+      requireProgram('curl');
+      const script = (await readPages()).flatMap(({ markdown }) => sessionBlocks(markdown)).join('\n');
 
-    server = await startServer('embedded');
-    // The user's folder: `hostdir` on PATH (what `npm link` gives), HOME and the session's files in a fresh directory.
-    home = await mkdtemp(path.join(tmpdir(), `hostdir-readme-${shell}-`));
-    const bin = path.join(home, 'bin');
-    await mkdir(bin);
-    await writeFile(path.join(bin, 'hostdir'), `#!/bin/sh\nexec '${process.execPath}' '${CLI}' "$@"\n`);
-    await chmod(path.join(bin, 'hostdir'), 0o755);
-    const env = {
-      PATH: `${bin}:${process.env.PATH ?? ''}`,
-      HOME: home,
-      TERM: 'dumb',
-      LANG: 'C.UTF-8',
-      HOSTDIR_URL: server.url,
-      ADMIN_TOKEN: server.adminToken,
-    };
+      server = await startServer('embedded');
+      // The user's folder: `hostdir` on PATH (what `npm link` gives), HOME and the session's files in a fresh directory.
+      home = await mkdtemp(path.join(tmpdir(), `hostdir-readme-${shell}-`));
+      const bin = path.join(home, 'bin');
+      await mkdir(bin);
+      await writeFile(path.join(bin, 'hostdir'), `#!/bin/sh\nexec '${process.execPath}' '${CLI}' "$@"\n`);
+      await chmod(path.join(bin, 'hostdir'), 0o755);
+      const env = {
+        PATH: `${bin}:${process.env.PATH ?? ''}`,
+        HOME: home,
+        TERM: 'dumb',
+        LANG: 'C.UTF-8',
+        HOSTDIR_URL: server.url,
+        ADMIN_TOKEN: server.adminToken,
+      };
 
-    const run = await runShell(shell, script, home, env);
-    const report = `exit ${run.code}\n--- stdout\n${run.stdout}\n--- stderr\n${run.stderr}`;
-    expect(run.code, report).toBe(0);
+      const run = await runShell(shell, script, home, env);
+      const report = `exit ${run.code}\n--- stdout\n${run.stdout}\n--- stderr\n${run.stderr}`;
+      expect(run.code, report).toBe(0);
 
-    // What the session shows, block by block (curl adds no newline after a body, so answers run together): the
-    // applied sync, the 429, the refusals, the listing, the replay, push's dry run, the history and the directory.
-    expect(run.stdout, report).toMatch(/"products":\[\{"external_id":"vps-s","id":"prd_[^"]+","action":"created"\}\]/);
-    expect(run.stdout, report).toMatch(/HTTP\/1\.1 429 Too Many Requests\r\n/);
-    expect(run.stdout, report).toMatch(/"code":"RATE_LIMITED"/);
-    expect(run.stdout, report).toMatch(/"pointer":"\/products\/0\/category","code":"enum"/);
-    expect(run.stdout, report).toMatch(/"pointer":"\/products\/0\/name","code":"control_characters"/);
-    expect(run.stdout, report).toMatch(/"external_id":"vps-s".*"status":"active"/);
-    expect(run.stdout, report).toMatch(/HTTP\/1\.1 200 OK\r\n/);
-    expect(run.stdout, report).toMatch(/\r\nidempotent-replayed: true\r\n/i);
-    expect(run.stdout, report).toMatch(/"runs":\[\{"sync_id":"syn_/);
-    expect(run.stdout, report).toMatch(/"hosts":\[\{"slug":"acme-hosting"/);
-    expect(run.stdout, report).toMatch(/"host":\{"slug":"harbor-cloud"/);
-    expect(run.stdout, report).toMatch(/"product":\{"id":"prd_/);
-    // The API key stays in the shell's variables: it never reaches the screen.
-    expect(run.stdout + run.stderr).not.toMatch(/rk_[0-9a-f]{64}/);
+      // What the session shows, block by block (curl adds no newline after a body, so answers run together): the
+      // applied sync, the 429, the refusals, the listing, the replay, push's dry run, the history and the directory.
+      expect(run.stdout, report).toMatch(
+        /"products":\[\{"external_id":"vps-s","id":"prd_[^"]+","action":"created"\}\]/,
+      );
+      expect(run.stdout, report).toMatch(/HTTP\/1\.1 429 Too Many Requests\r\n/);
+      expect(run.stdout, report).toMatch(/"code":"RATE_LIMITED"/);
+      expect(run.stdout, report).toMatch(/"pointer":"\/products\/0\/category","code":"enum"/);
+      expect(run.stdout, report).toMatch(/"pointer":"\/products\/0\/name","code":"control_characters"/);
+      expect(run.stdout, report).toMatch(/"external_id":"vps-s".*"status":"active"/);
+      expect(run.stdout, report).toMatch(/HTTP\/1\.1 200 OK\r\n/);
+      expect(run.stdout, report).toMatch(/\r\nidempotent-replayed: true\r\n/i);
+      expect(run.stdout, report).toMatch(/"runs":\[\{"sync_id":"syn_/);
+      expect(run.stdout, report).toMatch(/"hosts":\[\{"slug":"acme-hosting"/);
+      expect(run.stdout, report).toMatch(/"host":\{"slug":"harbor-cloud"/);
+      expect(run.stdout, report).toMatch(/"product":\{"id":"prd_/);
+      // The API key stays in the shell's variables: it never reaches the screen.
+      expect(run.stdout + run.stderr).not.toMatch(/rk_[0-9a-f]{64}/);
 
-    // And the server holds what the session did: one host, its one product, one applied sync and a dry run.
-    const products = await admin(server, 'GET', '/hosts/acme-hosting/products?status=all');
-    expect(products.status, products.text).toBe(200);
-    expect(products.body.products).toEqual([
-      expect.objectContaining({ external_id: 'vps-s', name: 'VPS S', currency: 'USD', status: 'active' }),
-    ]);
-    const syncs = await admin(server, 'GET', '/hosts/acme-hosting/syncs');
-    expect(syncs.status, syncs.text).toBe(200);
-    expect(syncs.body.runs.map((r: { dry_run: boolean }) => r.dry_run)).toEqual([true, false]);
-  }, 240_000);
+      // And the server holds what the session did: one host, its one product, one applied sync and a dry run.
+      const products = await admin(server, 'GET', '/hosts/acme-hosting/products?status=all');
+      expect(products.status, products.text).toBe(200);
+      expect(products.body.products).toEqual([
+        expect.objectContaining({ external_id: 'vps-s', name: 'VPS S', currency: 'USD', status: 'active' }),
+      ]);
+      const syncs = await admin(server, 'GET', '/hosts/acme-hosting/syncs');
+      expect(syncs.status, syncs.text).toBe(200);
+      expect(syncs.body.runs.map((r: { dry_run: boolean }) => r.dry_run)).toEqual([true, false]);
+    },
+    240_000,
+  );
 });

@@ -24,10 +24,15 @@ describe.each(STORES)('concurrent syncs (%s store)', (store) => {
   it('applies exactly one of ten simultaneous syncs of one host', async () => {
     const host = await onboard(server, 'Racing Hosting');
     // Each request sends a different catalogue, so that the one applied can be recognized.
-    const answers = await Promise.all(Array.from({ length: 10 }, (_, n) => sync(server, host.key, catalogue(`run${n}`))));
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, (_, n) => sync(server, host.key, catalogue(`run${n}`))),
+    );
 
     const statuses = answers.map((answer) => answer.status).sort();
-    expect(statuses, answers.map((answer) => answer.text.slice(0, 200)).join('\n')).toEqual([200, ...Array(9).fill(429)]);
+    expect(statuses, answers.map((answer) => answer.text.slice(0, 200)).join('\n')).toEqual([
+      200,
+      ...Array(9).fill(429),
+    ]);
     for (const refused of answers.filter((answer) => answer.status === 429)) {
       expect(refused.body.code).toBe('RATE_LIMITED');
       expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
@@ -49,10 +54,17 @@ describe.each(STORES)('concurrent syncs (%s store)', (store) => {
   it('applies one sync for each of three hosts syncing at once', async () => {
     const hosts = await Promise.all(['North', 'South', 'East'].map((name) => onboard(server, `${name} Hosting`)));
     const answers = await Promise.all(
-      hosts.flatMap((host, h) => Array.from({ length: 4 }, (_, n) => sync(server, host.key, catalogue(`h${h}r${n}`)).then((answer) => ({ h, answer })))),
+      hosts.flatMap((host, h) =>
+        Array.from({ length: 4 }, (_, n) =>
+          sync(server, host.key, catalogue(`h${h}r${n}`)).then((answer) => ({ h, answer })),
+        ),
+      ),
     );
     for (let h = 0; h < hosts.length; h++) {
-      const mine = answers.filter((entry) => entry.h === h).map((entry) => entry.answer.status).sort();
+      const mine = answers
+        .filter((entry) => entry.h === h)
+        .map((entry) => entry.answer.status)
+        .sort();
       expect(mine).toEqual([200, 429, 429, 429]);
       const runs = await admin(server, 'GET', `/hosts/${hosts[h]!.slug}/syncs`);
       expect(runs.body.runs).toHaveLength(1);

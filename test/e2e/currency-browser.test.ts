@@ -16,7 +16,9 @@ const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 /** axe-core's violations of the page as it is now (every rule of its default set). */
 async function axeViolations(page: Page): Promise<string[]> {
   await page.addScriptTag({ path: AXE });
-  return page.evaluate(`axe.run(document).then((result) => result.violations.map((v) => v.id + ': ' + v.nodes.map((n) => n.target.join(' ')).join(', ')))`);
+  return page.evaluate(
+    `axe.run(document).then((result) => result.violations.map((v) => v.id + ': ' + v.nodes.map((n) => n.target.join(' ')).join(', ')))`,
+  );
 }
 
 /** Unfolds the filter form, which a page shows folded behind a summary of what is set. */
@@ -38,18 +40,47 @@ describe('switching the display currency in a browser', () => {
     server = await startServer('postgres');
     const pounds = await onboard(server, 'Pound Hosting', { default_currency: 'GBP' });
     const dollars = await onboard(server, 'Dollar Hosting', { default_currency: 'USD' });
-    expect((await sync(server, pounds.key, [product('gb/1 a', { name: 'Pound VPS', price: 10, currency: 'GBP', pricing_tiers: null, setup_fee: 5 })])).status).toBe(200);
-    expect((await sync(server, dollars.key, [product('us-1', { name: 'Dollar VPS', price: 12, currency: 'USD', pricing_tiers: null })])).status).toBe(200);
-    expect((await admin(server, 'PATCH', `/hosts/${pounds.slug}`, { website: 'https://pound.example.com', order_url_template: 'https://billing.pound.example.com/cart.php?a=add&pid={external_id}' })).status).toBe(200);
+    expect(
+      (
+        await sync(server, pounds.key, [
+          product('gb/1 a', { name: 'Pound VPS', price: 10, currency: 'GBP', pricing_tiers: null, setup_fee: 5 }),
+        ])
+      ).status,
+    ).toBe(200);
+    expect(
+      (
+        await sync(server, dollars.key, [
+          product('us-1', { name: 'Dollar VPS', price: 12, currency: 'USD', pricing_tiers: null }),
+        ])
+      ).status,
+    ).toBe(200);
+    expect(
+      (
+        await admin(server, 'PATCH', `/hosts/${pounds.slug}`, {
+          website: 'https://pound.example.com',
+          order_url_template: 'https://billing.pound.example.com/cart.php?a=add&pid={external_id}',
+        })
+      ).status,
+    ).toBe(200);
     // 10 GBP = 20 EUR; 12 USD = 10 EUR: in EUR the dollar plan is the cheaper, in plain numbers the pound one.
-    expect((await admin(server, 'POST', '/rates', { date: '2026-11-20', rates: { GBP: 0.5, USD: 1.2 } })).status).toBe(200);
+    expect((await admin(server, 'POST', '/rates', { date: '2026-11-20', rates: { GBP: 0.5, USD: 1.2 } })).status).toBe(
+      200,
+    );
     profile = await mkdtemp(path.join(tmpdir(), 'hostdir-chromium-'));
     context = await chromium.launchPersistentContext(profile, {
       executablePath: CHROMIUM,
       headless: true,
       // axe-core is added to the page as a script, which the pages' policy would refuse.
       bypassCSP: true,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
       viewport: { width: 1024, height: 720 },
     });
     page = context.pages()[0] ?? (await context.newPage());

@@ -84,7 +84,7 @@ const FACTS_SCRIPT = `(() => {
 
 /** What every page must offer: a language, landmarks, a skip link, and a label for every control. */
 async function checkAccessibilityBasics(page: Page): Promise<void> {
-  const facts = (await page.evaluate(FACTS_SCRIPT)) as PageFacts;
+  const facts = await page.evaluate<PageFacts>(FACTS_SCRIPT);
   expect(facts.lang).toBe('en');
   expect(facts.title).toMatch(/hostdir$/);
   expect(facts.landmarks).toEqual(['header', 'nav', 'main', 'footer']);
@@ -168,9 +168,16 @@ describe('directory pages in a browser', () => {
   it('seed-demo leaves providers that exist as they are', async () => {
     const again = await runCli(server, ['seed-demo', '--json']);
     expect(again.code, again.stderr).toBe(0);
-    expect(JSON.parse(again.stdout).hosts.map((host: { products: number | null }) => host.products)).toEqual([null, null, null, null]);
+    expect(JSON.parse(again.stdout).hosts.map((host: { products: number | null }) => host.products)).toEqual([
+      null,
+      null,
+      null,
+      null,
+    ]);
     const hosts = await call(server, 'GET', '/api/v1/directory/hosts');
-    expect(hosts.body.hosts.map((host: { slug: string; product_count: number }) => [host.slug, host.product_count])).toEqual([
+    expect(
+      hosts.body.hosts.map((host: { slug: string; product_count: number }) => [host.slug, host.product_count]),
+    ).toEqual([
       ['blockforge-games', 17],
       ['harbor-cloud', 19],
       ['kestrel-web', 11],
@@ -201,10 +208,15 @@ describe('directory pages in a browser', () => {
     const cards = page.locator('main .card');
     const count = await cards.count();
     expect(count).toBe(5);
-    for (let i = 0; i < count; i += 1) await expect(cards.nth(i).locator('.tags').textContent()).resolves.toContain('Helsinki, Finland');
-    const prices = (await page.locator('main .card .price').allTextContents()).map((text) => Number(text.replace(/[^0-9.]/g, '')));
+    for (let i = 0; i < count; i += 1)
+      await expect(cards.nth(i).locator('.tags').textContent()).resolves.toContain('Helsinki, Finland');
+    const prices = (await page.locator('main .card .price').allTextContents()).map((text) =>
+      Number(text.replace(/[^0-9.]/g, '')),
+    );
     expect(prices).toEqual([...prices].sort((a, b) => b - a));
-    await expect(page.locator('details.filters-fold summary').textContent()).resolves.toContain('Helsinki, Finland · Price: high to low');
+    await expect(page.locator('details.filters-fold summary').textContent()).resolves.toContain(
+      'Helsinki, Finland · Price: high to low',
+    );
     await expect(page.getByLabel('Location', { exact: true }).inputValue()).resolves.toBe('Helsinki');
     await visit('/categories/vps_cloud?view=table', 'table');
   });
@@ -240,7 +252,9 @@ describe('directory pages in a browser', () => {
     // The billing system pushes its catalogue again, with the Lite plan renamed and cheaper.
     const kestrel = DEMO_HOSTS.find((host) => host.slug === 'kestrel-web')!;
     const changed = kestrel.products.map((p) =>
-      p.external_id === 'uk-web-lite' ? { ...p, name: 'UK Web Lite 2026', price: 1.49, pricing_tiers: [{ period: 'monthly', price: 1.49 }] } : p,
+      p.external_id === 'uk-web-lite'
+        ? { ...p, name: 'UK Web Lite 2026', price: 1.49, pricing_tiers: [{ period: 'monthly', price: 1.49 }] }
+        : p,
     );
     const pushed = await sync(server, issued.body.api_key.key, changed);
     expect(pushed.status, pushed.text).toBe(200);
@@ -251,7 +265,11 @@ describe('directory pages in a browser', () => {
     await expect(page.locator('aside .price').first().textContent()).resolves.toBe('£1.49');
 
     // Withdrawn from the catalogue: the page says so, in HTML.
-    const withdrawn = await sync(server, issued.body.api_key.key, changed.filter((p) => p.external_id !== 'uk-web-lite'));
+    const withdrawn = await sync(
+      server,
+      issued.body.api_key.key,
+      changed.filter((p) => p.external_id !== 'uk-web-lite'),
+    );
     expect(withdrawn.status).toBe(200);
     const gone = await page.reload();
     expect(gone?.status()).toBe(404);

@@ -5,7 +5,15 @@ import { call, onboard, product, sync, type Onboarded } from '../support/api.js'
 import { startServer, STORES, type TestServer } from '../support/server.js';
 
 const plan = (id: string, fields: Record<string, unknown>) =>
-  product(id, { description: null, pricing_tiers: null, setup_fee: null, contract_duration: null, features: null, specs: null, ...fields });
+  product(id, {
+    description: null,
+    pricing_tiers: null,
+    setup_fee: null,
+    contract_duration: null,
+    features: null,
+    specs: null,
+    ...fields,
+  });
 
 const QUASAR = [
   plan('alpha', {
@@ -30,7 +38,13 @@ const QUASAR = [
     datacenter_locations: ['Amsterdam, NL'],
   }),
   plan('delta', { name: 'Delta VPS', price: 3, datacenter_locations: ['Mars Base One'] }),
-  plan('creeper', { name: 'Creeper', category: 'game_minecraft', price: 4, specs: { Slots: '20', RAM: '2048 MB' }, datacenter_locations: ['frankfurt'] }),
+  plan('creeper', {
+    name: 'Creeper',
+    category: 'game_minecraft',
+    price: 4,
+    specs: { Slots: '20', RAM: '2048 MB' },
+    datacenter_locations: ['frankfurt'],
+  }),
   plan('site', {
     name: 'Site Starter',
     category: 'web_shared',
@@ -65,7 +79,9 @@ for (const store of STORES) {
       expect(synced.status, synced.text).toBe(200);
       expect((await sync(server, orbit.key, [HOSTILE])).status).toBe(200);
       const listed = await call(server, 'GET', '/api/v1/directory/products?limit=100');
-      ids = Object.fromEntries(listed.body.products.map((p: { name: string; id: string }) => [p.name.split(' ')[0]!.toLowerCase(), p.id]));
+      ids = Object.fromEntries(
+        listed.body.products.map((p: { name: string; id: string }) => [p.name.split(' ')[0]!.toLowerCase(), p.id]),
+      );
     });
 
     afterAll(async () => {
@@ -76,11 +92,30 @@ for (const store of STORES) {
 
     it('stores the normalized specs beside the specs as sent', async () => {
       const alpha = (await call(server, 'GET', `/api/v1/directory/products/${ids.alpha}`)).body.product;
-      expect(alpha.specs).toEqual({ Memory: '4 GB', CPU: '2 vCores', Disk: '80 GB NVMe', Traffic: '20 TB', Port: '1 Gbit/s' });
-      expect(alpha.comparable_specs).toEqual({ ram_gb: 4, cpu_cores: 2, disk_gb: 80, disk_type: 'nvme', bandwidth_tb: 20, port_mbps: 1000 });
+      expect(alpha.specs).toEqual({
+        Memory: '4 GB',
+        CPU: '2 vCores',
+        Disk: '80 GB NVMe',
+        Traffic: '20 TB',
+        Port: '1 Gbit/s',
+      });
+      expect(alpha.comparable_specs).toEqual({
+        ram_gb: 4,
+        cpu_cores: 2,
+        disk_gb: 80,
+        disk_type: 'nvme',
+        bandwidth_tb: 20,
+        port_mbps: 1000,
+      });
       expect(alpha.places).toEqual([{ location: 'FRA', city: 'Frankfurt', country: 'DE' }]);
       const gamma = (await call(server, 'GET', `/api/v1/directory/products/${ids.gamma}`)).body.product;
-      expect(gamma.comparable_specs).toEqual({ ram_gb: 16, cpu_cores: 8, disk_gb: 2000, disk_type: 'nvme', bandwidth_tb: 1_000_000_000 });
+      expect(gamma.comparable_specs).toEqual({
+        ram_gb: 16,
+        cpu_cores: 8,
+        disk_gb: 2000,
+        disk_type: 'nvme',
+        bandwidth_tb: 1_000_000_000,
+      });
       const site = (await call(server, 'GET', `/api/v1/directory/products/${ids.site}`)).body.product;
       expect(site.comparable_specs).toEqual({ websites: 1, storage_gb: 10, email_accounts: 1_000_000_000 });
       const delta = (await call(server, 'GET', `/api/v1/directory/products/${ids.delta}`)).body.product;
@@ -131,10 +166,14 @@ for (const store of STORES) {
     it('names the words no plan matches on a search that found nothing, with the search without them', async () => {
       const page = await call(server, 'GET', '/search?q=cheap+vps');
       expect(page.status).toBe(200);
-      expect(page.text).toContain('No plan here matches “cheap”. <a href="/search?q=vps">Search for “vps” instead</a>.');
+      expect(page.text).toContain(
+        'No plan here matches “cheap”. <a href="/search?q=vps">Search for “vps” instead</a>.',
+      );
       expect((await call(server, 'GET', '/search?q=vps')).text).toContain('4 plans');
       const filtered = await call(server, 'GET', '/categories/vps_cloud?q=quokka+alpha');
-      expect(filtered.text).toContain('No plan here matches “quokka”. <a href="/categories/vps_cloud?q=alpha">Search for “alpha” instead</a>.');
+      expect(filtered.text).toContain(
+        'No plan here matches “quokka”. <a href="/categories/vps_cloud?q=alpha">Search for “alpha” instead</a>.',
+      );
       // Each word matches on its own, not together: nothing to name.
       const apart = await call(server, 'GET', '/search?q=creeper+amsterdam');
       expect(apart.text).toContain('No plan here matches all of “creeper amsterdam” at once. Try fewer words.');
@@ -149,7 +188,10 @@ for (const store of STORES) {
       expect(names((await products('location=mars%20base%20one')).body)).toEqual(['Delta VPS']);
       expect(names((await products('location=MarsBaseOne')).body)).toEqual(['Delta VPS']);
       for (const feature of ['DDoS protection', 'ddos-protection', 'DDOSPROTECTION']) {
-        expect(names((await products(`feature=${encodeURIComponent(feature)}`)).body), feature).toEqual(['Alpha VPS', 'Beta VPS']);
+        expect(names((await products(`feature=${encodeURIComponent(feature)}`)).body), feature).toEqual([
+          'Alpha VPS',
+          'Beta VPS',
+        ]);
       }
       expect(names((await products('country=de')).body)).toEqual([...frankfurt, 'Hostile <b>box</b>'].sort());
       expect(names((await products('country=NL')).body)).toEqual(['Gamma VPS']);
@@ -254,7 +296,10 @@ for (const store of STORES) {
         const answer = await products(query!);
         expect(answer.status, query).toBe(422);
         expect(answer.headers.get('content-type')).toContain('application/problem+json');
-        expect(answer.body.errors.map((e: { parameter: string }) => e.parameter), query).toContain(parameter);
+        expect(
+          answer.body.errors.map((e: { parameter: string }) => e.parameter),
+          query,
+        ).toContain(parameter);
       }
     });
 
@@ -274,7 +319,10 @@ for (const store of STORES) {
         ['min_ram_gb=lots', 'RAM (GB) at least “lots” is not a number.'],
         ['country=ZZ', 'Country “ZZ” is not a country code the directory knows'],
         ['min_ram_gb=8&amp;max_ram_gb=4', 'more than max_ram_gb'],
-        ['sort=bogus', 'Sort: “bogus” is not one of: price, price_desc, newest, name, name_desc, cpu_cores_asc, cpu_cores_desc, ram_gb_asc'],
+        [
+          'sort=bogus',
+          'Sort: “bogus” is not one of: price, price_desc, newest, name, name_desc, cpu_cores_asc, cpu_cores_desc, ram_gb_asc',
+        ],
         ['sort=constructor_asc', 'Sort: “constructor_asc” is not one of: price,'],
         ['sort=__proto___desc', 'Sort: “__proto___desc” is not one of: price,'],
         ['country=DE&amp;country=NL', 'The country parameter is given more than once.'],
@@ -297,7 +345,9 @@ for (const store of STORES) {
     it('shows a table sorted by a spec column, server-side, with sort links on the headers', async () => {
       const page = await call(server, 'GET', '/categories/vps_cloud?view=table&sort=ram_gb_desc');
       expect(page.status).toBe(200);
-      const order = ['Gamma VPS', 'Beta VPS', 'Alpha VPS', 'Delta VPS'].map((name) => page.text.indexOf(`>${name}</a>`));
+      const order = ['Gamma VPS', 'Beta VPS', 'Alpha VPS', 'Delta VPS'].map((name) =>
+        page.text.indexOf(`>${name}</a>`),
+      );
       expect(order.every((at) => at > 0)).toBe(true);
       expect(order).toEqual([...order].sort((a, b) => a - b));
       expect(page.text).toContain('aria-sort="descending"');
@@ -313,7 +363,10 @@ for (const store of STORES) {
       expect(json.status).toBe(200);
       expect(json.body.products.map((p: { name: string }) => p.name)).toEqual(['Alpha VPS', 'Gamma VPS']);
       expect(json.body.rows.find((row: { key: string }) => row.key === 'ram_gb').values).toEqual(['4 GB', '16 GB']);
-      expect(json.body.rows.find((row: { key: string }) => row.key === 'bandwidth_tb').values).toEqual(['20 TB', 'Unlimited']);
+      expect(json.body.rows.find((row: { key: string }) => row.key === 'bandwidth_tb').values).toEqual([
+        '20 TB',
+        'Unlimited',
+      ]);
       expect(json.body.rows.find((row: { key: string }) => row.key === 'port_mbps').values).toEqual(['1 Gbit/s', null]);
       expect(json.body.missing).toEqual([]);
 
@@ -347,14 +400,22 @@ for (const store of STORES) {
       expect(empty.text).toContain('Pick up to 4 plans');
     });
 
-    it("escapes hostile spec keys, values, names and locations on the table, compare and product pages", async () => {
-      for (const path of [`/compare?ids=${ids.hostile}`, `/products/${ids.hostile}`, '/categories/dedicated?view=table', '/search?q=orbit&view=table', '/search?q=orbit']) {
+    it('escapes hostile spec keys, values, names and locations on the table, compare and product pages', async () => {
+      for (const path of [
+        `/compare?ids=${ids.hostile}`,
+        `/products/${ids.hostile}`,
+        '/categories/dedicated?view=table',
+        '/search?q=orbit&view=table',
+        '/search?q=orbit',
+      ]) {
         const page = await call(server, 'GET', path);
         expect(page.status, path).toBe(200);
         expect(page.text, path).not.toMatch(/<script>k|<img src|<b>box|<b>64|<i>Berlin|<u>feat/);
         expect(page.text, path).toContain('Hostile &lt;b&gt;box&lt;/b&gt;');
       }
-      expect((await call(server, 'GET', `/compare?ids=${ids.hostile}`)).text).toContain('&lt;script&gt;k&lt;/script&gt;: &lt;img src=x onerror=alert(1)&gt;');
+      expect((await call(server, 'GET', `/compare?ids=${ids.hostile}`)).text).toContain(
+        '&lt;script&gt;k&lt;/script&gt;: &lt;img src=x onerror=alert(1)&gt;',
+      );
       const json = await call(server, 'GET', `/api/v1/directory/products/${ids.hostile}`);
       expect(json.body.product.specs['<script>k</script>']).toBe('<img src=x onerror=alert(1)>');
       expect(json.body.product.comparable_specs).toEqual({ ram_gb: 64 });
@@ -362,7 +423,9 @@ for (const store of STORES) {
 
     if (store === 'postgres') {
       it('derives the values of an older version again at start', async () => {
-        await server.sql(`UPDATE products SET spec_values = NULL, facets = '[]', search_extra = NULL, derived_version = 0`);
+        await server.sql(
+          `UPDATE products SET spec_values = NULL, facets = '[]', search_extra = NULL, derived_version = 0`,
+        );
         expect(names((await products('country=NL')).body)).toEqual([]);
         await server.restart();
         let found: string[] = [];
@@ -371,8 +434,12 @@ for (const store of STORES) {
           if (found.length === 0) await new Promise((resolve) => setTimeout(resolve, 100));
         }
         expect(found).toEqual(['Gamma VPS']);
-        expect((await call(server, 'GET', `/api/v1/directory/products/${ids.alpha}`)).body.product.comparable_specs).toMatchObject({ ram_gb: 4 });
-        const stale = await server.sql<{ n: number }>('SELECT count(*)::int AS n FROM products WHERE derived_version = 0');
+        expect(
+          (await call(server, 'GET', `/api/v1/directory/products/${ids.alpha}`)).body.product.comparable_specs,
+        ).toMatchObject({ ram_gb: 4 });
+        const stale = await server.sql<{ n: number }>(
+          'SELECT count(*)::int AS n FROM products WHERE derived_version = 0',
+        );
         expect(stale[0]!.n).toBe(0);
       });
     }

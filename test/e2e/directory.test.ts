@@ -48,7 +48,10 @@ function catalogue(prefix: string, count: number, currency: string, offset: numb
       currency,
       description: n % 5 === 0 ? `Includes a quokka mascot and plan ${n}` : `Plan number ${n}`,
       pricing_tiers: hasMonthlyTier
-        ? [{ period: YEARLY[n % 3]!, price: price! * 10 }, { period: MONTHLY[n % 3]!, price: price === 0 ? 1 : price! - 1 }]
+        ? [
+            { period: YEARLY[n % 3]!, price: price! * 10 },
+            { period: MONTHLY[n % 3]!, price: price === 0 ? 1 : price! - 1 },
+          ]
         : n % 3 === 1
           ? [{ period: unpriced ? 'per lunar month' : YEARLY[n % 3]!, price: (price ?? 1) * 11 }]
           : null,
@@ -61,10 +64,16 @@ function catalogue(prefix: string, count: number, currency: string, offset: numb
 /** The rate the test imports: prices in USD are compared in EUR through it. */
 const USD_PER_EUR = 1.25;
 
-function modelOf(host: string, payload: Record<string, unknown>[], answer: { products: { id: string; external_id: string }[] }): Synced[] {
+function modelOf(
+  host: string,
+  payload: Record<string, unknown>[],
+  answer: { products: { id: string; external_id: string }[] },
+): Synced[] {
   return payload.map((p, i) => {
     const tiers = (p.pricing_tiers as { period: string; price: number }[] | null) ?? [];
-    const monthly = tiers.find((tier) => canonicalPeriod(tier.period) === 'monthly')?.price ?? (p.price === null ? null : Number(p.price));
+    const monthly =
+      tiers.find((tier) => canonicalPeriod(tier.period) === 'monthly')?.price ??
+      (p.price === null ? null : Number(p.price));
     const currency = String(p.currency).toUpperCase();
     return {
       base: monthly === null ? null : currency === 'EUR' ? monthly : Math.round((monthly / USD_PER_EUR) * 1e6) / 1e6,
@@ -75,7 +84,9 @@ function modelOf(host: string, payload: Record<string, unknown>[], answer: { pro
       category: String(p.category),
       price: p.price === null ? null : Number(p.price),
       currency: String(p.currency).toUpperCase(),
-      monthly: tiers.find((tier) => canonicalPeriod(tier.period) === 'monthly')?.price ?? (p.price === null ? null : Number(p.price)),
+      monthly:
+        tiers.find((tier) => canonicalPeriod(tier.period) === 'monthly')?.price ??
+        (p.price === null ? null : Number(p.price)),
       description: String(p.description),
       features: p.features as string[],
       locations: p.datacenter_locations as string[],
@@ -89,7 +100,11 @@ const byCodeUnits = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 function sorted(products: Synced[], sort: 'price' | 'newest' | 'name', order: 'asc' | 'desc'): string[] {
   const compare = (a: Synced, b: Synced): number => {
     const primary =
-      sort === 'price' ? a.base! - b.base! : sort === 'name' ? byCodeUnits(a.name.toLowerCase(), b.name.toLowerCase()) : 0;
+      sort === 'price'
+        ? a.base! - b.base!
+        : sort === 'name'
+          ? byCodeUnits(a.name.toLowerCase(), b.name.toLowerCase())
+          : 0;
     return primary !== 0 ? primary : byCodeUnits(a.id, b.id);
   };
   const inOrder = (list: Synced[]) => {
@@ -103,7 +118,11 @@ function sorted(products: Synced[], sort: 'price' | 'newest' | 'name', order: 'a
 }
 
 /** Every page of a search, following next_cursor until it is null. */
-async function walk(server: TestServer, path: string, query: Record<string, string>): Promise<{ ids: string[]; pages: number }> {
+async function walk(
+  server: TestServer,
+  path: string,
+  query: Record<string, string>,
+): Promise<{ ids: string[]; pages: number }> {
   const ids: string[] = [];
   let cursor: string | null = null;
   let pages = 0;
@@ -135,7 +154,9 @@ describe.each(STORES)('public directory API (%s store)', (store) => {
     euro = await onboard(server, 'Euro Servers', { default_currency: 'EUR' });
     gone = await onboard(server, 'Gone Hosting');
     // Prices are compared in EUR: dollars through this rate.
-    expect((await admin(server, 'POST', '/rates', { date: '2026-11-20', rates: { USD: USD_PER_EUR } })).status).toBe(200);
+    expect((await admin(server, 'POST', '/rates', { date: '2026-11-20', rates: { USD: USD_PER_EUR } })).status).toBe(
+      200,
+    );
 
     const acmeFirst = catalogue('a', 30, 'usd', 0);
     const first = await sync(server, acme.key, acmeFirst);
@@ -213,7 +234,13 @@ describe.each(STORES)('public directory API (%s store)', (store) => {
       [{ q: 'quokk' }, (p) => p.description.includes('quokka')],
       [
         { category: 'vps_cloud', location: 'Frankfurt', feature: 'NVMe', max_price: '11', currency: 'usd' },
-        (p) => p.category === 'vps_cloud' && p.locations.includes('Frankfurt') && p.features.includes('NVMe') && p.currency === 'USD' && p.monthly !== null && p.monthly <= 11,
+        (p) =>
+          p.category === 'vps_cloud' &&
+          p.locations.includes('Frankfurt') &&
+          p.features.includes('NVMe') &&
+          p.currency === 'USD' &&
+          p.monthly !== null &&
+          p.monthly <= 11,
       ],
     ];
     for (const [query, matches] of cases) {
@@ -264,7 +291,12 @@ describe.each(STORES)('public directory API (%s store)', (store) => {
     for (const query of ['category=colocation', 'location=Mars', 'q=zzzzz', 'q=%22%26%7C!', 'feature=quantum']) {
       const answer = await call(server, 'GET', `/api/v1/directory/products?${query}`);
       expect(answer.status, query).toBe(200);
-      expect(answer.body, query).toEqual({ products: [], next_cursor: null, display_currency: 'EUR', unconverted_currencies: [] });
+      expect(answer.body, query).toEqual({
+        products: [],
+        next_cursor: null,
+        display_currency: 'EUR',
+        unconverted_currencies: [],
+      });
     }
   });
 
@@ -293,10 +325,32 @@ describe.each(STORES)('public directory API (%s store)', (store) => {
     const shown = answer.body.product;
     expect(Object.keys(shown).sort()).toEqual(
       [
-        'category', 'comparable_specs', 'confirmed_at', 'contract_duration', 'created_at', 'currency', 'datacenter_locations',
-        'description', 'features', 'host', 'id', 'monthly_price', 'name', 'places', 'price', 'price_drop', 'pricing_tiers', 'setup_fee',
-        'specs', 'stale', 'updated_at',
-        'monthly_equivalent', 'base_monthly_price', 'order_url', 'cost', 'converted',
+        'category',
+        'comparable_specs',
+        'confirmed_at',
+        'contract_duration',
+        'created_at',
+        'currency',
+        'datacenter_locations',
+        'description',
+        'features',
+        'host',
+        'id',
+        'monthly_price',
+        'name',
+        'places',
+        'price',
+        'price_drop',
+        'pricing_tiers',
+        'setup_fee',
+        'specs',
+        'stale',
+        'updated_at',
+        'monthly_equivalent',
+        'base_monthly_price',
+        'order_url',
+        'cost',
+        'converted',
       ].sort(),
     );
     expect(shown).toMatchObject({
@@ -328,9 +382,19 @@ describe.each(STORES)('public directory API (%s store)', (store) => {
     });
   });
 
-  it("shows a host with its products, filtered, sorted and paged like the search", async () => {
-    const { ids } = await walk(server, `/api/v1/directory/hosts/${euro.slug}`, { sort: 'name', order: 'desc', limit: '5' });
-    expect(ids).toEqual(sorted(listed.filter((p) => p.host === euro.slug), 'name', 'desc'));
+  it('shows a host with its products, filtered, sorted and paged like the search', async () => {
+    const { ids } = await walk(server, `/api/v1/directory/hosts/${euro.slug}`, {
+      sort: 'name',
+      order: 'desc',
+      limit: '5',
+    });
+    expect(ids).toEqual(
+      sorted(
+        listed.filter((p) => p.host === euro.slug),
+        'name',
+        'desc',
+      ),
+    );
     const answer = await call(server, 'GET', `/api/v1/directory/hosts/${euro.slug}?category=dedicated`);
     expect(answer.body.host).toMatchObject({ slug: euro.slug, name: 'Euro Servers', product_count: 24 });
     expect(answer.body.products.every((p: { category: string }) => p.category === 'dedicated')).toBe(true);
@@ -358,7 +422,10 @@ describe.each(STORES)('public directory API (%s store)', (store) => {
       expect(answer.status, query).toBe(422);
       expect(answer.headers.get('content-type')).toContain('application/problem+json');
       expect(answer.body.code).toBe('VALIDATION_FAILED');
-      expect(answer.body.errors.map((e: { parameter: string }) => e.parameter), query).toContain(parameter);
+      expect(
+        answer.body.errors.map((e: { parameter: string }) => e.parameter),
+        query,
+      ).toContain(parameter);
     }
     expect((await call(server, 'GET', '/api/v1/directory/hosts?cursor=%21%21')).status).toBe(422);
   });
@@ -373,25 +440,43 @@ describe.each(STORES)('public directory API (%s store)', (store) => {
     expect(again.status).toBe(304);
     expect(again.text).toBe('');
 
-    const renamed = catalogue('a', 25, 'usd', 0).map((p, i) => (i === 0 ? { ...p, name: 'Renamed Plan', price: 1.25, pricing_tiers: null } : p));
+    const renamed = catalogue('a', 25, 'usd', 0).map((p, i) =>
+      i === 0 ? { ...p, name: 'Renamed Plan', price: 1.25, pricing_tiers: null } : p,
+    );
     expect((await sync(server, acme.key, renamed)).status).toBe(200);
     const after = await call(server, 'GET', path, { headers: { 'if-none-match': etag! } });
     expect(after.status).toBe(200);
     expect(after.headers.get('etag')).not.toBe(etag);
-    expect(after.body.products.find((p: { name: string }) => p.name === 'Renamed Plan')).toMatchObject({ price: 1.25, monthly_price: 1.25 });
+    expect(after.body.products.find((p: { name: string }) => p.name === 'Renamed Plan')).toMatchObject({
+      price: 1.25,
+      monthly_price: 1.25,
+    });
     const found = await call(server, 'GET', '/api/v1/directory/products?q=renamed');
     expect(found.body.products.map((p: { name: string }) => p.name)).toEqual(['Renamed Plan']);
   });
 
   it('answers HTML pages, with an HTML 404 for unknown slugs and ids', async () => {
-    for (const path of ['/', '/hosts', `/hosts/${acme.slug}`, '/categories/vps_cloud', '/search?q=turbo', `/products/${listed[1]!.id}`]) {
+    for (const path of [
+      '/',
+      '/hosts',
+      `/hosts/${acme.slug}`,
+      '/categories/vps_cloud',
+      '/search?q=turbo',
+      `/products/${listed[1]!.id}`,
+    ]) {
       const page = await call(server, 'GET', path);
       expect(page.status, path).toBe(200);
       expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
       expect(page.text).toMatch(/^<!doctype html>/);
       expect(Buffer.byteLength(page.text)).toBeLessThan(100 * 1024);
     }
-    for (const path of [`/hosts/${gone.slug}`, '/hosts/nobody', '/categories/nothing', `/products/${inactiveIds[0]}`, `/products/${suspendedIds[0]}`]) {
+    for (const path of [
+      `/hosts/${gone.slug}`,
+      '/hosts/nobody',
+      '/categories/nothing',
+      `/products/${inactiveIds[0]}`,
+      `/products/${suspendedIds[0]}`,
+    ]) {
       const page = await call(server, 'GET', path);
       expect(page.status, path).toBe(404);
       expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
@@ -413,7 +498,12 @@ describe.each(STORES)('public directory API (%s store)', (store) => {
     const x = await onboard(server, 'Escape Test');
     expect((await sync(server, x.key, [hostile])).status).toBe(200);
     const id = (await call(server, 'GET', `/api/v1/directory/products?host=${x.slug}`)).body.products[0].id;
-    for (const path of [`/products/${id}`, `/hosts/${x.slug}`, '/search?q=script', `/search?q=${encodeURIComponent('<script>')}`]) {
+    for (const path of [
+      `/products/${id}`,
+      `/hosts/${x.slug}`,
+      '/search?q=script',
+      `/search?q=${encodeURIComponent('<script>')}`,
+    ]) {
       const page = await call(server, 'GET', path);
       expect(page.text, path).not.toMatch(/<script>|<img|<b>key|<i>value|<u>f|<s>l/);
     }

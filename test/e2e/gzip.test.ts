@@ -14,7 +14,9 @@ describe('gzip bodies', () => {
   let server: TestServer;
 
   beforeAll(async () => {
-    server = await startServer('embedded', { env: { MAX_BODY_BYTES: String(MAX_BODY_BYTES), DRY_RUN_MAX_PER_WINDOW: '100' } });
+    server = await startServer('embedded', {
+      env: { MAX_BODY_BYTES: String(MAX_BODY_BYTES), DRY_RUN_MAX_PER_WINDOW: '100' },
+    });
   });
   afterAll(async () => {
     await server?.stop();
@@ -22,7 +24,11 @@ describe('gzip bodies', () => {
 
   it('accepts a gzip-compressed catalogue', async () => {
     const host = await onboard(server, 'Gzip Hosting');
-    const body = gzipSync(JSON.stringify({ products: [product('a'), product('b', { specs: JSON.parse('{"__proto__": "kept", "constructor": 1}') })] }));
+    const body = gzipSync(
+      JSON.stringify({
+        products: [product('a'), product('b', { specs: JSON.parse('{"__proto__": "kept", "constructor": 1}') })],
+      }),
+    );
     const answer = await call(server, 'POST', '/api/v1/sync/products', {
       token: host.key,
       body,

@@ -6,9 +6,28 @@ import { STORES, startServer, type TestServer } from '../support/server.js';
 import { expectProblem } from './assertions.js';
 
 const SEEDED = [
-  'web_shared', 'web_wordpress', 'web_reseller', 'vps_cloud', 'vps_managed', 'dedicated', 'dedicated_gpu',
-  'colocation', 'storage', 'backup', 'email', 'domain', 'ssl', 'cdn', 'game_minecraft', 'game_rust', 'game_ark',
-  'game_valheim', 'game_cs2', 'game_palworld', 'game_other', 'voice_teamspeak',
+  'web_shared',
+  'web_wordpress',
+  'web_reseller',
+  'vps_cloud',
+  'vps_managed',
+  'dedicated',
+  'dedicated_gpu',
+  'colocation',
+  'storage',
+  'backup',
+  'email',
+  'domain',
+  'ssl',
+  'cdn',
+  'game_minecraft',
+  'game_rust',
+  'game_ark',
+  'game_valheim',
+  'game_cs2',
+  'game_palworld',
+  'game_other',
+  'voice_teamspeak',
 ];
 
 describe.each(STORES)('health and categories (%s store)', (store) => {
@@ -102,8 +121,13 @@ describe.each(STORES)('health and categories (%s store)', (store) => {
 
   it('does not let a provider key add categories', async () => {
     const host = await onboard(server, 'Sneaky Hosting');
-    const answer = await call(server, 'POST', '/admin/v1/categories', { token: host.key, json: { slug: 'sneaky', label: 'Sneaky' } });
+    const answer = await call(server, 'POST', '/admin/v1/categories', {
+      token: host.key,
+      json: { slug: 'sneaky', label: 'Sneaky' },
+    });
     expect(answer.status).toBe(401);
-    expect((await call(server, 'GET', '/api/v1/categories')).body.categories.map((c: any) => c.slug)).not.toContain('sneaky');
+    expect((await call(server, 'GET', '/api/v1/categories')).body.categories.map((c: any) => c.slug)).not.toContain(
+      'sneaky',
+    );
   });
 });

@@ -74,17 +74,23 @@ describe.each(STORES)('freshness, price history, feeds and exports (%s store)', 
   const catalogue = (changes: Record<string, Record<string, unknown>> = {}) => {
     const overrides = Object.fromEntries(['vps-s', 'vps-m', 'tricky'].map((k) => [k, { ...held[k], ...changes[k] }]));
     return [
-    product('vps-s', { name: 'Turbo VPS S', price: 10, pricing_tiers: [{ period: 'Monthly', price: 10 }], setup_fee: 5, ...overrides['vps-s'] }),
-    product('vps-m', { name: 'Turbo VPS M', price: 20, pricing_tiers: null, ...overrides['vps-m'] }),
-    product('tricky', {
-      name: '=HYPERLINK("http://evil.example"), "quoted"',
-      description: 'line one\nline two',
-      price: 7,
-      pricing_tiers: null,
-      features: ['+cmd', 'a,b'],
-      ...overrides.tricky,
-    }),
-  ];
+      product('vps-s', {
+        name: 'Turbo VPS S',
+        price: 10,
+        pricing_tiers: [{ period: 'Monthly', price: 10 }],
+        setup_fee: 5,
+        ...overrides['vps-s'],
+      }),
+      product('vps-m', { name: 'Turbo VPS M', price: 20, pricing_tiers: null, ...overrides['vps-m'] }),
+      product('tricky', {
+        name: '=HYPERLINK("http://evil.example"), "quoted"',
+        description: 'line one\nline two',
+        price: 7,
+        pricing_tiers: null,
+        features: ['+cmd', 'a,b'],
+        ...overrides.tricky,
+      }),
+    ];
   };
 
   async function historyRows(): Promise<number> {
@@ -101,7 +107,9 @@ describe.each(STORES)('freshness, price history, feeds and exports (%s store)', 
     const created = await sync(server, fresh.key, catalogue());
     expect(created.status).toBe(200);
     for (const p of created.body.products) ids[p.external_id] = p.id;
-    const oldSync = await sync(server, old.key, [product('old-vps', { name: 'Turbo VPS Old', price: 3, pricing_tiers: null })]);
+    const oldSync = await sync(server, old.key, [
+      product('old-vps', { name: 'Turbo VPS Old', price: 3, pricing_tiers: null }),
+    ]);
     expect(oldSync.status).toBe(200);
     ids['old-vps'] = oldSync.body.products[0].id;
   }, 240_000);
@@ -112,10 +120,18 @@ describe.each(STORES)('freshness, price history, feeds and exports (%s store)', 
     const answer = await call(server, 'GET', `/api/v1/directory/products/${ids['vps-s']}/price-history`);
     expect(answer.status).toBe(200);
     expect(answer.body.points).toHaveLength(1);
-    expect(answer.body.points[0]).toMatchObject({ to: null, price: 10, monthly_price: 10, currency: 'USD', setup_fee: 5 });
+    expect(answer.body.points[0]).toMatchObject({
+      to: null,
+      price: 10,
+      monthly_price: 10,
+      currency: 'USD',
+      setup_fee: 5,
+    });
     expect(answer.body.truncated).toBe(false);
     if (store === 'postgres') expect(await historyRows()).toBe(0);
-    expect((await call(server, 'GET', '/api/v1/directory/products/prd_01ZZZZZZZZZZZZZZZZZZZZZZZZ/price-history')).status).toBe(404);
+    expect(
+      (await call(server, 'GET', '/api/v1/directory/products/prd_01ZZZZZZZZZZZZZZZZZZZZZZZZ/price-history')).status,
+    ).toBe(404);
   });
 
   it('an unchanged sync and a change of anything but prices write no history', async () => {
@@ -155,7 +171,9 @@ describe.each(STORES)('freshness, price history, feeds and exports (%s store)', 
     // The directory's answer marks the drop of the last 30 days.
     const listed = await call(server, 'GET', `/api/v1/directory/products/${ids['vps-s']}`);
     expect(listed.body.product.price_drop).toMatchObject({ previous_monthly_price: 10 });
-    expect((await call(server, 'GET', `/api/v1/directory/products/${ids['vps-m']}`)).body.product.price_drop).toBeNull();
+    expect(
+      (await call(server, 'GET', `/api/v1/directory/products/${ids['vps-m']}`)).body.product.price_drop,
+    ).toBeNull();
   });
 
   it('the product page draws the history as a chart with a table beside it', async () => {
@@ -177,7 +195,9 @@ describe.each(STORES)('freshness, price history, feeds and exports (%s store)', 
     expect(dropped.body.products.map((p: { id: string }) => p.id)).toEqual([ids['vps-s']]);
     expect(dropped.body.products[0].price_drop).toEqual({ since: today, previous_monthly_price: 10 });
     const tomorrow = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
-    expect((await call(server, 'GET', `/api/v1/directory/products?price_dropped_since=${tomorrow}`)).body.products).toEqual([]);
+    expect(
+      (await call(server, 'GET', `/api/v1/directory/products?price_dropped_since=${tomorrow}`)).body.products,
+    ).toEqual([]);
     const bad = await call(server, 'GET', '/api/v1/directory/products?price_dropped_since=2026-02-30');
     expect(bad.status).toBe(422);
     expect(bad.body.errors[0].parameter).toBe('price_dropped_since');
@@ -188,7 +208,11 @@ describe.each(STORES)('freshness, price history, feeds and exports (%s store)', 
 
   it('every listing says when it was confirmed; a stale host is marked and left out of searches unless asked for', async () => {
     const before = await call(server, 'GET', '/api/v1/directory/products?q=turbo');
-    expect(before.body.products.map((p: { host: { slug: string } }) => p.host.slug).sort()).toEqual([fresh.slug, fresh.slug, old.slug]);
+    expect(before.body.products.map((p: { host: { slug: string } }) => p.host.slug).sort()).toEqual([
+      fresh.slug,
+      fresh.slug,
+      old.slug,
+    ]);
     for (const p of before.body.products) {
       expect(p.stale).toBe(false);
       expect(Date.now() - Date.parse(p.confirmed_at)).toBeLessThan(3_600_000);
@@ -212,7 +236,9 @@ describe.each(STORES)('freshness, price history, feeds and exports (%s store)', 
     expect(hostAnswer.body.products).toHaveLength(1);
     const hostPage = await text(server, `/hosts/${old.slug}`);
     expect(hostPage.body).toContain('<strong>Stale listing.</strong>');
-    expect(hostPage.body).toMatch(/<span class="stale">Stale: last confirmed <time datetime="[^"]+"[^>]*>40 days ago<\/time><\/span>/);
+    expect(hostPage.body).toMatch(
+      /<span class="stale">Stale: last confirmed <time datetime="[^"]+"[^>]*>40 days ago<\/time><\/span>/,
+    );
     const productPage = await text(server, `/products/${ids['old-vps']}`);
     expect(productPage.body).toContain('<strong>Stale listing.</strong>');
     const searchPage = await text(server, '/search?q=turbo');
@@ -239,7 +265,10 @@ describe.each(STORES)('freshness, price history, feeds and exports (%s store)', 
     expect(lines.find((line) => line.startsWith(never.slug))).toMatch(/\s+never\s+stale$/);
 
     // A sync confirms it again.
-    expect((await sync(server, old.key, [product('old-vps', { name: 'Turbo VPS Old', price: 3, pricing_tiers: null })])).status).toBe(200);
+    expect(
+      (await sync(server, old.key, [product('old-vps', { name: 'Turbo VPS Old', price: 3, pricing_tiers: null })]))
+        .status,
+    ).toBe(200);
     const again = await call(server, 'GET', '/api/v1/directory/products?q=turbo');
     expect(again.body.products).toHaveLength(3);
   }, 240_000);
@@ -252,12 +281,16 @@ describe.each(STORES)('freshness, price history, feeds and exports (%s store)', 
     expect(feed.headers.get('access-control-allow-origin')).toBe('*');
     expect(await atomProblems(feed.body)).toEqual([]);
     expect(feed.body).toContain(`<id>tag:hostdir,2026:${ids['vps-s']}/created</id>`);
-    expect(feed.body).toContain('<title type="text">Price drop: Turbo VPS S by Fresh Hosting, $10.00 per month → $8.00 per month</title>');
+    expect(feed.body).toContain(
+      '<title type="text">Price drop: Turbo VPS S by Fresh Hosting, $10.00 per month → $8.00 per month</title>',
+    );
     expect(feed.body).toContain(`<id>tag:hostdir,2026:${ids['vps-m']}/created</id>`);
     // The tricky product is not a "turbo": filters hold.
     expect(feed.body).not.toContain('HYPERLINK');
     const etag = feed.headers.get('etag')!;
-    expect((await text(server, '/api/v1/directory/feed.atom?q=turbo&category=vps_cloud', { 'if-none-match': etag })).status).toBe(304);
+    expect(
+      (await text(server, '/api/v1/directory/feed.atom?q=turbo&category=vps_cloud', { 'if-none-match': etag })).status,
+    ).toBe(304);
 
     const everything = await text(server, '/api/v1/directory/feed.atom');
     expect(await atomProblems(everything.body)).toEqual([]);
@@ -265,7 +298,9 @@ describe.each(STORES)('freshness, price history, feeds and exports (%s store)', 
     const none = await text(server, '/api/v1/directory/feed.atom?q=nosuchword');
     expect(await atomProblems(none.body)).toEqual([]);
     expect(none.body).not.toContain('<entry>');
-    expect((await call(server, 'GET', '/api/v1/directory/feed.atom?max_price=5&display_currency=SEK')).status).toBe(422);
+    expect((await call(server, 'GET', '/api/v1/directory/feed.atom?max_price=5&display_currency=SEK')).status).toBe(
+      422,
+    );
 
     const page = await text(server, '/search?q=turbo&category=vps_cloud');
     expect(page.body).toContain(
@@ -283,12 +318,19 @@ describe.each(STORES)('freshness, price history, feeds and exports (%s store)', 
     const records = parseCsv(csv.body);
     expect(records[0]!.slice(0, 3)).toEqual(['id', 'name', 'host']);
     const rows = records.slice(1).map((cells) => Object.fromEntries(records[0]!.map((name, k) => [name, cells[k]])));
-    expect(rows.map((row) => row.name)).toEqual([`'=HYPERLINK("http://evil.example"), "quoted"`, 'Turbo VPS M', 'Turbo VPS Old', 'Turbo VPS S']);
+    expect(rows.map((row) => row.name)).toEqual([
+      `'=HYPERLINK("http://evil.example"), "quoted"`,
+      'Turbo VPS M',
+      'Turbo VPS Old',
+      'Turbo VPS S',
+    ]);
     expect(rows[0]!.features).toBe("'+cmd; a,b");
     expect(rows[3]).toMatchObject({ monthly_price: '8', currency: 'USD', host: fresh.slug, stale: 'false' });
     expect(csv.body.split('\r\n').length).toBe(records.length + 1);
 
-    const filtered = parseCsv((await text(server, '/api/v1/directory/export.csv?q=turbo&max_price=9&currency=usd')).body);
+    const filtered = parseCsv(
+      (await text(server, '/api/v1/directory/export.csv?q=turbo&max_price=9&currency=usd')).body,
+    );
     expect(filtered.slice(1).map((cells) => cells[1])).toEqual(['Turbo VPS Old', 'Turbo VPS S']);
 
     const etag = csv.headers.get('etag')!;
@@ -298,7 +340,9 @@ describe.each(STORES)('freshness, price history, feeds and exports (%s store)', 
 
   it('a large export streams page after page, every product once', async () => {
     const big = await onboard(server, 'Big Hosting');
-    const many = Array.from({ length: 1203 }, (_, k) => product(`big-${k}`, { name: `Bulk ${k}`, category: 'storage', price: k % 50 }));
+    const many = Array.from({ length: 1203 }, (_, k) =>
+      product(`big-${k}`, { name: `Bulk ${k}`, category: 'storage', price: k % 50 }),
+    );
     expect((await sync(server, big.key, many)).status).toBe(200);
     const csv = await text(server, `/api/v1/directory/export.csv?host=${big.slug}`, { 'accept-encoding': 'gzip' });
     const rows = parseCsv(csv.body).slice(1);
@@ -310,7 +354,11 @@ describe.each(STORES)('freshness, price history, feeds and exports (%s store)', 
     const answer = await sync(server, big.key, repriced);
     expect(answer.body.summary).toMatchObject({ updated: 300, unchanged: 903 });
     const idOf = (k: number) => answer.body.products[k].id;
-    for (const [k, points] of [[0, 2], [299, 2], [300, 1]] as const) {
+    for (const [k, points] of [
+      [0, 2],
+      [299, 2],
+      [300, 1],
+    ] as const) {
       const history = await call(server, 'GET', `/api/v1/directory/products/${idOf(k)}/price-history`);
       expect(history.body.points.map((p: { price: number }) => p.price)).toEqual(
         points === 2 ? [k % 50, (k % 50) + 100] : [k % 50],
@@ -328,7 +376,11 @@ describe.each(STORES)('freshness, price history, feeds and exports (%s store)', 
       const read: any[] = [];
       let position: string | null = null;
       for (;;) {
-        const page: Answer = await call(server, 'GET', `/api/v1/directory/changes?limit=${limit}${position ? `&since=${position}` : ''}`);
+        const page: Answer = await call(
+          server,
+          'GET',
+          `/api/v1/directory/changes?limit=${limit}${position ? `&since=${position}` : ''}`,
+        );
         expect(page.status).toBe(200);
         read.push(...page.body.changes);
         position = page.body.next_since;
@@ -350,13 +402,20 @@ describe.each(STORES)('freshness, price history, feeds and exports (%s store)', 
       if (!page.body.more) break;
     }
     expect(seen).toHaveLength(expected);
-    const key = (c: { sync_id: string; product_id: string; action: string }) => `${c.sync_id}/${c.product_id}/${c.action}`;
+    const key = (c: { sync_id: string; product_id: string; action: string }) =>
+      `${c.sync_id}/${c.product_id}/${c.action}`;
     expect(new Set(seen.map(key)).size).toBe(seen.length);
     // Creations of the first syncs, the description's update, the price's update, the large host's 1 203 products.
-    expect(seen.filter((c) => c.action === 'created' && c.host === fresh.slug).map((c) => c.product_id).sort()).toEqual(
-      [ids['vps-s'], ids['vps-m'], ids['tricky']].sort(),
-    );
-    expect(seen.filter((c) => c.action === 'updated' && c.host === fresh.slug).map((c) => c.product_id)).toEqual([ids['vps-m'], ids['vps-s']]);
+    expect(
+      seen
+        .filter((c) => c.action === 'created' && c.host === fresh.slug)
+        .map((c) => c.product_id)
+        .sort(),
+    ).toEqual([ids['vps-s'], ids['vps-m'], ids['tricky']].sort());
+    expect(seen.filter((c) => c.action === 'updated' && c.host === fresh.slug).map((c) => c.product_id)).toEqual([
+      ids['vps-m'],
+      ids['vps-s'],
+    ]);
     const big = seen.filter((c) => c.host === 'big-hosting');
     expect(big.filter((c) => c.action === 'created')).toHaveLength(1203);
     expect(big.filter((c) => c.action === 'updated')).toHaveLength(300);
@@ -374,7 +433,9 @@ describe.each(STORES)('freshness, price history, feeds and exports (%s store)', 
       await new Promise((resolve) => setTimeout(resolve, 100));
       next = await call(server, 'GET', `/api/v1/directory/changes?since=${since}`);
     }
-    expect(next.body.changes).toEqual([expect.objectContaining({ product_id: ids['tricky'], action: 'deactivated', host: fresh.slug, listed: false })]);
+    expect(next.body.changes).toEqual([
+      expect.objectContaining({ product_id: ids['tricky'], action: 'deactivated', host: fresh.slug, listed: false }),
+    ]);
     expect(next.body.next_since).not.toBe(since);
 
     const bad = await call(server, 'GET', '/api/v1/directory/changes?since=garbage');

@@ -28,14 +28,27 @@ describe.each(STORES)('dry runs and history (%s store)', (store) => {
     const rowsBefore =
       store === 'postgres' ? await server.sql('SELECT * FROM products ORDER BY host_id, external_id') : null;
 
-    const dry = await sync(server, host.key, [product('keep'), product('change', { price: 1 }), product('drop'), product('new')], '?dry_run=true');
+    const dry = await sync(
+      server,
+      host.key,
+      [product('keep'), product('change', { price: 1 }), product('drop'), product('new')],
+      '?dry_run=true',
+    );
     expect(dry.status, dry.text).toBe(200);
     expect(dry.body.dry_run).toBe(true);
-    expect(dry.body.summary).toEqual({ received: 4, created: 1, updated: 1, unchanged: 1, reactivated: 1, deactivated: 0 });
+    expect(dry.body.summary).toEqual({
+      received: 4,
+      created: 1,
+      updated: 1,
+      unchanged: 1,
+      reactivated: 1,
+      deactivated: 0,
+    });
     expect(dry.headers.get('ratelimit-policy')).toBe('"dry-run";q=3;w=300');
 
     expect(await listing(host.key)).toEqual(before);
-    if (rowsBefore) expect(await server.sql('SELECT * FROM products ORDER BY host_id, external_id')).toEqual(rowsBefore);
+    if (rowsBefore)
+      expect(await server.sql('SELECT * FROM products ORDER BY host_id, external_id')).toEqual(rowsBefore);
 
     // Its run is recorded, as a dry run.
     const run = await call(server, 'GET', `/api/v1/sync/runs/${dry.body.sync_id}`, { token: host.key });
@@ -65,7 +78,9 @@ describe.each(STORES)('dry runs and history (%s store)', (store) => {
     let cursor: string | null = null;
     let pages = 0;
     do {
-      const page: any = await call(server, 'GET', `/api/v1/sync/runs?limit=2${cursor ? `&cursor=${cursor}` : ''}`, { token: host.key });
+      const page: any = await call(server, 'GET', `/api/v1/sync/runs?limit=2${cursor ? `&cursor=${cursor}` : ''}`, {
+        token: host.key,
+      });
       expect(page.status, page.text).toBe(200);
       expect(page.body.runs.length).toBeLessThanOrEqual(2);
       seen.push(...page.body.runs.map((run: any) => run.sync_id));
@@ -106,15 +121,29 @@ describe.each(STORES)('dry runs and history (%s store)', (store) => {
     const created = await sync(server, host.key, first);
     expect(created.status, created.text).toBe(200);
     // 2 100 kept (100 of them repriced), 500 dropped, 30 new: 2 630 actions, three pieces.
-    const second = [...first.slice(0, 2100).map((p, k) => (k < 100 ? { ...p, price: 1 } : p)), ...Array.from({ length: 30 }, (_, k) => product(`n-${k}`))];
+    const second = [
+      ...first.slice(0, 2100).map((p, k) => (k < 100 ? { ...p, price: 1 } : p)),
+      ...Array.from({ length: 30 }, (_, k) => product(`n-${k}`)),
+    ];
     const answer = await sync(server, host.key, second);
     expect(answer.status, answer.text).toBe(200);
-    expect(answer.body.summary).toEqual({ received: 2130, created: 30, updated: 100, unchanged: 2000, reactivated: 0, deactivated: 500 });
+    expect(answer.body.summary).toEqual({
+      received: 2130,
+      created: 30,
+      updated: 100,
+      unchanged: 2000,
+      reactivated: 0,
+      deactivated: 500,
+    });
     const smallHost = await onboard(server, 'Small History Hosting');
     const small = await sync(server, smallHost.key, second.slice(0, 3));
     expect(small.status, small.text).toBe(200);
 
-    for (const [sent, key] of [[created, host.key], [answer, host.key], [small, smallHost.key]] as const) {
+    for (const [sent, key] of [
+      [created, host.key],
+      [answer, host.key],
+      [small, smallHost.key],
+    ] as const) {
       const run = await call(server, 'GET', `/api/v1/sync/runs/${sent.body.sync_id}`, { token: key });
       expect(run.status).toBe(200);
       expect(run.body).toEqual(sent.body);
@@ -190,18 +219,30 @@ describeOnPostgres('a large run while a process of the version before is alive (
   it('keeps the run’s actions in its row, where that version reads them, until it has stopped', async () => {
     const host = await onboard(server, 'Deploy Overlap Hosting');
     // The heartbeat of a process before migration 054, as that version writes it.
-    await server.sql(`INSERT INTO server_instances (id, started_at, seen_at) VALUES ('before-054', clock_timestamp(), clock_timestamp())`);
+    await server.sql(
+      `INSERT INTO server_instances (id, started_at, seen_at) VALUES ('before-054', clock_timestamp(), clock_timestamp())`,
+    );
     const catalogue = Array.from({ length: 1100 }, (_, k) => product(`o-${k}`));
     const during = await sync(server, host.key, catalogue);
     expect(during.status, during.text).toBe(200);
     expect(await kept(during.body.sync_id)).toEqual({ row_lines: 1100, pieces: 0 });
-    expect((await call(server, 'GET', `/api/v1/sync/runs/${during.body.sync_id}`, { token: host.key })).body).toEqual(during.body);
+    expect((await call(server, 'GET', `/api/v1/sync/runs/${during.body.sync_id}`, { token: host.key })).body).toEqual(
+      during.body,
+    );
 
     // It stops (a clean stop deletes its row; a killed one is taken for dead ten seconds after its last heartbeat).
-    await server.sql(`UPDATE server_instances SET seen_at = clock_timestamp() - interval '11 seconds' WHERE id = 'before-054'`);
-    const after = await sync(server, host.key, catalogue.map((p, k) => (k < 5 ? { ...p, price: 1 } : p)));
+    await server.sql(
+      `UPDATE server_instances SET seen_at = clock_timestamp() - interval '11 seconds' WHERE id = 'before-054'`,
+    );
+    const after = await sync(
+      server,
+      host.key,
+      catalogue.map((p, k) => (k < 5 ? { ...p, price: 1 } : p)),
+    );
     expect(after.status, after.text).toBe(200);
     expect(await kept(after.body.sync_id)).toEqual({ row_lines: 0, pieces: 2 });
-    expect((await call(server, 'GET', `/api/v1/sync/runs/${after.body.sync_id}`, { token: host.key })).body).toEqual(after.body);
+    expect((await call(server, 'GET', `/api/v1/sync/runs/${after.body.sync_id}`, { token: host.key })).body).toEqual(
+      after.body,
+    );
   }, 60_000);
 });

@@ -11,7 +11,10 @@ const SYNC = '/api/v1/sync/products';
 const MAX_BODY_BYTES = 64 * 1024;
 
 /** Sends request headers with Expect: 100-continue and waits for what the server says before any body byte. */
-function expectContinue(port: number, head: string): Promise<{ first: RawResponse | null; socket: Socket; received: () => Buffer }> {
+function expectContinue(
+  port: number,
+  head: string,
+): Promise<{ first: RawResponse | null; socket: Socket; received: () => Buffer }> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     const socket = connect(port, '127.0.0.1');
@@ -40,7 +43,12 @@ function syncHead(port: number, options: { key?: string; type?: string; length: 
   );
 }
 
-function expectProblemOf(response: RawResponse, status: number, code: string, instance: string): Record<string, unknown> {
+function expectProblemOf(
+  response: RawResponse,
+  status: number,
+  code: string,
+  instance: string,
+): Record<string, unknown> {
   expect(response.status).toBe(status);
   expect(response.headers['content-type']).toBe('application/problem+json; charset=utf-8');
   const body = JSON.parse(response.body);
@@ -67,9 +75,19 @@ describe.each(STORES)('HTTP edges (%s store)', (store) => {
     const refusals: [string, string, number, string][] = [
       ['no key', syncHead(server.port, { length: body.length }), 401, 'UNAUTHORIZED'],
       ['unknown key', syncHead(server.port, { key: `rk_${'0'.repeat(64)}`, length: body.length }), 401, 'UNAUTHORIZED'],
-      ['wrong media type', syncHead(server.port, { key: host.key, type: 'text/csv', length: body.length }), 415, 'UNSUPPORTED_MEDIA_TYPE'],
+      [
+        'wrong media type',
+        syncHead(server.port, { key: host.key, type: 'text/csv', length: body.length }),
+        415,
+        'UNSUPPORTED_MEDIA_TYPE',
+      ],
       ['too large', syncHead(server.port, { key: host.key, length: MAX_BODY_BYTES + 1 }), 413, 'PAYLOAD_TOO_LARGE'],
-      ['malformed query', syncHead(server.port, { key: host.key, length: body.length, query: '?dry_run=maybe' }), 422, 'VALIDATION_FAILED'],
+      [
+        'malformed query',
+        syncHead(server.port, { key: host.key, length: body.length, query: '?dry_run=maybe' }),
+        422,
+        'VALIDATION_FAILED',
+      ],
     ];
     for (const [what, head, status, code] of refusals) {
       const { first, socket } = await expectContinue(server.port, head);
@@ -79,7 +97,10 @@ describe.each(STORES)('HTTP edges (%s store)', (store) => {
       expectProblemOf(first!, status, code, SYNC);
     }
 
-    const { first, socket, received } = await expectContinue(server.port, syncHead(server.port, { key: host.key, length: body.length }));
+    const { first, socket, received } = await expectContinue(
+      server.port,
+      syncHead(server.port, { key: host.key, length: body.length }),
+    );
     expect(first?.status).toBe(100);
     socket.write(body);
     await new Promise<void>((resolve) => {
@@ -123,17 +144,27 @@ describe.each(STORES)('HTTP edges (%s store)', (store) => {
   });
 
   it('answers an expectation other than 100-continue with a 417 problem', async () => {
-    const { responses } = await rawExchange(server.port, [`GET /api/v1/categories HTTP/1.1\r\nHost: x\r\nExpect: tea\r\n\r\n`], { deadlineMs: 5_000 });
+    const { responses } = await rawExchange(
+      server.port,
+      [`GET /api/v1/categories HTTP/1.1\r\nHost: x\r\nExpect: tea\r\n\r\n`],
+      { deadlineMs: 5_000 },
+    );
     const body = expectProblemOf(responses[0]!, 417, 'EXPECTATION_FAILED', '/api/v1/categories');
     expect((await call(server, 'GET', String(body.type))).status).toBe(200);
   });
 
   it('answers malformed requests and oversized headers as problems with an instance', async () => {
-    const garbage = await rawExchange(server.port, ['GET /api/v1/categories HTTP/1.1\r\nHost x\r\n\r\n'], { deadlineMs: 5_000 });
+    const garbage = await rawExchange(server.port, ['GET /api/v1/categories HTTP/1.1\r\nHost x\r\n\r\n'], {
+      deadlineMs: 5_000,
+    });
     expectProblemOf(garbage.responses[0]!, 400, 'BAD_REQUEST', '/api/v1/categories');
     const nonsense = await rawExchange(server.port, ['\u0001\u0002 not http\r\n\r\n'], { deadlineMs: 5_000 });
     expectProblemOf(nonsense.responses[0]!, 400, 'BAD_REQUEST', '');
-    const huge = await rawExchange(server.port, [`GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`], { deadlineMs: 5_000 });
+    const huge = await rawExchange(
+      server.port,
+      [`GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`],
+      { deadlineMs: 5_000 },
+    );
     expectProblemOf(huge.responses[0]!, 431, 'HEADERS_TOO_LARGE', '/healthz');
   });
 
@@ -155,11 +186,15 @@ describe.each(STORES)('HTTP edges (%s store)', (store) => {
   });
 
   it('answers the asterisk-form target: OPTIONS * with what the server allows, GET * with a 400 problem', async () => {
-    const options = await rawExchange(server.port, ['OPTIONS * HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'], { deadlineMs: 5_000 });
+    const options = await rawExchange(server.port, ['OPTIONS * HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'], {
+      deadlineMs: 5_000,
+    });
     expect(options.responses[0]!.status).toBe(204);
     expect(options.responses[0]!.headers.allow).toContain('GET');
     expect(options.responses[0]!.headers['x-request-id']).toMatch(/^req_/);
-    const get = await rawExchange(server.port, ['GET * HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'], { deadlineMs: 5_000 });
+    const get = await rawExchange(server.port, ['GET * HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'], {
+      deadlineMs: 5_000,
+    });
     expectProblemOf(get.responses[0]!, 400, 'BAD_REQUEST', '*');
   });
 });

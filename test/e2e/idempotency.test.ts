@@ -4,15 +4,32 @@ import { createHash } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, onboard, product, type Answer } from '../support/api.js';
-import { describeOnPostgres, STORES, startInProcessServer, startServer, type ServerUnderTest, type TestServer } from '../support/server.js';
+import {
+  describeOnPostgres,
+  STORES,
+  startInProcessServer,
+  startServer,
+  type ServerUnderTest,
+  type TestServer,
+} from '../support/server.js';
 
 /** An Idempotency-Key as the directory keeps it: its SHA-256, never the key as sent. */
 const stored = (key: string) => createHash('sha256').update(key).digest('hex');
 
 const SYNC = '/api/v1/sync/products';
 
-function keyed(server: ServerUnderTest, key: string, idempotencyKey: string, body: unknown, query = ''): Promise<Answer> {
-  return call(server, 'POST', `${SYNC}${query}`, { token: key, json: body, headers: { 'idempotency-key': idempotencyKey } });
+function keyed(
+  server: ServerUnderTest,
+  key: string,
+  idempotencyKey: string,
+  body: unknown,
+  query = '',
+): Promise<Answer> {
+  return call(server, 'POST', `${SYNC}${query}`, {
+    token: key,
+    json: body,
+    headers: { 'idempotency-key': idempotencyKey },
+  });
 }
 
 async function runsOf(server: ServerUnderTest, key: string): Promise<any[]> {
@@ -53,7 +70,9 @@ function slowSync(server: ServerUnderTest, key: string, idempotencyKey: string, 
   request.on('response', (response) => {
     const chunks: Buffer[] = [];
     response.on('data', (chunk: Buffer) => chunks.push(chunk));
-    response.on('end', () => answered({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString(), headers: response.headers }));
+    response.on('end', () =>
+      answered({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString(), headers: response.headers }),
+    );
   });
   request.write(bytes.subarray(0, half));
   request.flushHeaders();
@@ -104,7 +123,13 @@ describe.each(STORES)('Idempotency-Key (%s store)', (store) => {
     expect(first.status, first.text).toBe(200);
     const before = await listingOf(server, host.key);
 
-    const other = await keyed(server, host.key, 'key-reuse', { products: [product('a'), product('b')] }, '?dry_run=true');
+    const other = await keyed(
+      server,
+      host.key,
+      'key-reuse',
+      { products: [product('a'), product('b')] },
+      '?dry_run=true',
+    );
     expect(other.status, other.text).toBe(422);
     expect(other.body.code).toBe('IDEMPOTENCY_KEY_REUSED');
     expect(other.headers.get('idempotent-replayed')).toBeNull();
@@ -200,7 +225,10 @@ describe.each(STORES)('Idempotency-Key (%s store)', (store) => {
     // The claim is taken before the body is read; wait until it is visible.
     if (store === 'postgres') {
       const deadline = Date.now() + 10_000;
-      while ((await server.sql(`SELECT 1 FROM idempotency_keys WHERE key = '${stored('in-flight')}' AND status = 'running'`)).length === 0) {
+      while (
+        (await server.sql(`SELECT 1 FROM idempotency_keys WHERE key = '${stored('in-flight')}' AND status = 'running'`))
+          .length === 0
+      ) {
         if (Date.now() > deadline) throw new Error('the first request never claimed its key');
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
@@ -249,7 +277,10 @@ describeOnPostgres('Idempotency-Key expiry', () => {
 
   beforeAll(async () => {
     // Keys kept a second instead of IDEMPOTENCY_KEY_TTL_SECONDS (a day), so that the test sees them expire.
-    server = await startInProcessServer('postgres', { env: { SYNC_MAX_PER_WINDOW: '10' }, config: { idempotencyKeyTtlSeconds: 1 } });
+    server = await startInProcessServer('postgres', {
+      env: { SYNC_MAX_PER_WINDOW: '10' },
+      config: { idempotencyKeyTtlSeconds: 1 },
+    });
   });
   afterAll(async () => {
     await server?.stop();

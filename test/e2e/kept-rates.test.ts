@@ -44,7 +44,11 @@ describe('rates kept per process, checked by every search (PostgreSQL store, two
     expect(names(limited.body)).toEqual(['Euro plan']);
     const after = await listing('&display_currency=GBP');
     expect(after.body.unconverted_currencies).toEqual([]);
-    expect(after.body.products.find((p: { name: string }) => p.name === 'Pound plan').converted).toMatchObject({ currency: 'GBP', monthly: 10, rate_date: '2026-11-20' });
+    expect(after.body.products.find((p: { name: string }) => p.name === 'Pound plan').converted).toMatchObject({
+      currency: 'GBP',
+      monthly: 10,
+      rate_date: '2026-11-20',
+    });
     const html = await (await fetch(`${reader.url}/hosts/${host.slug}?display_currency=GBP`)).text();
     expect(html).toContain('(rates of <time datetime="2026-11-20">2026-11-20</time>)');
     expect(html).not.toContain('Not converted');
@@ -53,7 +57,11 @@ describe('rates kept per process, checked by every search (PostgreSQL store, two
     expect((await admin(writer, 'POST', '/rates', { date: '2026-11-21', rates: { GBP: 1.6 } })).status).toBe(200);
     const cheaper = await listing();
     expect(names(cheaper.body)).toEqual(['Pound plan', 'Euro plan']);
-    expect(cheaper.body.products[0].converted).toMatchObject({ currency: 'EUR', monthly: 6.25, rate_date: '2026-11-21' });
+    expect(cheaper.body.products[0].converted).toMatchObject({
+      currency: 'EUR',
+      monthly: 6.25,
+      rate_date: '2026-11-21',
+    });
   });
 
   it('names a currency without a rate as soon as a page shows one of its products', async () => {

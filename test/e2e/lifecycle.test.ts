@@ -23,7 +23,12 @@ async function pages(server: TestServer, key: string, query: string): Promise<{ 
   const ids: string[] = [];
   let cursor: string | null = null;
   for (let guard = 0; guard < 20; guard++) {
-    const answer: Answer = await call(server, 'GET', `/api/v1/products?${query}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, { token: key });
+    const answer: Answer = await call(
+      server,
+      'GET',
+      `/api/v1/products?${query}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+      { token: key },
+    );
     expect(answer.status, answer.text).toBe(200);
     sizes.push(answer.body.products.length);
     ids.push(...answer.body.products.map((p: any) => p.id));
@@ -66,7 +71,14 @@ describe.each(STORES)('product lifecycle (%s store)', (store) => {
     ]);
     expect(actions(second)).toEqual({ 'vps-a': 'updated', 'vps-b': 'unchanged', 'vps-c': 'updated' });
     expect(idsOf(second)).toEqual(ids);
-    expect(second.body.summary).toEqual({ received: 3, created: 0, updated: 2, unchanged: 1, reactivated: 0, deactivated: 0 });
+    expect(second.body.summary).toEqual({
+      received: 3,
+      created: 0,
+      updated: 2,
+      unchanged: 1,
+      reactivated: 0,
+      deactivated: 0,
+    });
     const updated = byExternalId(await listingOf(server, host.key));
     expect(updated['vps-a'].price).toBe(12.49);
     expect(updated['vps-b']).toEqual(created['vps-b']);
@@ -98,7 +110,14 @@ describe.each(STORES)('product lifecycle (%s store)', (store) => {
       { external_id: 'vps-b', id: ids['vps-b'] },
       { external_id: 'vps-c', id: ids['vps-c'] },
     ]);
-    expect(third.body.summary).toEqual({ received: 1, created: 0, updated: 0, unchanged: 1, reactivated: 0, deactivated: 2 });
+    expect(third.body.summary).toEqual({
+      received: 1,
+      created: 0,
+      updated: 0,
+      unchanged: 1,
+      reactivated: 0,
+      deactivated: 2,
+    });
     expect((await listingOf(server, host.key, 'active')).map((p) => p.external_id)).toEqual(['vps-a']);
     const inactive = byExternalId(await listingOf(server, host.key, 'inactive'));
     expect(Object.keys(inactive).sort()).toEqual(['vps-b', 'vps-c']);
@@ -123,10 +142,22 @@ describe.each(STORES)('product lifecycle (%s store)', (store) => {
     ]);
     expect(actions(fifth)).toEqual({ 'vps-a': 'unchanged', 'vps-b': 'reactivated', 'vps-c': 'reactivated' });
     expect(idsOf(fifth)).toEqual(ids);
-    expect(fifth.body.summary).toEqual({ received: 3, created: 0, updated: 0, unchanged: 1, reactivated: 2, deactivated: 0 });
+    expect(fifth.body.summary).toEqual({
+      received: 3,
+      created: 0,
+      updated: 0,
+      unchanged: 1,
+      reactivated: 2,
+      deactivated: 0,
+    });
     const revived = byExternalId(await listingOf(server, host.key, 'active'));
     expect(Object.keys(revived).sort()).toEqual(['vps-a', 'vps-b', 'vps-c']);
-    expect(revived['vps-c']).toMatchObject({ name: 'Revived VPS', status: 'active', deactivated_at: null, currency: 'USD' });
+    expect(revived['vps-c']).toMatchObject({
+      name: 'Revived VPS',
+      status: 'active',
+      deactivated_at: null,
+      currency: 'USD',
+    });
     expect(revived['vps-c'].specs).toEqual({ cpu_cores: '2', ram_gb: '4', disk_gb: '80', ipv6: 'true' });
     expect(revived['vps-b'].created_at).toBe(created['vps-b'].created_at);
     expect(await listingOf(server, host.key, 'inactive')).toEqual([]);
@@ -135,7 +166,9 @@ describe.each(STORES)('product lifecycle (%s store)', (store) => {
   it('shows normalized values in the listing', async () => {
     const host = await onboard(server, 'Normalizing Hosting', { default_currency: 'EUR' });
     // Parsed from text so that "__proto__" is an own key of the payload, as it is for any JSON client.
-    const specs = JSON.parse('{"cpu_cores": 4, "ipv6": true, "ram_gb": 7.5, "os": "Debian", "__proto__": "polluted?", "constructor": "c"}');
+    const specs = JSON.parse(
+      '{"cpu_cores": 4, "ipv6": true, "ram_gb": 7.5, "os": "Debian", "__proto__": "polluted?", "constructor": "c"}',
+    );
     const answer = await sync(server, host.key, [
       {
         external_id: 'norm-1',
@@ -172,7 +205,9 @@ describe.each(STORES)('product lifecycle (%s store)', (store) => {
       price: 19.99,
       currency: 'GBP',
       description: '  kept as given  ',
-      specs: JSON.parse('{"cpu_cores": "4", "ipv6": "true", "ram_gb": "7.5", "os": "Debian", "__proto__": "polluted?", "constructor": "c"}'),
+      specs: JSON.parse(
+        '{"cpu_cores": "4", "ipv6": "true", "ram_gb": "7.5", "os": "Debian", "__proto__": "polluted?", "constructor": "c"}',
+      ),
       // Each period as sent, with the canonical period it names; one the directory does not know names none.
       pricing_tiers: [
         { period: 'Annually', price: 199.9, canonical_period: 'annually' },
@@ -210,9 +245,17 @@ describe.each(STORES)('product lifecycle (%s store)', (store) => {
     const minimal = { name: 'Minimal', external_id: 'min-1', category: 'vps_cloud' };
     const created = await sync(server, host.key, [minimal]);
     expect(created.status, created.text).toBe(200);
-    expect(created.body.products).toEqual([{ external_id: 'min-1', id: expect.stringMatching(/^prd_/), action: 'created' }]);
+    expect(created.body.products).toEqual([
+      { external_id: 'min-1', id: expect.stringMatching(/^prd_/), action: 'created' },
+    ]);
     const [stored] = await listingOf(server, host.key);
-    expect(stored).toMatchObject({ external_id: 'min-1', name: 'Minimal', price: null, currency: 'USD', pricing_tiers: null });
+    expect(stored).toMatchObject({
+      external_id: 'min-1',
+      name: 'Minimal',
+      price: null,
+      currency: 'USD',
+      pricing_tiers: null,
+    });
 
     const priced = await sync(server, host.key, [{ ...minimal, price: 5 }]);
     expect(actions(priced)).toEqual({ 'min-1': 'updated' });
@@ -225,7 +268,11 @@ describe.each(STORES)('product lifecycle (%s store)', (store) => {
 
   it('writes nothing when the same catalogue is sent again', async () => {
     const host = await onboard(server, 'Idle Hosting');
-    const catalogue = [product('same-1'), product('same-2', { contract_duration: '12 months', currency: 'USD' }), product('same-3')];
+    const catalogue = [
+      product('same-1'),
+      product('same-2', { contract_duration: '12 months', currency: 'USD' }),
+      product('same-3'),
+    ];
     const first = await sync(server, host.key, catalogue);
     expect(first.status).toBe(200);
     const before = await listingOf(server, host.key, 'all');
@@ -246,7 +293,14 @@ describe.each(STORES)('product lifecycle (%s store)', (store) => {
       product('same-3', { specs: { cpu_cores: '2', ram_gb: '4', disk_gb: '80', ipv6: 'true' } }),
     ]);
     expect(actions(again)).toEqual({ 'same-1': 'unchanged', 'same-2': 'unchanged', 'same-3': 'unchanged' });
-    expect(again.body.summary).toEqual({ received: 3, created: 0, updated: 0, unchanged: 3, reactivated: 0, deactivated: 0 });
+    expect(again.body.summary).toEqual({
+      received: 3,
+      created: 0,
+      updated: 0,
+      unchanged: 3,
+      reactivated: 0,
+      deactivated: 0,
+    });
     expect(again.body.deactivated).toEqual([]);
     expect(await listingOf(server, host.key, 'all')).toEqual(before);
     if (store === 'postgres') {
@@ -266,7 +320,15 @@ describe.each(STORES)('product lifecycle (%s store)', (store) => {
     expect(active.ids).toEqual(allIds);
 
     // p-3 leaves the catalogue: 4 active (an exact multiple of the page size), 1 inactive, 5 in all.
-    expect((await sync(server, host.key, five.filter((p) => p.external_id !== 'p-3'))).status).toBe(200);
+    expect(
+      (
+        await sync(
+          server,
+          host.key,
+          five.filter((p) => p.external_id !== 'p-3'),
+        )
+      ).status,
+    ).toBe(200);
     const p3 = first.body.products.find((p: any) => p.external_id === 'p-3').id;
 
     const activeNow = await pages(server, host.key, 'status=active&limit=2');
@@ -284,7 +346,13 @@ describe.each(STORES)('product lifecycle (%s store)', (store) => {
     expect(plain.body.next_cursor).toBeNull();
     for (const p of plain.body.products) expect(p.status).toBe('active');
 
-    for (const query of ['cursor=not-a-cursor', `cursor=${Buffer.from('prd_hello').toString('base64url')}`, 'status=deleted', 'limit=0', 'limit=1001']) {
+    for (const query of [
+      'cursor=not-a-cursor',
+      `cursor=${Buffer.from('prd_hello').toString('base64url')}`,
+      'status=deleted',
+      'limit=0',
+      'limit=1001',
+    ]) {
       const refused = await call(server, 'GET', `/api/v1/products?${query}`, { token: host.key });
       const problem = expectProblem(refused, 'VALIDATION_FAILED', '/api/v1/products');
       expect(problem.errors.length).toBeGreaterThan(0);
@@ -311,7 +379,15 @@ describe.each(STORES)('product lifecycle (%s store)', (store) => {
         { column_name: 'setup_fee', data_type: 'numeric' },
       ]);
 
-      type Row = { external_id: string; id: string; status: string; price: string; setup_fee: string | null; fingerprint: string; version: string };
+      type Row = {
+        external_id: string;
+        id: string;
+        status: string;
+        price: string;
+        setup_fee: string | null;
+        fingerprint: string;
+        version: string;
+      };
       type Versions = { before: Row; after: Row };
       const read = () =>
         server.sql<Row>(
@@ -330,11 +406,18 @@ describe.each(STORES)('product lifecycle (%s store)', (store) => {
       // row-3 and row-2 differ only in price: their fingerprints differ.
       expect(new Set(before.map((r) => r.fingerprint)).size).toBe(3);
 
-      const second = await sync(server, host.key, [product('row-1', { price: 19.99, setup_fee: 0.3 }), product('row-2', { price: 0.2 })]);
+      const second = await sync(server, host.key, [
+        product('row-1', { price: 19.99, setup_fee: 0.3 }),
+        product('row-2', { price: 0.2 }),
+      ]);
       expect(actions(second)).toEqual({ 'row-1': 'unchanged', 'row-2': 'updated' });
       const after = await read();
       expect(after.map((r) => r.external_id)).toEqual(['row-1', 'row-2', 'row-3']);
-      const [row1, row2, row3] = [0, 1, 2].map((i) => ({ before: before[i]!, after: after[i]! })) as [Versions, Versions, Versions];
+      const [row1, row2, row3] = [0, 1, 2].map((i) => ({ before: before[i]!, after: after[i]! })) as [
+        Versions,
+        Versions,
+        Versions,
+      ];
       // Unchanged: the row was not written at all (same row version).
       expect(row1.after).toEqual(row1.before);
       expect(row2.after.price).toBe('0.2');
@@ -343,10 +426,15 @@ describe.each(STORES)('product lifecycle (%s store)', (store) => {
       expect(row3.after.status).toBe('inactive');
       expect(row3.after.fingerprint).toBe(row3.before.fingerprint);
 
-      const runs = await server.sql<{ created: number; updated: number; unchanged: number; deactivated: number; dry_run: boolean }>(
-        'SELECT created, updated, unchanged, deactivated, dry_run FROM sync_runs WHERE host_id = $1 ORDER BY id',
-        [hostRow!.id],
-      );
+      const runs = await server.sql<{
+        created: number;
+        updated: number;
+        unchanged: number;
+        deactivated: number;
+        dry_run: boolean;
+      }>('SELECT created, updated, unchanged, deactivated, dry_run FROM sync_runs WHERE host_id = $1 ORDER BY id', [
+        hostRow!.id,
+      ]);
       expect(runs).toEqual([
         { created: 3, updated: 0, unchanged: 0, deactivated: 0, dry_run: false },
         { created: 0, updated: 1, unchanged: 1, deactivated: 1, dry_run: false },

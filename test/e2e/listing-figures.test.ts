@@ -13,7 +13,9 @@ describe('listing figures (PostgreSQL store)', () => {
   beforeAll(async () => {
     server = await startServer('postgres', { env: { SYNC_MAX_PER_WINDOW: '10' } });
     host = await onboard(server, 'Figures Hosting');
-    expect((await sync(server, host.key, [product('s-1', { category: 'storage', datacenter_locations: ['Oslo'] })])).status).toBe(200);
+    expect(
+      (await sync(server, host.key, [product('s-1', { category: 'storage', datacenter_locations: ['Oslo'] })])).status,
+    ).toBe(200);
   });
   afterAll(async () => {
     await server?.stop();
@@ -30,17 +32,29 @@ describe('listing figures (PostgreSQL store)', () => {
     ];
     expect((await sync(server, host.key, synced)).status).toBe(200);
     expect(await page('/categories/storage')).toContain('Cloud VPS s-2');
-    await until(async () => /Storage<\/a><\/h3><p class="muted">2 plans</.test(await page('/')), 10_000, 'the new count on the home page');
-    await until(async () => (await page('/categories/storage')).includes('<option value="Reykjavik">'), 10_000, 'the new location among the filters');
+    await until(
+      async () => /Storage<\/a><\/h3><p class="muted">2 plans</.test(await page('/')),
+      10_000,
+      'the new count on the home page',
+    );
+    await until(
+      async () => (await page('/categories/storage')).includes('<option value="Reykjavik">'),
+      10_000,
+      'the new location among the filters',
+    );
   });
 
   it("catches up with the host lists' product counts once aged, while a host's own answer counts afresh", async () => {
     const counted = async () =>
-      (await call(server, 'GET', '/api/v1/directory/hosts?limit=100')).body.hosts.find((h: { slug: string }) => h.slug === host.slug).product_count;
+      (await call(server, 'GET', '/api/v1/directory/hosts?limit=100')).body.hosts.find(
+        (h: { slug: string }) => h.slug === host.slug,
+      ).product_count;
     const own = async () => (await call(server, 'GET', `/api/v1/directory/hosts/${host.slug}`)).body.host.product_count;
     const before = await counted();
     expect(await own()).toBe(before);
-    const synced = Array.from({ length: before + 1 }, (_, k) => product(`s-${k + 1}`, { category: 'storage', datacenter_locations: ['Oslo'] }));
+    const synced = Array.from({ length: before + 1 }, (_, k) =>
+      product(`s-${k + 1}`, { category: 'storage', datacenter_locations: ['Oslo'] }),
+    );
     expect((await sync(server, host.key, synced)).status).toBe(200);
     expect(await own()).toBe(before + 1);
     await until(async () => (await counted()) === before + 1, 10_000, 'the new count in the host list');
@@ -50,7 +64,8 @@ describe('listing figures (PostgreSQL store)', () => {
     const big = await onboard(server, 'Backup Bulk');
     const catalogue = (n: number) => Array.from({ length: n }, (_, k) => product(`b-${k}`, { category: 'backup' }));
     expect((await sync(server, big.key, catalogue(1001))).status).toBe(200);
-    const counted = async () => (await call(server, 'GET', '/api/v1/directory/products?category=backup&count=true&limit=1')).body.matches;
+    const counted = async () =>
+      (await call(server, 'GET', '/api/v1/directory/products?category=backup&count=true&limit=1')).body.matches;
     expect(await counted()).toEqual({ count: 1000, more: true });
 
     expect((await sync(server, big.key, catalogue(3))).status).toBe(200);

@@ -95,8 +95,20 @@ export async function run(key: string) {
 `;
 
 async function strictTsc(files: string[], outDir?: string): Promise<void> {
-  const args = ['--strict', '--target', 'es2022', '--lib', 'es2022,dom', '--module', 'nodenext', '--moduleResolution', 'nodenext',
-    '--skipLibCheck', ...(outDir ? ['--outDir', outDir] : ['--noEmit']), ...files];
+  const args = [
+    '--strict',
+    '--target',
+    'es2022',
+    '--lib',
+    'es2022,dom',
+    '--module',
+    'nodenext',
+    '--moduleResolution',
+    'nodenext',
+    '--skipLibCheck',
+    ...(outDir ? ['--outDir', outDir] : ['--noEmit']),
+    ...files,
+  ];
   const { stdout } = await promisify(execFile)(process.execPath, [TSC, ...args], { timeout: 240_000 }).catch(
     (error: { stdout?: string; stderr?: string }) => {
       throw new Error(`tsc refused the generated client:\n${error.stdout ?? ''}${error.stderr ?? ''}`);
@@ -117,7 +129,9 @@ describe('clients generated from the OpenAPI document', () => {
     // The compiled clients are ES modules.
     await writeFile(path.join(dir, 'package.json'), JSON.stringify({ type: 'module' }));
     host = await onboard(server, 'Generated Clients');
-    expect((await sync(server, host.key, [product('gen-1', { price: 3 }), product('gen-2', { price: 5 })])).status).toBe(200);
+    expect(
+      (await sync(server, host.key, [product('gen-1', { price: 3 }), product('gen-2', { price: 5 })])).status,
+    ).toBe(200);
     const answer = await call(server, 'GET', '/api/v1/openapi.json');
     expect(answer.status).toBe(200);
     documentFile = path.join(dir, 'openapi.json');
@@ -142,7 +156,10 @@ describe('clients generated from the OpenAPI document', () => {
       plugins: ['@hey-api/typescript', '@hey-api/sdk', '@hey-api/client-fetch'],
       logs: { level: 'silent' },
     });
-    await orval({ input: { target: documentFile }, output: { target: path.join(dir, 'orval/api.ts'), client: 'fetch', mode: 'single', baseUrl: server.url } });
+    await orval({
+      input: { target: documentFile },
+      output: { target: path.join(dir, 'orval/api.ts'), client: 'fetch', mode: 'single', baseUrl: server.url },
+    });
     const types = await readFile(path.join(dir, 'hey/types.gen.ts'), 'utf8');
     const orvalApi = await readFile(path.join(dir, 'orval/api.ts'), 'utf8');
     for (const name of ['Product', 'ListedProduct', 'Problem', 'SyncAnswer', 'Host', 'Category']) {

@@ -75,18 +75,45 @@ describe('OpenAPI document', () => {
       ].sort(),
     );
     const sync = document.paths['/api/v1/sync/products'].post;
-    expect(Object.keys(sync.responses).sort()).toEqual(['200', '400', '401', '403', '408', '409', '413', '415', '417', '422', '429', '431', '500', '503']);
+    expect(Object.keys(sync.responses).sort()).toEqual([
+      '200',
+      '400',
+      '401',
+      '403',
+      '408',
+      '409',
+      '413',
+      '415',
+      '417',
+      '422',
+      '429',
+      '431',
+      '500',
+      '503',
+    ]);
     for (const [route, methods] of Object.entries<any>(document.paths)) {
       for (const [method, operation] of Object.entries<any>(methods)) {
-        expect(Object.keys(operation.responses), `${method} ${route}`).toEqual(expect.arrayContaining(['200', '400', '500', '503']));
+        expect(Object.keys(operation.responses), `${method} ${route}`).toEqual(
+          expect.arrayContaining(['200', '400', '500', '503']),
+        );
       }
     }
     expect(sync.security).toEqual([{ apiKey: [] }]);
     expect(document.components.securitySchemes.apiKey).toMatchObject({ type: 'http', scheme: 'bearer' });
     expect(sync.requestBody.content['application/json'].schema.properties.products.maxItems).toBe(50_000);
-    expect(sync.requestBody.content['application/json'].schema.properties.products.items).toEqual({ $ref: '#/components/schemas/CatalogueProduct' });
-    expect(sync.parameters.map((p: any) => `${p.in} ${p.name}`).sort()).toEqual(['header idempotency-key', 'query dry_run']);
-    expect(Object.keys(sync.responses['200'].headers).sort()).toEqual(['idempotent-replayed', 'ratelimit', 'ratelimit-policy', 'x-request-id']);
+    expect(sync.requestBody.content['application/json'].schema.properties.products.items).toEqual({
+      $ref: '#/components/schemas/CatalogueProduct',
+    });
+    expect(sync.parameters.map((p: any) => `${p.in} ${p.name}`).sort()).toEqual([
+      'header idempotency-key',
+      'query dry_run',
+    ]);
+    expect(Object.keys(sync.responses['200'].headers).sort()).toEqual([
+      'idempotent-replayed',
+      'ratelimit',
+      'ratelimit-policy',
+      'x-request-id',
+    ]);
     expect(Object.keys(sync.responses['429'].headers)).toContain('retry-after');
     expect(Object.keys(sync.responses['401'].headers)).toContain('www-authenticate');
     const refused = sync.responses['422'].content['application/problem+json'].schema;
@@ -98,14 +125,35 @@ describe('OpenAPI document', () => {
     const ids: string[] = [];
     for (const [route, methods] of Object.entries<any>(document.paths)) {
       for (const [method, operation] of Object.entries<any>(methods)) {
-        expect(operation.operationId, `${method.toUpperCase()} ${route} has no operationId`).toMatch(/^[a-z][A-Za-z0-9]+$/);
+        expect(operation.operationId, `${method.toUpperCase()} ${route} has no operationId`).toMatch(
+          /^[a-z][A-Za-z0-9]+$/,
+        );
         ids.push(operation.operationId);
       }
     }
     expect(new Set(ids).size).toBe(ids.length);
-    expect(ids).toEqual(expect.arrayContaining(['syncProducts', 'listOwnProducts', 'searchDirectoryProducts', 'getDirectoryProduct', 'listCategories']));
+    expect(ids).toEqual(
+      expect.arrayContaining([
+        'syncProducts',
+        'listOwnProducts',
+        'searchDirectoryProducts',
+        'getDirectoryProduct',
+        'listCategories',
+      ]),
+    );
     expect(Object.keys(document.components.schemas)).toEqual(
-      expect.arrayContaining(['Product', 'ListedProduct', 'Problem', 'ProblemError', 'SyncAnswer', 'SyncSummary', 'SyncRun', 'Host', 'Category', 'CatalogueProduct']),
+      expect.arrayContaining([
+        'Product',
+        'ListedProduct',
+        'Problem',
+        'ProblemError',
+        'SyncAnswer',
+        'SyncSummary',
+        'SyncRun',
+        'Host',
+        'Category',
+        'CatalogueProduct',
+      ]),
     );
     // No schema is left with a generated name, and every reference names a schema that is there.
     expect(Object.keys(document.components.schemas).filter((name) => /^def-\d+$/.test(name))).toEqual([]);
@@ -118,16 +166,29 @@ describe('OpenAPI document', () => {
       expect(ref).toMatch(/^#\/components\/schemas\//);
       expect(document.components.schemas[ref.slice('#/components/schemas/'.length)], ref).toBeDefined();
     }
-    expect(document.paths['/api/v1/products'].get.responses['200'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/ProductsPage' });
-    expect(document.components.schemas.ProductsPage.properties.products.items).toEqual({ $ref: '#/components/schemas/Product' });
-    expect(document.components.schemas.ListedProductsPage.properties.products.items).toEqual({ $ref: '#/components/schemas/ListedProduct' });
+    expect(document.paths['/api/v1/products'].get.responses['200'].content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/ProductsPage',
+    });
+    expect(document.components.schemas.ProductsPage.properties.products.items).toEqual({
+      $ref: '#/components/schemas/Product',
+    });
+    expect(document.components.schemas.ListedProductsPage.properties.products.items).toEqual({
+      $ref: '#/components/schemas/ListedProduct',
+    });
   });
 
   it('documents the 304 and the caching headers of every public read, and of no provider route', () => {
-    for (const route of ['/api/v1/categories', '/api/v1/directory/products', '/api/v1/directory/products/{id}', '/api/v1/problems/{slug}']) {
+    for (const route of [
+      '/api/v1/categories',
+      '/api/v1/directory/products',
+      '/api/v1/directory/products/{id}',
+      '/api/v1/problems/{slug}',
+    ]) {
       const operation = document.paths[route].get;
       expect(Object.keys(operation.responses), route).toContain('304');
-      expect(Object.keys(operation.responses['200'].headers), route).toEqual(expect.arrayContaining(['etag', 'cache-control', 'access-control-allow-origin']));
+      expect(Object.keys(operation.responses['200'].headers), route).toEqual(
+        expect.arrayContaining(['etag', 'cache-control', 'access-control-allow-origin']),
+      );
     }
     for (const route of ['/api/v1/products', '/api/v1/sync/runs']) {
       expect(Object.keys(document.paths[route].get.responses), route).not.toContain('304');
@@ -138,7 +199,8 @@ describe('OpenAPI document', () => {
   it('has a page for every problem type it names, in HTML and in JSON', async () => {
     const types = new Set<string>();
     JSON.stringify(document, (key, value) => {
-      if (key === 'enum' && typeof value[0] === 'string' && value[0].startsWith('/api/v1/problems/')) types.add(value[0]);
+      if (key === 'enum' && typeof value[0] === 'string' && value[0].startsWith('/api/v1/problems/'))
+        types.add(value[0]);
       return value;
     });
     expect(types.size).toBeGreaterThanOrEqual(12);
@@ -156,7 +218,9 @@ describe('OpenAPI document', () => {
     const headers = new Headers({ 'content-type': 'application/json; charset=utf-8' });
     const good = { status: 200, headers, body: { categories: [{ slug: 'vps', label: 'VPS' }] }, text: '{}' };
     await expect(checkAgainstDocument(server.url, 'GET', '/api/v1/categories', good)).resolves.toBeUndefined();
-    await expect(checkAgainstDocument(server.url, 'GET', '/api/v1/categories', { ...good, status: 418 })).rejects.toThrow(/not documented/);
+    await expect(
+      checkAgainstDocument(server.url, 'GET', '/api/v1/categories', { ...good, status: 418 }),
+    ).rejects.toThrow(/not documented/);
     await expect(
       checkAgainstDocument(server.url, 'GET', '/api/v1/categories', { ...good, body: { categories: [{ slug: 1 }] } }),
     ).rejects.toThrow(/does not match/);
@@ -164,9 +228,14 @@ describe('OpenAPI document', () => {
       checkAgainstDocument(server.url, 'GET', '/api/v1/categories', { ...good, body: { categories: [], extra: true } }),
     ).rejects.toThrow(/does not match/);
     await expect(
-      checkAgainstDocument(server.url, 'GET', '/api/v1/categories', { ...good, headers: new Headers({ 'content-type': 'text/plain' }) }),
+      checkAgainstDocument(server.url, 'GET', '/api/v1/categories', {
+        ...good,
+        headers: new Headers({ 'content-type': 'text/plain' }),
+      }),
     ).rejects.toThrow(/media type/);
-    await expect(checkAgainstDocument(server.url, 'GET', '/api/v1/nowhere', { ...good })).rejects.toThrow(/not documented/);
+    await expect(checkAgainstDocument(server.url, 'GET', '/api/v1/nowhere', { ...good })).rejects.toThrow(
+      /not documented/,
+    );
   });
 
   it('answers 404 and 405 problems for unknown paths and methods', async () => {

@@ -63,7 +63,9 @@ describe.each(STORES)('persistence and logs (%s store)', (store) => {
     const spare = await admin(server, 'POST', `/hosts/${host.slug}/keys`);
     await admin(server, 'POST', `/keys/${spare.body.api_key.id}/revoke`);
     await admin(server, 'POST', `/hosts/${other.slug}/suspend`);
-    expect((await admin(server, 'POST', '/categories', { slug: 'game_satisfactory', label: 'Satisfactory servers' })).status).toBe(201);
+    expect(
+      (await admin(server, 'POST', '/categories', { slug: 'game_satisfactory', label: 'Satisfactory servers' })).status,
+    ).toBe(201);
 
     const applied = await sync(server, host.key, [
       product('keep-1', { price: 19.99, currency: null }),
@@ -157,7 +159,10 @@ describe.each(STORES)('persistence and logs (%s store)', (store) => {
     const inPath = await call(server, 'GET', `/api/v1/products/${rotated.body.api_key.key}`, { token: host.key });
     expect(inPath.status).toBe(404);
     const chosenId = 'billing-run-4711';
-    const traced = await call(server, 'GET', '/api/v1/products', { token: host.key, headers: { 'x-request-id': chosenId } });
+    const traced = await call(server, 'GET', '/api/v1/products', {
+      token: host.key,
+      headers: { 'x-request-id': chosenId },
+    });
     expect(traced.headers.get('x-request-id')).toBe(chosenId);
     await logged(server, chosenId);
 

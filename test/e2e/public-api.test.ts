@@ -35,7 +35,11 @@ function optionsRaw(server: TestServer, path: string, headers: Record<string, st
   });
 }
 
-const PREFLIGHT = { origin: 'https://elsewhere.example', 'access-control-request-method': 'GET', 'access-control-request-headers': 'if-none-match' };
+const PREFLIGHT = {
+  origin: 'https://elsewhere.example',
+  'access-control-request-method': 'GET',
+  'access-control-request-headers': 'if-none-match',
+};
 
 const PUBLIC = [
   '/api/v1/categories',
@@ -61,7 +65,15 @@ describe.each(STORES)('public reads for programs (%s store)', (store) => {
   beforeAll(async () => {
     server = await startServer(store);
     host = await onboard(server, `Public ${store}`);
-    expect((await sync(server, host.key, Array.from({ length: 12 }, (_, i) => product(`p-${i}`)))).status).toBe(200);
+    expect(
+      (
+        await sync(
+          server,
+          host.key,
+          Array.from({ length: 12 }, (_, i) => product(`p-${i}`)),
+        )
+      ).status,
+    ).toBe(200);
   });
   afterAll(async () => {
     await server?.stop();
@@ -82,7 +94,10 @@ describe.each(STORES)('public reads for programs (%s store)', (store) => {
     expect(provider.status).toBe(200);
     const runs = await fetchRaw(server, '/api/v1/sync/runs', { ...origin, authorization: `Bearer ${host.key}` });
     expect(runs.status).toBe(200);
-    const operator = await fetchRaw(server, '/admin/v1/hosts', { ...origin, authorization: `Bearer ${server.adminToken}` });
+    const operator = await fetchRaw(server, '/admin/v1/hosts', {
+      ...origin,
+      authorization: `Bearer ${server.adminToken}`,
+    });
     expect(operator.status).toBe(200);
     for (const answer of [provider, runs, operator]) {
       expect(answer.headers['access-control-allow-origin']).toBeUndefined();
@@ -93,7 +108,12 @@ describe.each(STORES)('public reads for programs (%s store)', (store) => {
   });
 
   it('answers a preflight request for a public path, and refuses one for provider and admin paths without CORS headers', async () => {
-    for (const path of ['/api/v1/directory/products', '/api/v1/categories', '/api/v1/openapi.json', '/products/prd_x']) {
+    for (const path of [
+      '/api/v1/directory/products',
+      '/api/v1/categories',
+      '/api/v1/openapi.json',
+      '/products/prd_x',
+    ]) {
       const answer = await optionsRaw(server, path, PREFLIGHT);
       expect(answer.status, path).toBe(204);
       expect(answer.headers['access-control-allow-origin'], path).toBe('*');
@@ -109,13 +129,20 @@ describe.each(STORES)('public reads for programs (%s store)', (store) => {
       ['/api/v1/nowhere', 404],
     ] as const;
     for (const [path, status] of provider) {
-      const answer = await optionsRaw(server, path, { ...PREFLIGHT, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type' });
+      const answer = await optionsRaw(server, path, {
+        ...PREFLIGHT,
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'authorization, content-type',
+      });
       expect(answer.status, path).toBe(status);
       expect(answer.headers['content-type'], path).toMatch(/^application\/problem\+json/);
       for (const name of Object.keys(answer.headers)) expect(name, path).not.toMatch(/^access-control-/);
     }
     // A CORS read of a provider route still gets no CORS header, even when the key is right.
-    const withKey = await fetchRaw(server, '/api/v1/sync/runs', { origin: 'https://elsewhere.example', authorization: `Bearer ${host.key}` });
+    const withKey = await fetchRaw(server, '/api/v1/sync/runs', {
+      origin: 'https://elsewhere.example',
+      authorization: `Bearer ${host.key}`,
+    });
     expect(withKey.status).toBe(200);
     expect(withKey.headers['access-control-allow-origin']).toBeUndefined();
     // What a browser app may read of a public answer besides the body.
@@ -153,7 +180,10 @@ describe.each(STORES)('public reads for programs (%s store)', (store) => {
       expect(brotliDecompressSync(both.body).equals(gunzipSync(gzipOnly.body)), path).toBe(true);
     }
     // Provider answers are not compressed.
-    const provider = await fetchRaw(server, '/api/v1/products?limit=12', { 'accept-encoding': 'br, gzip', authorization: `Bearer ${host.key}` });
+    const provider = await fetchRaw(server, '/api/v1/products?limit=12', {
+      'accept-encoding': 'br, gzip',
+      authorization: `Bearer ${host.key}`,
+    });
     expect(provider.body.length).toBeGreaterThan(1024);
     expect(provider.headers['content-encoding']).toBeUndefined();
   });

@@ -9,7 +9,8 @@ import { describeOnPostgres, STORES, startServer, type TestServer } from '../sup
 /** Enough products for a body past RECEIPTS_MIN_BODY_BYTES (64 KiB): about 500 bytes each. */
 const COUNT = 200;
 
-const catalogue = (prefix: string) => Array.from({ length: COUNT }, (_, k) => product(`${prefix}-${k}`, { price: k + 0.5 }));
+const catalogue = (prefix: string) =>
+  Array.from({ length: COUNT }, (_, k) => product(`${prefix}-${k}`, { price: k + 0.5 }));
 
 async function listing(server: TestServer, key: string): Promise<Map<string, any>> {
   const answer = await call(server, 'GET', '/api/v1/products?status=all&limit=1000', { token: key });
@@ -45,7 +46,14 @@ describe.each(STORES)('receipts (%s store)', (store) => {
     for (const sent of [products, [...products].reverse()]) {
       const again = await sync(server, host.key, sent);
       expect(again.status).toBe(200);
-      expect(again.body.summary).toEqual({ received: COUNT, created: 0, updated: 0, unchanged: COUNT, reactivated: 0, deactivated: 0 });
+      expect(again.body.summary).toEqual({
+        received: COUNT,
+        created: 0,
+        updated: 0,
+        unchanged: COUNT,
+        reactivated: 0,
+        deactivated: 0,
+      });
       expect(again.body.products.map((p: any) => p.external_id)).toEqual(sent.map((p) => p.external_id));
       for (const p of again.body.products) expect(p.id).toBe(ids.get(p.external_id));
     }
@@ -63,7 +71,14 @@ describe.each(STORES)('receipts (%s store)', (store) => {
 
     const back = await sync(server, host.key, products);
     expect(back.status).toBe(200);
-    expect(back.body.summary).toEqual({ received: COUNT, created: 0, updated: 1, unchanged: 0, reactivated: COUNT - 1, deactivated: 0 });
+    expect(back.body.summary).toEqual({
+      received: COUNT,
+      created: 0,
+      updated: 1,
+      unchanged: 0,
+      reactivated: COUNT - 1,
+      deactivated: 0,
+    });
     const held = await listing(server, host.key);
     for (const sent of products) {
       const stored = held.get(sent.external_id as string);
@@ -140,7 +155,11 @@ describe.each(STORES)('receipts and Idempotency-Key (%s store)', (store) => {
     const host = await onboard(server, `Receipts key ${store}`);
     const products = catalogue('key');
     const send = () =>
-      call(server, 'POST', '/api/v1/sync/products', { token: host.key, json: { products }, headers: { 'idempotency-key': `receipts-${store}` } });
+      call(server, 'POST', '/api/v1/sync/products', {
+        token: host.key,
+        json: { products },
+        headers: { 'idempotency-key': `receipts-${store}` },
+      });
     const first = await send();
     expect(first.status).toBe(200);
     expect(first.body.summary).toMatchObject({ created: COUNT });
@@ -174,14 +193,21 @@ describeOnPostgres('receipts and the host lock (PostgreSQL store)', () => {
     expect(row).toEqual({ current: true, written_by: created.body.sync_id });
     // A small catalogue changes the products without receipts: they stop being current, and are kept.
     await sync(server, host.key, products.slice(0, 3));
-    expect(await server.sql('SELECT current, written_by FROM sync_receipts WHERE written_by = $1', [created.body.sync_id])).toEqual([
-      { current: false, written_by: created.body.sync_id },
-    ]);
-    expect((await sync(server, host.key, products)).body.summary).toMatchObject({ unchanged: 3, reactivated: COUNT - 3 });
-    expect(await server.sql('SELECT current FROM sync_receipts WHERE written_by = $1', [created.body.sync_id])).toEqual([{ current: true }]);
+    expect(
+      await server.sql('SELECT current, written_by FROM sync_receipts WHERE written_by = $1', [created.body.sync_id]),
+    ).toEqual([{ current: false, written_by: created.body.sync_id }]);
+    expect((await sync(server, host.key, products)).body.summary).toMatchObject({
+      unchanged: 3,
+      reactivated: COUNT - 3,
+    });
+    expect(await server.sql('SELECT current FROM sync_receipts WHERE written_by = $1', [created.body.sync_id])).toEqual(
+      [{ current: true }],
+    );
     // A dry run of another catalogue leaves them as they are.
     expect((await sync(server, host.key, products.slice(1), '?dry_run=true')).status).toBe(200);
-    expect(await server.sql('SELECT current FROM sync_receipts WHERE written_by = $1', [created.body.sync_id])).toEqual([{ current: true }]);
+    expect(await server.sql('SELECT current FROM sync_receipts WHERE written_by = $1', [created.body.sync_id])).toEqual(
+      [{ current: true }],
+    );
   });
 
   it('stores receipts of any length and content exactly: a line per product, in payload order', async () => {
@@ -197,7 +223,10 @@ describeOnPostgres('receipts and the host lock (PostgreSQL store)', () => {
     );
     expect(pieces.map((p: any) => p.piece)).toEqual([0, 1]);
     expect(pieces.map((p: any) => p.text.split('\n').length - 1)).toEqual([1024, 76]);
-    const lines = pieces.map((p: any) => p.text).join('').split('\n');
+    const lines = pieces
+      .map((p: any) => p.text)
+      .join('')
+      .split('\n');
     expect(lines.pop()).toBe('');
     const fields = lines.map((line: string) => line.split('\t'));
     expect(fields.map((f: string[]) => f[3])).toEqual(products.map((p) => p.external_id));
@@ -216,7 +245,8 @@ describeOnPostgres('receipts and the host lock (PostgreSQL store)', () => {
     await client.connect();
     try {
       await client.query('BEGIN');
-      const [{ id: hostId }] = (await client.query('SELECT id FROM hosts WHERE slug = $1 FOR UPDATE', [host.slug])).rows;
+      const [{ id: hostId }] = (await client.query('SELECT id FROM hosts WHERE slug = $1 FOR UPDATE', [host.slug]))
+        .rows;
       const waiting = sync(server, host.key, products);
       // The sync has read its receipts and waits for the lock once it has a transaction of its own on the host.
       let waited = false;
@@ -228,8 +258,13 @@ describeOnPostgres('receipts and the host lock (PostgreSQL store)', () => {
         if (!waited) await new Promise((resolve) => setTimeout(resolve, 25));
       }
       expect(waited).toBe(true);
-      await client.query(`UPDATE products SET status = 'inactive', deactivated_at = now() WHERE host_id = $1 AND external_id = 'race-5'`, [hostId]);
-      await client.query(`UPDATE sync_receipts SET written_by = 'syn_other', current = true WHERE host_id = $1`, [hostId]);
+      await client.query(
+        `UPDATE products SET status = 'inactive', deactivated_at = now() WHERE host_id = $1 AND external_id = 'race-5'`,
+        [hostId],
+      );
+      await client.query(`UPDATE sync_receipts SET written_by = 'syn_other', current = true WHERE host_id = $1`, [
+        hostId,
+      ]);
       await client.query('COMMIT');
 
       const answer = await waiting;
@@ -237,7 +272,9 @@ describeOnPostgres('receipts and the host lock (PostgreSQL store)', () => {
       expect(answer.body.summary).toMatchObject({ unchanged: COUNT - 1, reactivated: 1 });
       expect(answer.body.products[5]).toMatchObject({ external_id: 'race-5', action: 'reactivated' });
       // The receipts it found are not the ones it read: they no longer describe the products.
-      expect((await client.query('SELECT current FROM sync_receipts WHERE host_id = $1', [hostId])).rows).toEqual([{ current: false }]);
+      expect((await client.query('SELECT current FROM sync_receipts WHERE host_id = $1', [hostId])).rows).toEqual([
+        { current: false },
+      ]);
     } finally {
       await client.end();
     }
@@ -280,7 +317,14 @@ describeOnPostgres('receipts that no longer hold (postgres store)', () => {
 
     const again = await sync(server, host.key, products);
     expect(again.status, again.text).toBe(200);
-    expect(again.body.summary).toEqual({ received: COUNT, created: 0, updated: 0, unchanged: COUNT, reactivated: 0, deactivated: 0 });
+    expect(again.body.summary).toEqual({
+      received: COUNT,
+      created: 0,
+      updated: 0,
+      unchanged: COUNT,
+      reactivated: 0,
+      deactivated: 0,
+    });
     const after = await listing(server, host.key);
     for (const [externalId, held] of before) expect(after.get(externalId)).toEqual(held);
     // Rewritten: every receipt holds again, and the next sync of the same catalogue uses them.

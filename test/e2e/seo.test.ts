@@ -9,7 +9,9 @@ const PER_PAGE = 40;
 const PUBLIC_URL = 'https://directory.example.org';
 
 function linksOf(html: string, rel: string): string[] {
-  return [...html.matchAll(new RegExp(`<link rel="${rel}" href="([^"]*)"`, 'g'))].map((match) => match[1]!.replaceAll('&amp;', '&'));
+  return [...html.matchAll(new RegExp(`<link rel="${rel}" href="([^"]*)"`, 'g'))].map((match) =>
+    match[1]!.replaceAll('&amp;', '&'),
+  );
 }
 
 function descriptionsOf(html: string): string[] {
@@ -39,9 +41,11 @@ describe.each(STORES)('findable pages (%s store)', (store) => {
     });
     base = withPublicUrl ? PUBLIC_URL : server.url;
     hosts = [];
-    for (const name of ['Sitemap Alpha', 'Sitemap Beta', 'Sitemap Gone']) hosts.push(await onboard(server, `${name} ${store}`));
+    for (const name of ['Sitemap Alpha', 'Sitemap Beta', 'Sitemap Gone'])
+      hosts.push(await onboard(server, `${name} ${store}`));
     // 2 × 70 listed products and 30 of a host that is then suspended: four product pages of at most 40.
-    const catalogue = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => product(`${prefix}-${i}`, { price: i + 1 }));
+    const catalogue = (prefix: string, n: number) =>
+      Array.from({ length: n }, (_, i) => product(`${prefix}-${i}`, { price: i + 1 }));
     for (const [k, host] of hosts.entries()) {
       const answer = await sync(server, host.key, catalogue(`s${k}`, k === 2 ? 30 : 70));
       expect(answer.status).toBe(200);
@@ -61,9 +65,13 @@ describe.each(STORES)('findable pages (%s store)', (store) => {
     expect(lines[0]).toBe('User-agent: *');
     for (const path of ['/admin/', '/api/v1/sync/', '/api/v1/products']) expect(lines).toContain(`Disallow: ${path}`);
     // The public directory and its API stay crawlable.
-    expect(lines.filter((line) => /^Disallow: \/(api\/v1\/directory|categories|search|products\/|hosts)?$/.test(line))).toEqual([]);
+    expect(
+      lines.filter((line) => /^Disallow: \/(api\/v1\/directory|categories|search|products\/|hosts)?$/.test(line)),
+    ).toEqual([]);
     expect(lines).toContain(`Sitemap: ${base}/sitemap.xml`);
-    const again = await call(server, 'GET', '/robots.txt', { headers: { 'if-none-match': robots.headers.get('etag')! } });
+    const again = await call(server, 'GET', '/robots.txt', {
+      headers: { 'if-none-match': robots.headers.get('etag')! },
+    });
     expect(again.status).toBe(304);
   });
 
@@ -71,7 +79,9 @@ describe.each(STORES)('findable pages (%s store)', (store) => {
     const index = await call(server, 'GET', '/sitemap.xml');
     expect(index.status).toBe(200);
     expect(index.headers.get('content-type')).toMatch(/^application\/xml/);
-    expect(index.text).toMatch(/^<\?xml version="1.0" encoding="UTF-8"\?>\n<sitemapindex xmlns="http:\/\/www.sitemaps.org\/schemas\/sitemap\/0.9">/);
+    expect(index.text).toMatch(
+      /^<\?xml version="1.0" encoding="UTF-8"\?>\n<sitemapindex xmlns="http:\/\/www.sitemaps.org\/schemas\/sitemap\/0.9">/,
+    );
     expect(index.headers.get('etag')).toBeTruthy();
     const pages = locsOf(index.text);
     for (const page of pages) expect(page.startsWith(`${base}/sitemaps/`), page).toBe(true);
@@ -90,11 +100,15 @@ describe.each(STORES)('findable pages (%s store)', (store) => {
       urls.push(...locs);
     }
     expect(new Set(urls).size).toBe(urls.length);
-    const products = urls.filter((url) => url.startsWith(`${base}/products/`)).map((url) => url.slice(`${base}/products/`.length));
+    const products = urls
+      .filter((url) => url.startsWith(`${base}/products/`))
+      .map((url) => url.slice(`${base}/products/`.length));
     expect(products.sort()).toEqual([...listedIds].sort());
     expect(urls).toEqual(expect.arrayContaining([`${base}/`, `${base}/hosts`, `${base}/categories/vps_cloud`]));
     const hostUrls = urls.filter((url) => url.startsWith(`${base}/hosts/`));
-    expect(hostUrls).toEqual(expect.arrayContaining([`${base}/hosts/${hosts[0]!.slug}`, `${base}/hosts/${hosts[1]!.slug}`]));
+    expect(hostUrls).toEqual(
+      expect.arrayContaining([`${base}/hosts/${hosts[0]!.slug}`, `${base}/hosts/${hosts[1]!.slug}`]),
+    );
     expect(hostUrls).not.toContain(`${base}/hosts/${hosts[2]!.slug}`);
     // Each listed URL is a page that answers.
     for (const url of [urls.find((u) => u.includes('/products/'))!, hostUrls[0]!, `${base}/categories/vps_cloud`]) {
@@ -121,7 +135,9 @@ describe.each(STORES)('findable pages (%s store)', (store) => {
 
   it('gives every page a meta description and one absolute canonical link without paging or sort parameters', async () => {
     const someProduct = listedIds[0]!;
-    const cursorPage = await call(server, 'GET', '/categories/vps_cloud?location=Frankfurt&sort=newest', { headers: { accept: 'text/html' } });
+    const cursorPage = await call(server, 'GET', '/categories/vps_cloud?location=Frankfurt&sort=newest', {
+      headers: { accept: 'text/html' },
+    });
     const next = /rel="next" href="([^"]*)"/.exec(cursorPage.text)![1]!.replaceAll('&amp;', '&');
     expect(next).toContain('cursor=');
     const pages: [string, string | null][] = [
@@ -131,7 +147,10 @@ describe.each(STORES)('findable pages (%s store)', (store) => {
       ['/categories/vps_cloud', `${base}/categories/vps_cloud`],
       [next, `${base}/categories/vps_cloud?location=Frankfurt`],
       ['/search', `${base}/search`],
-      ['/search?q=cloud&category=vps_cloud&max_price=30&currency=usd&sort=name_desc&utm_source=x', `${base}/search?q=cloud&category=vps_cloud&max_price=30&currency=USD`],
+      [
+        '/search?q=cloud&category=vps_cloud&max_price=30&currency=usd&sort=name_desc&utm_source=x',
+        `${base}/search?q=cloud&category=vps_cloud&max_price=30&currency=USD`,
+      ],
       [`/products/${someProduct}`, `${base}/products/${someProduct}`],
       ['/api/v1/problems/rate-limited', `${base}/api/v1/problems/rate-limited`],
       ['/no-such-page', null],
@@ -146,10 +165,17 @@ describe.each(STORES)('findable pages (%s store)', (store) => {
       expect(linksOf(page.text, 'icon'), path).toEqual(['/favicon.svg']);
     }
     // A search page says what it lists.
-    const search = await call(server, 'GET', '/search?q=cloud&category=vps_cloud&location=Frankfurt&feature=NVMe&max_price=30&currency=EUR', {
-      headers: { accept: 'text/html' },
-    });
-    expect(descriptionsOf(search.text)[0]).toMatch(/^Cloud VPS plans matching “cloud” in Frankfurt, Germany with NVMe for at most €30\.00 a month, compared across providers/);
+    const search = await call(
+      server,
+      'GET',
+      '/search?q=cloud&category=vps_cloud&location=Frankfurt&feature=NVMe&max_price=30&currency=EUR',
+      {
+        headers: { accept: 'text/html' },
+      },
+    );
+    expect(descriptionsOf(search.text)[0]).toMatch(
+      /^Cloud VPS plans matching “cloud” in Frankfurt, Germany with NVMe for at most €30\.00 a month, compared across providers/,
+    );
   });
 
   it('describes a product page as schema.org Product and Offers, and no product text can break out of its script', async () => {
@@ -162,7 +188,11 @@ describe.each(STORES)('findable pages (%s store)', (store) => {
         description,
         currency: 'eur',
         price: 4.5,
-        pricing_tiers: [{ period: 'Monthly', price: 4.5 }, { period: 'Annually', price: 45 }, { period: 'per lunar month', price: 4 }],
+        pricing_tiers: [
+          { period: 'Monthly', price: 4.5 },
+          { period: 'Annually', price: 45 },
+          { period: 'per lunar month', price: 4 },
+        ],
       }),
       { external_id: 'ld-2', name: 'Quoted', category: 'colocation' },
     ]);
@@ -193,11 +223,15 @@ describe.each(STORES)('findable pages (%s store)', (store) => {
         price: 4.5,
         priceCurrency: 'EUR',
         availability: 'https://schema.org/InStock',
-        priceSpecification: expect.objectContaining({ referenceQuantity: { '@type': 'QuantitativeValue', value: 1, unitCode: 'MON' } }),
+        priceSpecification: expect.objectContaining({
+          referenceQuantity: { '@type': 'QuantitativeValue', value: 1, unitCode: 'MON' },
+        }),
       }),
       expect.objectContaining({
         price: 45,
-        priceSpecification: expect.objectContaining({ referenceQuantity: { '@type': 'QuantitativeValue', value: 1, unitCode: 'ANN' } }),
+        priceSpecification: expect.objectContaining({
+          referenceQuantity: { '@type': 'QuantitativeValue', value: 1, unitCode: 'ANN' },
+        }),
       }),
       // A period the directory does not know has a price but no stated length.
       expect.not.objectContaining({ priceSpecification: expect.anything() }),
@@ -205,7 +239,9 @@ describe.each(STORES)('findable pages (%s store)', (store) => {
     expect(data.offers[2]).toMatchObject({ name: 'per lunar month', price: 4, priceCurrency: 'EUR' });
     // "Price on request": a product, with no offer.
     const onRequest = await call(server, 'GET', `/products/${quoted}`);
-    const quotedData = JSON.parse(/<script type="application\/ld\+json">([\s\S]*?)<\/script>/.exec(onRequest.text)![1]!);
+    const quotedData = JSON.parse(
+      /<script type="application\/ld\+json">([\s\S]*?)<\/script>/.exec(onRequest.text)![1]!,
+    );
     expect(quotedData).toMatchObject({ '@type': 'Product', name: 'Quoted' });
     expect(quotedData.offers).toBeUndefined();
   });
@@ -230,10 +266,14 @@ describe('the public address behind a proxy', () => {
   it('takes the address a proxy named by TRUST_PROXY forwards, and nobody else’s', async () => {
     const behind = await call(trusting, 'GET', '/hosts', { headers: forwarded });
     expect(linksOf(behind.text, 'canonical')).toEqual(['https://hosting.example.net/hosts']);
-    expect((await call(trusting, 'GET', '/robots.txt', { headers: forwarded })).text).toContain('Sitemap: https://hosting.example.net/sitemap.xml');
+    expect((await call(trusting, 'GET', '/robots.txt', { headers: forwarded })).text).toContain(
+      'Sitemap: https://hosting.example.net/sitemap.xml',
+    );
     // Without TRUST_PROXY the headers, and a Host header, are a client's word: links name the server's own address.
     const spoofed = await call(direct, 'GET', '/hosts', { headers: { ...forwarded, host: 'evil.example' } });
     expect(linksOf(spoofed.text, 'canonical')).toEqual([`${direct.url}/hosts`]);
-    expect((await call(direct, 'GET', '/sitemap.xml', { headers: { host: 'evil.example' } })).text).not.toContain('evil.example');
+    expect((await call(direct, 'GET', '/sitemap.xml', { headers: { host: 'evil.example' } })).text).not.toContain(
+      'evil.example',
+    );
   });
 });

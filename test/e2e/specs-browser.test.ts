@@ -26,9 +26,9 @@ function seedDemo(server: TestServer): Promise<number | null> {
 /** axe-core's violations of the page, each as "rule: the elements". */
 async function axeViolations(page: Page): Promise<string[]> {
   await page.addScriptTag({ path: AXE });
-  return (await page.evaluate(
+  return page.evaluate<string[]>(
     `axe.run(document).then((result) => result.violations.map((v) => v.id + ': ' + v.nodes.map((n) => n.target.join(' ')).join(', ')))`,
-  )) as string[];
+  );
 }
 
 /** The numbers of a table column, by its header's text ("—" for a plan that does not give it: null). */
@@ -37,7 +37,9 @@ async function column(page: Page, header: string): Promise<(number | null)[]> {
   const index = headers.findIndex((text) => text.startsWith(header));
   expect(index, `${header} in ${headers.join(' | ')}`).toBeGreaterThan(-1);
   const cells = await page.locator(`table.results tbody tr > :nth-child(${index + 1})`).allTextContents();
-  return cells.map((text) => (text.trim() === '—' ? null : text.trim() === 'Unlimited' ? Infinity : Number.parseFloat(text)));
+  return cells.map((text) =>
+    text.trim() === '—' ? null : text.trim() === 'Unlimited' ? Infinity : Number.parseFloat(text),
+  );
 }
 
 describe('spec filters, table and compare in a browser', () => {
@@ -54,7 +56,15 @@ describe('spec filters, table and compare in a browser', () => {
     context = await chromium.launchPersistentContext(profile, {
       executablePath: CHROMIUM,
       headless: true,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
       viewport: { width: 1024, height: 720 },
     });
     page = context.pages()[0] ?? (await context.newPage());
@@ -128,7 +138,9 @@ describe('spec filters, table and compare in a browser', () => {
     // The plan's own page shows its specs as compared beside the specs as listed.
     await page.locator('table.compare thead th a:first-child').click();
     await page.waitForURL(/\/products\/prd_/);
-    await expect(page.getByRole('table', { name: 'Compared as' }).getByRole('row', { name: /^RAM/ }).count()).resolves.toBe(1);
+    await expect(
+      page.getByRole('table', { name: 'Compared as' }).getByRole('row', { name: /^RAM/ }).count(),
+    ).resolves.toBe(1);
     expect(await axeViolations(page)).toEqual([]);
   });
 

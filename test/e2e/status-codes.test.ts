@@ -5,7 +5,15 @@ import { connect, createServer, type Server, type Socket } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { admin, call, onboard, product, sync, type Answer } from '../support/api.js';
-import { ADMIN_DATABASE_URL, STORES, createTestDatabase, describeOnPostgres, freePort, startServer, type TestServer } from '../support/server.js';
+import {
+  ADMIN_DATABASE_URL,
+  STORES,
+  createTestDatabase,
+  describeOnPostgres,
+  freePort,
+  startServer,
+  type TestServer,
+} from '../support/server.js';
 import { expectProblem, listingOf, snapshotOf } from './assertions.js';
 
 const SYNC = '/api/v1/sync/products';
@@ -28,14 +36,21 @@ function oversizedCatalogue(): string {
   return text;
 }
 
-function rawSync(server: TestServer, options: { key?: string; body: string | Buffer; contentType?: string; headers?: Record<string, string> }): Promise<Answer> {
+function rawSync(
+  server: TestServer,
+  options: { key?: string; body: string | Buffer; contentType?: string; headers?: Record<string, string> },
+): Promise<Answer> {
   const headers: Record<string, string> = { ...options.headers };
   if (options.contentType !== undefined) headers['content-type'] = options.contentType;
   return call(server, 'POST', SYNC, { ...(options.key ? { token: options.key } : {}), body: options.body, headers });
 }
 
 /** A POST with `Transfer-Encoding: chunked` and no Content-Length, written in pieces with node:http. */
-function chunkedSync(server: TestServer, key: string, pieces: string[]): Promise<{ status: number; headers: Record<string, unknown>; body: any }> {
+function chunkedSync(
+  server: TestServer,
+  key: string,
+  pieces: string[],
+): Promise<{ status: number; headers: Record<string, unknown>; body: any }> {
   return new Promise((resolve, reject) => {
     const req = httpRequest(
       `${server.url}${SYNC}`,
@@ -47,7 +62,9 @@ function chunkedSync(server: TestServer, key: string, pieces: string[]): Promise
         let text = '';
         res.setEncoding('utf8');
         res.on('data', (chunk: string) => (text += chunk));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text ? JSON.parse(text) : undefined }));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text ? JSON.parse(text) : undefined }),
+        );
         res.on('error', reject);
       },
     );
@@ -80,7 +97,9 @@ describe.each(STORES)('status codes of the sync endpoint (%s store)', (store) =>
 
   beforeAll(async () => {
     // The default rate limit (1 applied sync per 300 s): every test onboards the hosts it needs.
-    server = await startServer(store, { env: { MAX_BODY_BYTES: String(MAX_BODY_BYTES), MAX_PRODUCTS: String(MAX_PRODUCTS) } });
+    server = await startServer(store, {
+      env: { MAX_BODY_BYTES: String(MAX_BODY_BYTES), MAX_PRODUCTS: String(MAX_PRODUCTS) },
+    });
   });
 
   afterAll(async () => {
@@ -100,7 +119,14 @@ describe.each(STORES)('status codes of the sync endpoint (%s store)', (store) =>
       expect(answer.body.sync_id).toMatch(/^syn_[0-9A-HJKMNP-TV-Z]{26}$/);
       expect(answer.body.dry_run).toBe(false);
       expect(answer.body.host).toBe(host.slug);
-      expect(answer.body.summary).toEqual({ received: 3, created: 3, updated: 0, unchanged: 0, reactivated: 0, deactivated: 0 });
+      expect(answer.body.summary).toEqual({
+        received: 3,
+        created: 3,
+        updated: 0,
+        unchanged: 0,
+        reactivated: 0,
+        deactivated: 0,
+      });
       expect(answer.body.products.map((p: any) => [p.external_id, p.action])).toEqual([
         ['zeta', 'created'],
         ['alpha', 'created'],
@@ -130,7 +156,9 @@ describe.each(STORES)('status codes of the sync endpoint (%s store)', (store) =>
         json: { products: [small('one')] },
       });
       expect(answer.status, answer.text).toBe(200);
-      const listing = await call(server, 'GET', '/api/v1/products', { headers: { authorization: `BEARER ${host.key}` } });
+      const listing = await call(server, 'GET', '/api/v1/products', {
+        headers: { authorization: `BEARER ${host.key}` },
+      });
       expect(listing.status).toBe(200);
       expect(listing.body.products).toHaveLength(1);
     });
@@ -153,7 +181,10 @@ describe.each(STORES)('status codes of the sync endpoint (%s store)', (store) =>
       expect(dry.status, dry.text).toBe(200);
       expect(dry.body).toMatchObject({ dry_run: true, host: host.slug, summary: { received: 2, created: 2 } });
       expect(dry.body.sync_id).toMatch(/^syn_/);
-      expect(dry.body.products.map((p: any) => [p.external_id, p.action])).toEqual([['b', 'created'], ['a', 'created']]);
+      expect(dry.body.products.map((p: any) => [p.external_id, p.action])).toEqual([
+        ['b', 'created'],
+        ['a', 'created'],
+      ]);
       // Dry runs have a window of their own (section 6); the contract does not spell out its header's name.
       expect(dry.headers.get('ratelimit-policy')).toMatch(/;q=10;w=300$/);
       expect(await listingOf(server, host.key)).toEqual([]);
@@ -168,7 +199,8 @@ describe.each(STORES)('status codes of the sync endpoint (%s store)', (store) =>
 
     it('has a window of its own: DRY_RUN_MAX_PER_WINDOW (default 10)', async () => {
       const host = await onboard(server, 'Many Dry Runs');
-      for (let n = 0; n < 10; n++) expect((await sync(server, host.key, [small('a')], '?dry_run=true')).status).toBe(200);
+      for (let n = 0; n < 10; n++)
+        expect((await sync(server, host.key, [small('a')], '?dry_run=true')).status).toBe(200);
       const refused = await sync(server, host.key, [small('a')], '?dry_run=true');
       expectProblem(refused, 'RATE_LIMITED', SYNC);
       expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
@@ -192,7 +224,12 @@ describe.each(STORES)('status codes of the sync endpoint (%s store)', (store) =>
       const other = await onboard(server, 'Gzip Bomb Hosting');
       const bomb = gzipSync(JSON.stringify({ products: [small('x', { description: ' '.repeat(200_000) })] }));
       expect(bomb.length).toBeLessThan(MAX_BODY_BYTES);
-      const refused = await rawSync(server, { key: other.key, contentType: 'application/json', headers: { 'content-encoding': 'gzip' }, body: bomb });
+      const refused = await rawSync(server, {
+        key: other.key,
+        contentType: 'application/json',
+        headers: { 'content-encoding': 'gzip' },
+        body: bomb,
+      });
       expectProblem(refused, 'PAYLOAD_TOO_LARGE', SYNC);
       expect(await listingOf(server, other.key)).toEqual([]);
     });
@@ -223,7 +260,11 @@ describe.each(STORES)('status codes of the sync endpoint (%s store)', (store) =>
 
     it('does not accept a real key under another scheme', async () => {
       const host = await onboard(server, 'Wrong Scheme Hosting');
-      const answer = await rawSync(server, { body, contentType: 'application/json', headers: { authorization: `Token ${host.key}` } });
+      const answer = await rawSync(server, {
+        body,
+        contentType: 'application/json',
+        headers: { authorization: `Token ${host.key}` },
+      });
       expectProblem(answer, 'UNAUTHORIZED', SYNC);
       expect(await listingOf(server, host.key)).toEqual([]);
     });
@@ -239,7 +280,11 @@ describe.each(STORES)('status codes of the sync endpoint (%s store)', (store) =>
 
       const refused = await sync(server, host.key, [small('one')]);
       expectProblem(refused, 'KEY_REVOKED', SYNC);
-      expectProblem(await call(server, 'GET', '/api/v1/products', { token: host.key }), 'KEY_REVOKED', '/api/v1/products');
+      expectProblem(
+        await call(server, 'GET', '/api/v1/products', { token: host.key }),
+        'KEY_REVOKED',
+        '/api/v1/products',
+      );
 
       const accepted = await sync(server, second.body.api_key.key, [small('one')]);
       expect(accepted.status, accepted.text).toBe(200);
@@ -263,7 +308,11 @@ describe.each(STORES)('status codes of the sync endpoint (%s store)', (store) =>
   describe('404 and 405', () => {
     it('answers an unknown path with 404 NOT_FOUND', async () => {
       expectProblem(await call(server, 'GET', '/api/v1/nothing-here?x=1'), 'NOT_FOUND', '/api/v1/nothing-here');
-      expectProblem(await call(server, 'POST', '/api/v1/sync/everything', { json: {} }), 'NOT_FOUND', '/api/v1/sync/everything');
+      expectProblem(
+        await call(server, 'POST', '/api/v1/sync/everything', { json: {} }),
+        'NOT_FOUND',
+        '/api/v1/sync/everything',
+      );
     });
 
     it('answers a wrong method on a known path with 405 and an Allow header', async () => {
@@ -284,7 +333,11 @@ describe.each(STORES)('status codes of the sync endpoint (%s store)', (store) =>
   describe('413 PAYLOAD_TOO_LARGE', () => {
     it('refuses a body over MAX_BODY_BYTES sent with Content-Length', async () => {
       const host = await onboard(server, 'Large Body Hosting');
-      const answer = await rawSync(server, { key: host.key, contentType: 'application/json', body: oversizedCatalogue() });
+      const answer = await rawSync(server, {
+        key: host.key,
+        contentType: 'application/json',
+        body: oversizedCatalogue(),
+      });
       expectProblem(answer, 'PAYLOAD_TOO_LARGE', SYNC);
       expectRateLimitHeaders(answer, 1);
     });
@@ -296,11 +349,20 @@ describe.each(STORES)('status codes of the sync endpoint (%s store)', (store) =>
       const answer = await chunkedSync(server, host.key, pieces);
       expect(answer.status).toBe(413);
       expect(answer.headers['content-type']).toMatch(/^application\/problem\+json/);
-      expect(answer.body).toMatchObject({ status: 413, code: 'PAYLOAD_TOO_LARGE', instance: SYNC, request_id: answer.headers['x-request-id'] });
+      expect(answer.body).toMatchObject({
+        status: 413,
+        code: 'PAYLOAD_TOO_LARGE',
+        instance: SYNC,
+        request_id: answer.headers['x-request-id'],
+      });
       expect((await snapshotOf(server, host.slug)).runs).toEqual([]);
 
       // The same route reads a chunked body under the limit.
-      const fits = await chunkedSync(server, host.key, JSON.stringify({ products: [small('a'), small('b')] }).match(/[^]{1,40}/g)!);
+      const fits = await chunkedSync(
+        server,
+        host.key,
+        JSON.stringify({ products: [small('a'), small('b')] }).match(/[^]{1,40}/g)!,
+      );
       expect(fits.status, JSON.stringify(fits.body)).toBe(200);
       expect(fits.body.summary.created).toBe(2);
     });
@@ -315,7 +377,11 @@ describe.each(STORES)('status codes of the sync endpoint (%s store)', (store) =>
       expectRateLimitHeaders(plain, 1);
       const none = await rawSync(server, { key: host.key, body: Buffer.from(body) });
       expectProblem(none, 'UNSUPPORTED_MEDIA_TYPE', SYNC);
-      const form = await rawSync(server, { key: host.key, contentType: 'application/x-www-form-urlencoded', body: 'products=1' });
+      const form = await rawSync(server, {
+        key: host.key,
+        contentType: 'application/x-www-form-urlencoded',
+        body: 'products=1',
+      });
       expectProblem(form, 'UNSUPPORTED_MEDIA_TYPE', SYNC);
     });
   });
@@ -339,11 +405,23 @@ describe.each(STORES)('status codes of the sync endpoint (%s store)', (store) =>
       } catch (error) {
         message = (error as SyntaxError).message;
       }
-      const notJson = expectProblem(await rawSync(server, { key: host.key, contentType: 'application/json', body: broken }), 'VALIDATION_FAILED', SYNC);
+      const notJson = expectProblem(
+        await rawSync(server, { key: host.key, contentType: 'application/json', body: broken }),
+        'VALIDATION_FAILED',
+        SYNC,
+      );
       expect(notJson.errors).toEqual([{ pointer: '', code: 'invalid_json', detail: message }]);
 
-      const badByte = Buffer.concat([Buffer.from(`{"products": [${good}, {"external_id": "b`), Buffer.from([0xff]), Buffer.from('"}]}')]);
-      const notUtf8 = expectProblem(await rawSync(server, { key: host.key, contentType: 'application/json', body: badByte }), 'VALIDATION_FAILED', SYNC);
+      const badByte = Buffer.concat([
+        Buffer.from(`{"products": [${good}, {"external_id": "b`),
+        Buffer.from([0xff]),
+        Buffer.from('"}]}'),
+      ]);
+      const notUtf8 = expectProblem(
+        await rawSync(server, { key: host.key, contentType: 'application/json', body: badByte }),
+        'VALIDATION_FAILED',
+        SYNC,
+      );
       expect(notUtf8.errors).toEqual([{ pointer: '', code: 'invalid_json', detail: 'the body is not valid UTF-8' }]);
       expect(await listingOf(server, host.key)).toEqual([]);
     });
@@ -401,12 +479,23 @@ describe.each(STORES)('status codes of the sync endpoint (%s store)', (store) =>
     it('lists at most 100 errors and says that there were more', async () => {
       const host = await onboard(server, 'Error Flood Hosting');
       // Each empty product misses the three required fields (name, external_id, category).
-      const problem = expectProblem(await sync(server, host.key, Array.from({ length: MAX_PRODUCTS }, () => ({}))), 'VALIDATION_FAILED', SYNC);
+      const problem = expectProblem(
+        await sync(
+          server,
+          host.key,
+          Array.from({ length: MAX_PRODUCTS }, () => ({})),
+        ),
+        'VALIDATION_FAILED',
+        SYNC,
+      );
       expect(problem.errors).toHaveLength(3 * MAX_PRODUCTS);
       expect(problem.truncated).toBeUndefined();
       // 25 unknown fields and 3 missing ones in each product: 28 × MAX_PRODUCTS errors, more than 100.
       const typos = Object.fromEntries(Array.from({ length: 25 }, (_, k) => [`f${k}`, 1]));
-      const flood = await call(server, 'POST', SYNC, { token: host.key, json: { products: Array.from({ length: MAX_PRODUCTS }, () => typos) } });
+      const flood = await call(server, 'POST', SYNC, {
+        token: host.key,
+        json: { products: Array.from({ length: MAX_PRODUCTS }, () => typos) },
+      });
       const truncated = expectProblem(flood, 'VALIDATION_FAILED', SYNC);
       expect(truncated.errors).toHaveLength(100);
       expect(truncated.truncated).toBe(true);
@@ -414,9 +503,17 @@ describe.each(STORES)('status codes of the sync endpoint (%s store)', (store) =>
 
     it('refuses a body without products and a body that is not an object', async () => {
       const host = await onboard(server, 'Shapeless Hosting');
-      const missing = expectProblem(await call(server, 'POST', SYNC, { token: host.key, json: {} }), 'VALIDATION_FAILED', SYNC);
+      const missing = expectProblem(
+        await call(server, 'POST', SYNC, { token: host.key, json: {} }),
+        'VALIDATION_FAILED',
+        SYNC,
+      );
       expect(missing.errors.map((e: any) => e.pointer)).toEqual(['/products']);
-      const list = expectProblem(await call(server, 'POST', SYNC, { token: host.key, json: [small('a')] }), 'VALIDATION_FAILED', SYNC);
+      const list = expectProblem(
+        await call(server, 'POST', SYNC, { token: host.key, json: [small('a')] }),
+        'VALIDATION_FAILED',
+        SYNC,
+      );
       expect(list.errors.map((e: any) => e.pointer)).toEqual(['']);
     });
   });
@@ -443,7 +540,14 @@ describe.each(STORES)('status codes of the sync endpoint (%s store)', (store) =>
 
   describe('problem types', () => {
     it('answers GET on each type with a page about it', async () => {
-      for (const slug of ['unauthorized', 'key-revoked', 'payload-too-large', 'unsupported-media-type', 'validation-failed', 'rate-limited']) {
+      for (const slug of [
+        'unauthorized',
+        'key-revoked',
+        'payload-too-large',
+        'unsupported-media-type',
+        'validation-failed',
+        'rate-limited',
+      ]) {
         const page = await call(server, 'GET', `/api/v1/problems/${slug}`);
         expect(page.status).toBe(200);
         expect(page.headers.get('content-type')).toMatch(/^text\/html/);
@@ -514,7 +618,11 @@ describe.each(STORES)('status codes of the sync endpoint (%s store)', (store) =>
     it('checks the key’s status before the body: a revoked key with a bad body gets 403', async () => {
       const host = await onboard(server, 'Revoked Before Body');
       await admin(server, 'POST', `/keys/${host.keyId}/revoke`);
-      expectProblem(await rawSync(server, { key: host.key, contentType: 'text/plain', body: 'x' }), 'KEY_REVOKED', SYNC);
+      expectProblem(
+        await rawSync(server, { key: host.key, contentType: 'text/plain', body: 'x' }),
+        'KEY_REVOKED',
+        SYNC,
+      );
     });
 
     it('checks the rate limit before the media type, size and body', async () => {
@@ -536,12 +644,26 @@ describe.each(STORES)('status codes of the sync endpoint (%s store)', (store) =>
     it('checks the media type before the size, and the size before the JSON', async () => {
       const host = await onboard(server, 'Media Before Size');
       const big = oversizedCatalogue();
-      expectProblem(await rawSync(server, { key: host.key, contentType: 'text/plain', body: big }), 'UNSUPPORTED_MEDIA_TYPE', SYNC);
+      expectProblem(
+        await rawSync(server, { key: host.key, contentType: 'text/plain', body: big }),
+        'UNSUPPORTED_MEDIA_TYPE',
+        SYNC,
+      );
       const brokenAndBig = big.slice(0, -10);
-      expectProblem(await rawSync(server, { key: host.key, contentType: 'application/json', body: brokenAndBig }), 'PAYLOAD_TOO_LARGE', SYNC);
-      const invalidAndBig = JSON.stringify({ products: Array.from({ length: 20 }, (_, i) => product(`p-${i}`, { price: -1 })) });
+      expectProblem(
+        await rawSync(server, { key: host.key, contentType: 'application/json', body: brokenAndBig }),
+        'PAYLOAD_TOO_LARGE',
+        SYNC,
+      );
+      const invalidAndBig = JSON.stringify({
+        products: Array.from({ length: 20 }, (_, i) => product(`p-${i}`, { price: -1 })),
+      });
       expect(Buffer.byteLength(invalidAndBig)).toBeGreaterThan(MAX_BODY_BYTES);
-      expectProblem(await rawSync(server, { key: host.key, contentType: 'application/json', body: invalidAndBig }), 'PAYLOAD_TOO_LARGE', SYNC);
+      expectProblem(
+        await rawSync(server, { key: host.key, contentType: 'application/json', body: invalidAndBig }),
+        'PAYLOAD_TOO_LARGE',
+        SYNC,
+      );
     });
   });
 
@@ -560,7 +682,11 @@ describe.each(STORES)('status codes of the sync endpoint (%s store)', (store) =>
         await call(server, 'POST', SYNC, { token: UNKNOWN_KEY, json: halfValid }),
         await call(server, 'POST', SYNC, { token: revokedKey, json: { products: [small('good-1')] } }),
         await rawSync(server, { key: host.key, contentType: 'application/json', body: oversizedCatalogue() }),
-        await rawSync(server, { key: host.key, contentType: 'text/plain', body: JSON.stringify({ products: [small('good-1')] }) }),
+        await rawSync(server, {
+          key: host.key,
+          contentType: 'text/plain',
+          body: JSON.stringify({ products: [small('good-1')] }),
+        }),
         await rawSync(server, { key: host.key, contentType: 'application/json', body: '{"products": [{' }),
         await call(server, 'POST', SYNC, { token: host.key, json: halfValid }),
       ];
@@ -578,7 +704,10 @@ describe.each(STORES)('status codes of the sync endpoint (%s store)', (store) =>
       const laterRefusals = [
         await sync(server, host.key, [small('kept-1', { price: 99 })]),
         await sync(server, revokedKey, [small('other')]),
-        await call(server, 'POST', SYNC, { json: { products: [small('kept-1')] }, headers: { authorization: 'Basic eDp5' } }),
+        await call(server, 'POST', SYNC, {
+          json: { products: [small('kept-1')] },
+          headers: { authorization: 'Basic eDp5' },
+        }),
       ];
       expect(laterRefusals.map((answer) => answer.status)).toEqual([429, 403, 401]);
       expect(await snapshotOf(server, host.slug)).toEqual(after);
@@ -587,7 +716,9 @@ describe.each(STORES)('status codes of the sync endpoint (%s store)', (store) =>
 });
 
 /** A TCP proxy in front of PostgreSQL that a test can cut (the database becomes unreachable) and restore. */
-async function databaseProxy(target: URL): Promise<{ port: number; cut(): Promise<void>; restore(): Promise<void>; close(): Promise<void> }> {
+async function databaseProxy(
+  target: URL,
+): Promise<{ port: number; cut(): Promise<void>; restore(): Promise<void>; close(): Promise<void> }> {
   const port = await freePort();
   const sockets = new Set<Socket>();
   let listener: Server | null = null;
@@ -657,7 +788,11 @@ describeOnPostgres('503 SERVICE_UNAVAILABLE (postgres store)', () => {
       const problem = expectProblem(refused, 'SERVICE_UNAVAILABLE', SYNC);
       expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
       expect(JSON.stringify(problem)).not.toMatch(/ECONNREFUSED|at .*\.js|SELECT|127\.0\.0\.1/);
-      expectProblem(await call(server, 'GET', '/api/v1/products', { token: host.key }), 'SERVICE_UNAVAILABLE', '/api/v1/products');
+      expectProblem(
+        await call(server, 'GET', '/api/v1/products', { token: host.key }),
+        'SERVICE_UNAVAILABLE',
+        '/api/v1/products',
+      );
       expectProblem(await sync(server, waiting.key, [small('during')]), 'SERVICE_UNAVAILABLE', SYNC);
     } finally {
       await proxy.restore();

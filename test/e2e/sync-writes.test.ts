@@ -16,7 +16,12 @@ const tricky = (externalId: string, overrides: Record<string, unknown> = {}) =>
   product(externalId, {
     name: '  Tab\there, line\nbreak, CR\r, backslash \\ and \\N, quote " and \' — émoji 🚀  ',
     description: 'two\\tbackslash-t, a real\ttab, \\\\N, "json" {"a":1}\n\nend\\',
-    specs: { 'key\twith tab': 'value\\with\\backslashes', ['__proto__']: 'plain data', 'ünï': 4, nested_quote: 'say "hi"\n' },
+    specs: {
+      'key\twith tab': 'value\\with\\backslashes',
+      ['__proto__']: 'plain data',
+      ünï: 4,
+      nested_quote: 'say "hi"\n',
+    },
     features: ['back\\slash', 'tab\tinside', '\\N', 'line\nbreak', 'quote " and 🚀', '\u0001 control'],
     datacenter_locations: ['Zürich', 'São Paulo', '東京'],
     pricing_tiers: [
@@ -36,11 +41,16 @@ function expectStored(stored: any, sent: Record<string, any>) {
   expect(stored.features).toEqual(sent.features);
   expect(stored.datacenter_locations).toEqual(sent.datacenter_locations);
   expect(stored.pricing_tiers).toEqual(
-    (sent.pricing_tiers as { period: string; price: number }[]).map((tier) => ({ ...tier, canonical_period: canonicalPeriod(tier.period) })),
+    (sent.pricing_tiers as { period: string; price: number }[]).map((tier) => ({
+      ...tier,
+      canonical_period: canonicalPeriod(tier.period),
+    })),
   );
   expect(stored.price).toBe(sent.price);
   expect(stored.setup_fee).toBe(sent.setup_fee);
-  const specs = Object.fromEntries(Object.entries(sent.specs as Record<string, unknown>).map(([k, v]) => [k, String(v)]));
+  const specs = Object.fromEntries(
+    Object.entries(sent.specs as Record<string, unknown>).map(([k, v]) => [k, String(v)]),
+  );
   expect(Object.entries(stored.specs)).toEqual(Object.entries(specs));
 }
 
@@ -73,10 +83,20 @@ describe.each(STORES)('bulk writes of a sync (%s store)', (store) => {
     expect(stored.get('plain-2').status).toBe('active');
 
     // Update one with new tricky content, keep one, drop one.
-    const changedContent = tricky('plain-1', { name: 'changed\\\t\n', description: null, specs: { a: true }, price: 0.07 });
+    const changedContent = tricky('plain-1', {
+      name: 'changed\\\t\n',
+      description: null,
+      specs: { a: true },
+      price: 0.07,
+    });
     const second = [tricky('a\\b'), changedContent, product('plain-2'), ...pad(2)];
     const updated = await sync(server, host.key, second);
-    expect(updated.body.products.map((p: any) => p.action)).toEqual(['unchanged', 'updated', 'unchanged', ...pad(2).map(() => 'updated')]);
+    expect(updated.body.products.map((p: any) => p.action)).toEqual([
+      'unchanged',
+      'updated',
+      'unchanged',
+      ...pad(2).map(() => 'updated'),
+    ]);
     expect(updated.body.deactivated.map((d: any) => d.external_id)).toEqual(['to-drop']);
     stored = new Map((await listing(server, host.key)).map((p) => [p.external_id, p]));
     expectStored(stored.get('plain-1'), changedContent);
@@ -94,7 +114,13 @@ describe.each(STORES)('bulk writes of a sync (%s store)', (store) => {
 
     // The same catalogue once more: nothing differs, so nothing is written.
     const resent = await sync(server, host.key, [...second, back]);
-    expect(resent.body.summary).toMatchObject({ unchanged: 4 + padding, created: 0, updated: 0, reactivated: 0, deactivated: 0 });
+    expect(resent.body.summary).toMatchObject({
+      unchanged: 4 + padding,
+      created: 0,
+      updated: 0,
+      reactivated: 0,
+      deactivated: 0,
+    });
     if (padding > 0) expectStored(stored.get('pad-0'), pad(2)[0]!);
     const after = await listing(server, host.key);
     expect(after.map((p) => p.updated_at)).toEqual([...stored.values()].map((p) => p.updated_at));
@@ -102,7 +128,9 @@ describe.each(STORES)('bulk writes of a sync (%s store)', (store) => {
 
   it('keeps prices as exact decimals and stamps a whole sync with one time', async () => {
     const host = await onboard(server, `Decimals ${store}`);
-    const products = Array.from({ length: 1200 }, (_, k) => product(`p-${k}`, { price: [0.1, 19.99, 1e-7, 999999999.99][k % 4] }));
+    const products = Array.from({ length: 1200 }, (_, k) =>
+      product(`p-${k}`, { price: [0.1, 19.99, 1e-7, 999999999.99][k % 4] }),
+    );
     const answer = await sync(server, host.key, products);
     expect(answer.status).toBe(200);
     const listed = await listing(server, host.key);
@@ -137,7 +165,9 @@ describe.each(STORES)('bulk writes of a sync (%s store)', (store) => {
     ).rejects.toMatchObject({ code: '23503', message: expect.stringContaining('still has products') });
     const stillUsed = { code: '23503', message: expect.stringContaining('still used by products') };
     await expect(server.sql("DELETE FROM categories WHERE slug = 'game_rust'")).rejects.toMatchObject(stillUsed);
-    await expect(server.sql("UPDATE categories SET slug = 'game_rust2' WHERE slug = 'game_rust'")).rejects.toMatchObject(stillUsed);
+    await expect(
+      server.sql("UPDATE categories SET slug = 'game_rust2' WHERE slug = 'game_rust'"),
+    ).rejects.toMatchObject(stillUsed);
     // A category nobody uses can still go.
     await server.sql("INSERT INTO categories (slug, label) VALUES ('unused_one', 'Unused')");
     await server.sql("DELETE FROM categories WHERE slug = 'unused_one'");

@@ -9,7 +9,9 @@ import { CLI, startServer, STORES, type TestServer } from '../support/server.js'
 
 function seedDemo(server: TestServer): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CLI, 'seed-demo', '--json'], { env: { PATH: process.env.PATH ?? '', HOSTDIR_URL: server.url, ADMIN_TOKEN: server.adminToken } });
+    const child = spawn(process.execPath, [CLI, 'seed-demo', '--json'], {
+      env: { PATH: process.env.PATH ?? '', HOSTDIR_URL: server.url, ADMIN_TOKEN: server.adminToken },
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -19,7 +21,10 @@ function seedDemo(server: TestServer): Promise<{ code: number | null; stdout: st
 }
 
 /** A page's answer without following a redirect. */
-async function unfollowed(server: TestServer, pathname: string): Promise<{ status: number; location: string | null; text: string }> {
+async function unfollowed(
+  server: TestServer,
+  pathname: string,
+): Promise<{ status: number; location: string | null; text: string }> {
   const response = await fetch(`${server.url}${pathname}`, { redirect: 'manual' });
   return { status: response.status, location: response.headers.get('location'), text: await response.text() };
 }
@@ -40,7 +45,13 @@ for (const store of STORES) {
       // A provider priced in a currency the demo's rates do not cover: its plans are listed unconverted, with a notice.
       francs = await onboard(server, 'Franc Hosting', { default_currency: 'CHF' });
       const synced = await sync(server, francs.key, [
-        product('ch-1', { name: 'Alpen VPS', currency: 'CHF', price: 7, pricing_tiers: null, datacenter_locations: ['Zürich', 'de-fra-1', 'Atlantis 1'] }),
+        product('ch-1', {
+          name: 'Alpen VPS',
+          currency: 'CHF',
+          price: 7,
+          pricing_tiers: null,
+          datacenter_locations: ['Zürich', 'de-fra-1', 'Atlantis 1'],
+        }),
         product('ch-2', { name: 'Alpen VPS Retired', currency: 'CHF', price: 9, pricing_tiers: null }),
       ]);
       expect(synced.status, synced.text).toBe(200);
@@ -53,7 +64,13 @@ for (const store of STORES) {
     describe('a first run', () => {
       it("holds the ECB's rates of 2024-06-28 for the demo's currencies, and a second seed-demo leaves rates as they are", async () => {
         const rates = await admin(server, 'GET', '/rates');
-        expect(rates.body.rates.map((rate: { currency: string; rate: number; date: string }) => [rate.currency, rate.rate, rate.date])).toEqual([
+        expect(
+          rates.body.rates.map((rate: { currency: string; rate: number; date: string }) => [
+            rate.currency,
+            rate.rate,
+            rate.date,
+          ]),
+        ).toEqual([
           ['GBP', 0.84638, '2024-06-28'],
           ['USD', 1.0705, '2024-06-28'],
         ]);
@@ -64,7 +81,12 @@ for (const store of STORES) {
 
       it('sorts dollars among euros by their converted price', async () => {
         const listed = await call(server, 'GET', '/api/v1/directory/products?category=vps_cloud&limit=3');
-        expect(listed.body.products.map((p: { name: string; base_monthly_price: number | null }) => [p.name, p.base_monthly_price])).toEqual([
+        expect(
+          listed.body.products.map((p: { name: string; base_monthly_price: number | null }) => [
+            p.name,
+            p.base_monthly_price,
+          ]),
+        ).toEqual([
           ['Harbor VM Nano', 3.736572],
           ['Cloud Server CX11', 3.79],
           ['Harbor VM Micro', 5.604858],
@@ -81,22 +103,31 @@ for (const store of STORES) {
           {
             parameter: 'sort',
             code: 'enum',
-            detail: '“cheapest” is not one of: price, newest, name, cpu_cores, ram_gb, disk_gb, bandwidth_tb, port_mbps, ipv4, player_slots, storage_gb, websites, email_accounts',
+            detail:
+              '“cheapest” is not one of: price, newest, name, cpu_cores, ram_gb, disk_gb, bandwidth_tb, port_mbps, ipv4, player_slots, storage_gb, websites, email_accounts',
           },
         ]);
         expect(answer.body.detail).toBe(`sort: ${answer.body.errors[0].detail}`);
       });
 
       it('is named with every other bad parameter of the same query, each once', async () => {
-        const answer = await call(server, 'GET', '/api/v1/directory/products?sort=cheapest&order=up&disk_type=floppy&limit=0');
+        const answer = await call(
+          server,
+          'GET',
+          '/api/v1/directory/products?sort=cheapest&order=up&disk_type=floppy&limit=0',
+        );
         expect(answer.status).toBe(422);
-        expect(answer.body.errors.map((error: { parameter: string; code: string }) => [error.parameter, error.code]).sort()).toEqual([
+        expect(
+          answer.body.errors.map((error: { parameter: string; code: string }) => [error.parameter, error.code]).sort(),
+        ).toEqual([
           ['disk_type', 'enum'],
           ['limit', 'minimum'],
           ['order', 'enum'],
           ['sort', 'enum'],
         ]);
-        expect(answer.body.errors.find((error: { parameter: string }) => error.parameter === 'order').detail).toBe('“up” is not one of: asc, desc');
+        expect(answer.body.errors.find((error: { parameter: string }) => error.parameter === 'order').detail).toBe(
+          '“up” is not one of: asc, desc',
+        );
       });
 
       it('reads the same on the page as in problem+json', async () => {
@@ -107,7 +138,9 @@ for (const store of STORES) {
         expect(page.text).toContain(`Disk type: ${api.body.errors[0].detail}.`);
         const sorted = await call(server, 'GET', '/categories/vps_cloud?sort=cheapest');
         expect(sorted.status).toBe(422);
-        expect(sorted.text).toContain('Sort: “cheapest” is not one of: price, price_desc, newest, name, name_desc, cpu_cores_asc, cpu_cores_desc,');
+        expect(sorted.text).toContain(
+          'Sort: “cheapest” is not one of: price, price_desc, newest, name, name_desc, cpu_cores_asc, cpu_cores_desc,',
+        );
       });
     });
 
@@ -120,7 +153,10 @@ for (const store of STORES) {
           ],
           ['/search?q=nvme&category=&sort=price&view=cards', '/search?q=nvme'],
           ['/search?q=', '/search'],
-          ['/categories/vps_cloud?location=Helsinki&sort=price_desc&view=', '/categories/vps_cloud?location=Helsinki&sort=price_desc'],
+          [
+            '/categories/vps_cloud?location=Helsinki&sort=price_desc&view=',
+            '/categories/vps_cloud?location=Helsinki&sort=price_desc',
+          ],
           ['/hosts/harbor-cloud?display_currency=&period=month', '/hosts/harbor-cloud'],
           // A currency filter picks its own display currency: asking for EUR beside it is a choice, kept.
           ['/search?currency=USD&display_currency=EUR&q=', '/search?currency=USD&display_currency=EUR'],
@@ -138,8 +174,14 @@ for (const store of STORES) {
         const listed = await call(server, 'GET', '/api/v1/directory/products?category=vps_cloud&limit=2');
         const [first, second] = listed.body.products.map((p: { id: string }) => p.id);
         expect((await unfollowed(server, `/products/${first}?display_currency=`)).location).toBe(`/products/${first}`);
-        expect((await unfollowed(server, `/compare?ids=${first}&ids=${second}&display_currency=EUR`)).location).toBe(`/compare?ids=${first}&ids=${second}`);
-        for (const pathname of [`/products/${first}?display_currency=USD`, `/compare?ids=${first}&ids=${second}&display_currency=GBP`, '/categories/vps_cloud?sort=price_desc']) {
+        expect((await unfollowed(server, `/compare?ids=${first}&ids=${second}&display_currency=EUR`)).location).toBe(
+          `/compare?ids=${first}&ids=${second}`,
+        );
+        for (const pathname of [
+          `/products/${first}?display_currency=USD`,
+          `/compare?ids=${first}&ids=${second}&display_currency=GBP`,
+          '/categories/vps_cloud?sort=price_desc',
+        ]) {
           expect((await unfollowed(server, pathname)).status, pathname).toBe(200);
         }
       });
@@ -147,7 +189,13 @@ for (const store of STORES) {
 
     describe('control characters', () => {
       it('never reach a page, whatever the query holds', async () => {
-        for (const pathname of ['/search?q=nvme%00%1b', '/search?q=a%00b%07c&view=table', '/categories/vps_cloud?feature=%00NVMe', '/search?q=x&sort=%00', `/compare?ids=%00`]) {
+        for (const pathname of [
+          '/search?q=nvme%00%1b',
+          '/search?q=a%00b%07c&view=table',
+          '/categories/vps_cloud?feature=%00NVMe',
+          '/search?q=x&sort=%00',
+          `/compare?ids=%00`,
+        ]) {
           const answer = await call(server, 'GET', pathname);
           expect(answer.status, pathname).toBeLessThan(500);
           expect(CONTROL.test(answer.text), pathname).toBe(false);
@@ -172,7 +220,9 @@ for (const store of STORES) {
         expect(one.status).toBe(200);
         expect(one.text).toContain('No plan here matches “cheap”. <a href="/search">Search without “cheap”</a>.');
         const two = await call(server, 'GET', '/categories/vps_cloud?q=cloud+cheap');
-        expect(two.text).toContain('No plan here matches “cheap”. <a href="/categories/vps_cloud?q=cloud">Search for “cloud” instead</a>.');
+        expect(two.text).toContain(
+          'No plan here matches “cheap”. <a href="/categories/vps_cloud?q=cloud">Search for “cloud” instead</a>.',
+        );
         for (const empty of [one, two]) {
           expect(empty.text).not.toContain('feed.atom');
           expect(empty.text).not.toContain('export.csv');
@@ -183,7 +233,9 @@ for (const store of STORES) {
 
       it('says the filters leave nothing, with the way to clear them, when every word matches', async () => {
         const answer = await call(server, 'GET', '/categories/vps_cloud?q=cloud&max_price=0.5');
-        expect(answer.text).toContain('No plan here matches all of these filters. <a href="/categories/vps_cloud?q=cloud">Clear the filters</a>');
+        expect(answer.text).toContain(
+          'No plan here matches all of these filters. <a href="/categories/vps_cloud?q=cloud">Clear the filters</a>',
+        );
         expect(answer.text).not.toContain('feed.atom');
       });
     });
@@ -199,7 +251,9 @@ for (const store of STORES) {
         const category = await call(server, 'GET', '/categories/vps_cloud');
         expect(category.text).toContain('<option value="Helsinki">Helsinki, Finland</option>');
         const compared = await call(server, 'GET', `/api/v1/directory/compare?ids=${alpen.id}`);
-        expect(compared.body.rows.find((row: { key: string }) => row.key === 'locations').values).toEqual(['Zurich, Switzerland; Frankfurt, Germany; Atlantis 1']);
+        expect(compared.body.rows.find((row: { key: string }) => row.key === 'locations').values).toEqual([
+          'Zurich, Switzerland; Frankfurt, Germany; Atlantis 1',
+        ]);
       });
     });
 
@@ -207,12 +261,23 @@ for (const store of STORES) {
       it('answers in the display currency asked for, each plan with its own price beside, the best of each row marked', async () => {
         const listed = await call(server, 'GET', '/api/v1/directory/products?category=vps_cloud&limit=2');
         const [nano, cx11] = listed.body.products as { id: string; name: string }[];
-        const answer = await call(server, 'GET', `/api/v1/directory/compare?ids=${nano!.id},${cx11!.id}&display_currency=GBP`);
+        const answer = await call(
+          server,
+          'GET',
+          `/api/v1/directory/compare?ids=${nano!.id},${cx11!.id}&display_currency=GBP`,
+        );
         expect(answer.status).toBe(200);
         expect(answer.body.display_currency).toBe('GBP');
         const row = (key: string) => answer.body.rows.find((r: { key: string }) => r.key === key);
         // $4.00 and €3.79 in pounds, at the ECB's 1.0705 and 0.84638.
-        expect(row('monthly_price')).toEqual({ key: 'monthly_price', label: 'Per month', values: ['£3.16', '£3.21'], native: ['$4.00', '€3.79'], better: 'lower', best: [0] });
+        expect(row('monthly_price')).toEqual({
+          key: 'monthly_price',
+          label: 'Per month',
+          values: ['£3.16', '£3.21'],
+          native: ['$4.00', '€3.79'],
+          better: 'lower',
+          best: [0],
+        });
         expect(row('yearly_price').values).toEqual(['£37.95', '£38.49']);
         expect(row('first_year_cost').best).toEqual([0]);
         expect(row('ram_gb')).toMatchObject({ values: ['0.5 GB', '2 GB'], better: 'higher', best: [1] });
@@ -224,7 +289,15 @@ for (const store of STORES) {
         const listed = await call(server, 'GET', `/api/v1/directory/hosts/${francs.slug}`);
         const retired = listed.body.products.find((p: { name: string }) => p.name === 'Alpen VPS Retired');
         const alpen = listed.body.products.find((p: { name: string }) => p.name === 'Alpen VPS');
-        const withdrawn = await sync(server, francs.key, [product('ch-1', { name: 'Alpen VPS', currency: 'CHF', price: 7, pricing_tiers: null, datacenter_locations: ['Zürich', 'de-fra-1', 'Atlantis 1'] })]);
+        const withdrawn = await sync(server, francs.key, [
+          product('ch-1', {
+            name: 'Alpen VPS',
+            currency: 'CHF',
+            price: 7,
+            pricing_tiers: null,
+            datacenter_locations: ['Zürich', 'de-fra-1', 'Atlantis 1'],
+          }),
+        ]);
         expect(withdrawn.status, withdrawn.text).toBe(200);
         const unknown = 'prd_01JD0000000000000000000000';
         const json = await call(server, 'GET', `/api/v1/directory/compare?ids=${alpen.id},${retired.id},${unknown}`);

@@ -19,7 +19,9 @@ const DESKTOP = { width: 1280, height: 800 };
 
 function seedDemo(server: TestServer): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CLI, 'seed-demo'], { env: { PATH: process.env.PATH ?? '', HOSTDIR_URL: server.url, ADMIN_TOKEN: server.adminToken } });
+    const child = spawn(process.execPath, [CLI, 'seed-demo'], {
+      env: { PATH: process.env.PATH ?? '', HOSTDIR_URL: server.url, ADMIN_TOKEN: server.adminToken },
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -30,19 +32,23 @@ function seedDemo(server: TestServer): Promise<{ code: number | null; stdout: st
 
 async function axeViolations(page: Page): Promise<string[]> {
   await page.addScriptTag({ path: AXE });
-  return page.evaluate(`axe.run(document).then((result) => result.violations.map((v) => v.id + ': ' + v.nodes.map((n) => n.target.join(' ')).join(', ')))`);
+  return page.evaluate(
+    `axe.run(document).then((result) => result.violations.map((v) => v.id + ': ' + v.nodes.map((n) => n.target.join(' ')).join(', ')))`,
+  );
 }
 
 /** How wide the page is against the screen: wider means the visitor pans sideways into blank space. */
 async function widths(page: Page): Promise<{ page: number; screen: number }> {
-  return page.evaluate(`({ page: document.documentElement.scrollWidth, screen: innerWidth })`) as Promise<{ page: number; screen: number }>;
+  return page.evaluate<{ page: number; screen: number }>(
+    `({ page: document.documentElement.scrollWidth, screen: innerWidth })`,
+  );
 }
 
 /** Where an element's box ends, from the top of the page (not of the screen). */
 async function bottomOf(page: Page, selector: string): Promise<number> {
   const box = await page.locator(selector).first().boundingBox();
   expect(box, selector).not.toBeNull();
-  const scrolled = (await page.evaluate('scrollY')) as number;
+  const scrolled = await page.evaluate<number>('scrollY');
   return box!.y + scrolled + box!.height;
 }
 
@@ -60,14 +66,26 @@ describe("a new visitor's first run, on a phone and a desktop", () => {
     expect(seeded.code, seeded.stderr).toBe(0);
     expect(seeded.stdout).toContain("exchange rates: the ECB's of 2024-06-28");
     const listed = await call(server, 'GET', '/api/v1/directory/products?category=vps_cloud&limit=4');
-    four = listed.body.products.map((p: { id: string; name: string; currency: string }) => ({ id: p.id, name: p.name, currency: p.currency }));
+    four = listed.body.products.map((p: { id: string; name: string; currency: string }) => ({
+      id: p.id,
+      name: p.name,
+      currency: p.currency,
+    }));
     expect(new Set(four.map((p) => p.currency))).toEqual(new Set(['USD', 'EUR']));
     profile = await mkdtemp(path.join(tmpdir(), 'hostdir-chromium-'));
     context = await chromium.launchPersistentContext(profile, {
       executablePath: CHROMIUM,
       headless: true,
       bypassCSP: true,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
       viewport: DESKTOP,
     });
     page = context.pages()[0] ?? (await context.newPage());
@@ -110,11 +128,16 @@ describe("a new visitor's first run, on a phone and a desktop", () => {
     await page.setViewportSize(DESKTOP);
     await page.goto(`${server.url}/compare?ids=${four.map((p) => p.id).join(',')}`);
     const table = page.locator('table.compare');
-    expect(await table.evaluate((element) => element.parentElement!.scrollWidth <= element.parentElement!.clientWidth)).toBe(true);
+    expect(
+      await table.evaluate((element) => element.parentElement!.scrollWidth <= element.parentElement!.clientWidth),
+    ).toBe(true);
     const monthly = page.getByRole('row', { name: /^Per month/ }).locator('td');
     expect(await monthly.count()).toBe(4);
     for (const [index, plan] of four.entries()) {
-      for (const shown of [page.locator('table.compare thead th').nth(index).getByRole('link', { name: plan.name, exact: true }), monthly.nth(index)]) {
+      for (const shown of [
+        page.locator('table.compare thead th').nth(index).getByRole('link', { name: plan.name, exact: true }),
+        monthly.nth(index),
+      ]) {
         const box = await shown.boundingBox();
         expect(box).not.toBeNull();
         expect(box!.x).toBeGreaterThanOrEqual(0);
@@ -127,7 +150,12 @@ describe("a new visitor's first run, on a phone and a desktop", () => {
       if (plan.currency === 'USD') expect(text).toMatch(/priced at \$\d/);
     }
     // The lowest price is marked in words, not by colour alone.
-    await expect(page.getByRole('row', { name: /^Per month/ }).getByText('Lowest', { exact: true }).count()).resolves.toBe(1);
+    await expect(
+      page
+        .getByRole('row', { name: /^Per month/ })
+        .getByText('Lowest', { exact: true })
+        .count(),
+    ).resolves.toBe(1);
     await expect(page.getByRole('row', { name: /^Per year/ }).count()).resolves.toBe(1);
     await expect(page.getByRole('row', { name: /^First year/ }).count()).resolves.toBe(1);
   });
@@ -194,12 +222,17 @@ describe("a new visitor's first run, on a phone and a desktop", () => {
     await Promise.all([page.waitForURL(/\/compare\?/), page.getByRole('button', { name: 'Compare selected' }).click()]);
     expect(new URL(page.url()).searchParams.get('display_currency')).toBe('USD');
     await expect(page.getByLabel('Show prices in').inputValue()).resolves.toBe('USD');
-    const monthly = await page.getByRole('row', { name: /^Per month/ }).locator('td').allTextContents();
+    const monthly = await page
+      .getByRole('row', { name: /^Per month/ })
+      .locator('td')
+      .allTextContents();
     expect(monthly).toHaveLength(2);
     for (const text of monthly) expect(text).toMatch(/^\$\d/);
     // The plan priced in euros shows its own price beside the converted one.
     expect(monthly.some((text) => /priced at €3\.79/.test(text))).toBe(true);
     // Its plans' links keep the currency.
-    expect(await page.locator('table.compare thead th a').first().getAttribute('href')).toMatch(/display_currency=USD$/);
+    expect(await page.locator('table.compare thead th a').first().getAttribute('href')).toMatch(
+      /display_currency=USD$/,
+    );
   });
 });

@@ -10,7 +10,7 @@ const nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T)
 describe('answerSchema', () => {
   const schema = Type.Object({
     price: nullable(Type.Number({ minimum: 0 })),
-    at: nullable(Type.String({ format: 'date-time', description: 'when' }), ),
+    at: nullable(Type.String({ format: 'date-time', description: 'when' })),
     drop: nullable(Type.Object({ since: Type.String() }, { additionalProperties: false })),
     tiers: nullable(Type.Array(Type.Object({ period: nullable(Type.String()) }))),
     kind: nullable(Type.Literal('disk')),
@@ -21,8 +21,15 @@ describe('answerSchema', () => {
   it('turns an anyOf of one typed schema and null into a type list, at any depth', () => {
     expect(answer.properties.price).toEqual({ type: ['number', 'null'], minimum: 0 });
     expect(answer.properties.at).toEqual({ type: ['string', 'null'], format: 'date-time', description: 'when' });
-    expect(answer.properties.drop).toMatchObject({ type: ['object', 'null'], required: ['since'], additionalProperties: false });
-    expect(answer.properties.tiers).toMatchObject({ type: ['array', 'null'], items: { properties: { period: { type: ['string', 'null'] } } } });
+    expect(answer.properties.drop).toMatchObject({
+      type: ['object', 'null'],
+      required: ['since'],
+      additionalProperties: false,
+    });
+    expect(answer.properties.tiers).toMatchObject({
+      type: ['array', 'null'],
+      items: { properties: { period: { type: ['string', 'null'] } } },
+    });
   });
 
   it('leaves a constant or an anyOf of other kinds as it is, and the given schema unchanged', () => {
@@ -37,7 +44,14 @@ describe('answerSchema', () => {
     const after = ajv.compile(answer);
     const values = [
       { price: null, at: null, drop: null, tiers: null, kind: null, either: 1 },
-      { price: 1, at: '2026-11-24T10:00:00Z', drop: { since: 'x' }, tiers: [{ period: null }], kind: 'disk', either: 'a' },
+      {
+        price: 1,
+        at: '2026-11-24T10:00:00Z',
+        drop: { since: 'x' },
+        tiers: [{ period: null }],
+        kind: 'disk',
+        either: 'a',
+      },
       { price: -1, at: null, drop: null, tiers: null, kind: null, either: 1 },
       { price: 1, at: null, drop: { since: 1 }, tiers: null, kind: null, either: 1 },
       { price: '1', at: null, drop: null, tiers: null, kind: null, either: 1 },

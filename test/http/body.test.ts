@@ -31,13 +31,18 @@ async function refusal(promise: Promise<unknown>): Promise<Problem> {
   throw new Error('the body was accepted');
 }
 
-const body = Buffer.from(JSON.stringify({ products: Array.from({ length: 20 }, (_, k) => ({ external_id: `p${k}` })) }));
+const body = Buffer.from(
+  JSON.stringify({ products: Array.from({ length: 20 }, (_, k) => ({ external_id: `p${k}` })) }),
+);
 
 describe('readJsonBody within a memory budget', () => {
   it('reads a body that fits and charges it to its request until released', async () => {
     const budget = new BodyMemory(body.length);
     const holder = {};
-    const read = await readJsonBody(requestWith({ 'content-length': String(body.length) }), payloadOf(body), { maxBytes: 1 << 20, memory: { budget, holder } });
+    const read = await readJsonBody(requestWith({ 'content-length': String(body.length) }), payloadOf(body), {
+      maxBytes: 1 << 20,
+      memory: { budget, holder },
+    });
     expect(read.takeBytes()).toEqual(body);
     expect(budget.inUse).toBe(body.length);
     budget.release(holder);
@@ -48,24 +53,36 @@ describe('readJsonBody within a memory budget', () => {
     ['a body announced by Content-Length', () => ({ 'content-length': String(body.length) }), () => body],
     ['a chunked body', () => ({}), () => body],
     ['a gzip-encoded body', () => ({ 'content-encoding': 'gzip' }), () => gzipSync(body)],
-  ])('refuses %s that does not fit with 503 and Retry-After, after reading it to its end', async (_, headers, bytes) => {
-    const budget = new BodyMemory(body.length);
-    expect(budget.reserve({}, body.length - 100)).toBeNull();
-    const payload = payloadOf(bytes());
-    const problem = await refusal(readJsonBody(requestWith(headers()), payload, { maxBytes: 1 << 20, memory: { budget, holder: {} } }));
-    expect(problem.code).toBe('SERVICE_UNAVAILABLE');
-    expect(problem.extra.headers?.['retry-after']).toBe('5');
-    expect(payload.drained()).toBe(true);
-    expect(budget.inUse).toBe(body.length - 100);
-  });
+  ])(
+    'refuses %s that does not fit with 503 and Retry-After, after reading it to its end',
+    async (_, headers, bytes) => {
+      const budget = new BodyMemory(body.length);
+      expect(budget.reserve({}, body.length - 100)).toBeNull();
+      const payload = payloadOf(bytes());
+      const problem = await refusal(
+        readJsonBody(requestWith(headers()), payload, { maxBytes: 1 << 20, memory: { budget, holder: {} } }),
+      );
+      expect(problem.code).toBe('SERVICE_UNAVAILABLE');
+      expect(problem.extra.headers?.['retry-after']).toBe('5');
+      expect(payload.drained()).toBe(true);
+      expect(budget.inUse).toBe(body.length - 100);
+    },
+  );
 });
 
 describe('readJsonBody hands over the bytes as sent', () => {
-  const large = Buffer.from(JSON.stringify({ products: Array.from({ length: 60_000 }, (_, k) => ({ external_id: `product-${k}`, name: 'x'.repeat(40) })) }));
+  const large = Buffer.from(
+    JSON.stringify({
+      products: Array.from({ length: 60_000 }, (_, k) => ({ external_id: `product-${k}`, name: 'x'.repeat(40) })),
+    }),
+  );
   const digest = createHash('sha256').update(large).digest('hex');
   /** A payload in pieces of 64 KiB, as a socket gives them. */
   const streamOf = (bytes: Buffer) =>
-    Readable.from(Array.from({ length: Math.ceil(bytes.length / 65_536) }, (_, k) => bytes.subarray(k * 65_536, (k + 1) * 65_536)), { objectMode: false });
+    Readable.from(
+      Array.from({ length: Math.ceil(bytes.length / 65_536) }, (_, k) => bytes.subarray(k * 65_536, (k + 1) * 65_536)),
+      { objectMode: false },
+    );
 
   it.each([
     ['announced by Content-Length', () => ({ 'content-length': String(large.length) }), () => large],

@@ -29,15 +29,28 @@ describe("a directory read's time limit (PostgreSQL)", () => {
     db = new PostgresDatabase({ url: database.url, poolSize: 6, statementTimeoutMs: 30_000 });
     await migrate(db);
     await touchInstance(db, 'ins_directory_timeout');
-    app = await buildApp({ config: loadConfig({}), db, adminToken, instanceId: 'ins_directory_timeout', lifecycle: { closing: false, prepared: true } });
-    const created = await app.inject({ method: 'POST', url: '/admin/v1/hosts', headers: { authorization: `Bearer ${adminToken}` }, payload: { name: 'Slow Day Hosting' } });
+    app = await buildApp({
+      config: loadConfig({}),
+      db,
+      adminToken,
+      instanceId: 'ins_directory_timeout',
+      lifecycle: { closing: false, prepared: true },
+    });
+    const created = await app.inject({
+      method: 'POST',
+      url: '/admin/v1/hosts',
+      headers: { authorization: `Bearer ${adminToken}` },
+      payload: { name: 'Slow Day Hosting' },
+    });
     expect(created.statusCode).toBe(201);
     key = created.json().api_key.key;
     const synced = await app.inject({
       method: 'POST',
       url: '/api/v1/sync/products',
       headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-      payload: JSON.stringify({ products: [{ external_id: 'p-1', name: 'Plan One', category: 'vps_cloud', price: 5, currency: 'EUR' }] }),
+      payload: JSON.stringify({
+        products: [{ external_id: 'p-1', name: 'Plan One', category: 'vps_cloud', price: 5, currency: 'EUR' }],
+      }),
     });
     expect(synced.statusCode, synced.body).toBe(200);
     locker = new pg.Client({ connectionString: database.url });
@@ -62,7 +75,8 @@ describe("a directory read's time limit (PostgreSQL)", () => {
     ).rows.map((row) => row.pid);
 
   it('answers a read that runs past its limit 503, serves the provider meanwhile, and keeps the connection serving', async () => {
-    const search = (accept: string) => app.inject({ method: 'GET', url: '/api/v1/directory/products?q=plan', headers: { accept } });
+    const search = (accept: string) =>
+      app.inject({ method: 'GET', url: '/api/v1/directory/products?q=plan', headers: { accept } });
     expect((await search('application/json')).statusCode).toBe(200);
 
     await locker.query('BEGIN');
@@ -76,7 +90,11 @@ describe("a directory read's time limit (PostgreSQL)", () => {
         stuck = await waitingOnLock();
       }
       // Meanwhile the provider reads its own catalogue.
-      const own = await app.inject({ method: 'GET', url: '/api/v1/products', headers: { authorization: `Bearer ${key}` } });
+      const own = await app.inject({
+        method: 'GET',
+        url: '/api/v1/products',
+        headers: { authorization: `Bearer ${key}` },
+      });
       expect(own.statusCode, own.body).toBe(200);
       expect(own.json().products.map((p: { external_id: string }) => p.external_id)).toEqual(['p-1']);
 
@@ -87,19 +105,26 @@ describe("a directory read's time limit (PostgreSQL)", () => {
       expect(answered.json()).toMatchObject({
         status: 503,
         code: 'SERVICE_UNAVAILABLE',
-        detail: expect.stringMatching(/^this request took longer than the 2 s the directory gives a read, and was stopped: a narrower search/),
+        detail: expect.stringMatching(
+          /^this request took longer than the 2 s the directory gives a read, and was stopped: a narrower search/,
+        ),
       });
       const shown = await page;
       expect(shown.statusCode).toBe(503);
       expect(shown.headers['content-type']).toMatch(/^text\/html/);
       expect(shown.headers['retry-after']).toBe('5');
       expect(shown.body).toContain('<h1>Try again in a moment</h1>');
-      expect(shown.body).toContain('This request took longer than the 2 s the directory gives a read, and was stopped: a narrower search');
+      expect(shown.body).toContain(
+        'This request took longer than the 2 s the directory gives a read, and was stopped: a narrower search',
+      );
 
       // Every statement that met the lock is stopped in its turn (a page's others, answered already, as well), rolled
       // back on its connection, which stays open and idle.
       while ((await waitingOnLock()).length > 0) await new Promise((resolve) => setTimeout(resolve, 100));
-      const { rows } = await observer.query<{ pid: number; state: string }>(`SELECT pid, state FROM pg_stat_activity WHERE pid = ANY ($1::int[])`, [stuck]);
+      const { rows } = await observer.query<{ pid: number; state: string }>(
+        `SELECT pid, state FROM pg_stat_activity WHERE pid = ANY ($1::int[])`,
+        [stuck],
+      );
       expect(rows.map((row) => row.state)).toEqual(['idle', 'idle']);
     } finally {
       await locker.query('ROLLBACK');

@@ -100,7 +100,13 @@ describe('/readyz while the embedded store is held by a long write', () => {
 
   beforeAll(async () => {
     ({ db, close } = await openTestDatabase('embedded'));
-    app = await buildApp({ config: loadConfig({}), db, adminToken: 'readiness-test-admin-token', instanceId: 'ins_readiness_test', lifecycle: { closing: false, prepared: true } });
+    app = await buildApp({
+      config: loadConfig({}),
+      db,
+      adminToken: 'readiness-test-admin-token',
+      instanceId: 'ins_readiness_test',
+      lifecycle: { closing: false, prepared: true },
+    });
   });
 
   afterAll(async () => {
@@ -119,14 +125,21 @@ describe('/readyz while the embedded store is held by a long write', () => {
     const ready = await app.inject({ method: 'GET', url: '/readyz' });
     expect(ready.statusCode, ready.body).toBe(503);
     expect(Number(ready.headers['retry-after'])).toBeGreaterThanOrEqual(1);
-    expect(ready.json()).toMatchObject({ code: 'SERVICE_UNAVAILABLE', detail: expect.stringMatching(/^the database has not answered for \d+ ms$/) });
+    expect(ready.json()).toMatchObject({
+      code: 'SERVICE_UNAVAILABLE',
+      detail: expect.stringMatching(/^the database has not answered for \d+ ms$/),
+    });
     const again = await app.inject({ method: 'GET', url: '/readyz' });
     expect(again.statusCode).toBe(503);
 
     release();
     await write;
     // The health query sent during the write answers just after it.
-    await until(async () => (await app.inject({ method: 'GET', url: '/readyz' })).statusCode === 200, 5_000, '/readyz to answer 200');
+    await until(
+      async () => (await app.inject({ method: 'GET', url: '/readyz' })).statusCode === 200,
+      5_000,
+      '/readyz to answer 200',
+    );
     const after = await app.inject({ method: 'GET', url: '/readyz' });
     expect(after.json()).toEqual({ status: 'ready', store: 'embedded' });
   });

@@ -37,17 +37,41 @@ describe('what each outcome of a sync answers', () => {
   };
 
   it('sends an applied answer as kept, with the window as it stands after the sync', () => {
-    const answer = answerTo({ kind: 'applied', answer: applied, dryRun: false, summary: JSON.parse(applied.body).summary, window, usage: { used: 1, freesInSeconds: 300 } }, 0);
+    const answer = answerTo(
+      {
+        kind: 'applied',
+        answer: applied,
+        dryRun: false,
+        summary: JSON.parse(applied.body).summary,
+        window,
+        usage: { used: 1, freesInSeconds: 300 },
+      },
+      0,
+    );
     expect(answer).toEqual({
       status: 200,
-      headers: { 'content-type': 'application/json; charset=utf-8', 'ratelimit-policy': '"sync";q=1;w=300', ratelimit: '"sync";r=0;t=300' },
+      headers: {
+        'content-type': 'application/json; charset=utf-8',
+        'ratelimit-policy': '"sync";q=1;w=300',
+        ratelimit: '"sync";r=0;t=300',
+      },
       body: applied.body,
     });
   });
 
   it('replays a kept answer with Idempotent-Replayed, and sends a refusal as kept', () => {
-    expect(answerTo({ kind: 'replayed', answer: applied }, 0)).toEqual({ ...applied, headers: { ...applied.headers, 'idempotent-replayed': 'true' } });
-    const refused = syncAnswers.refused({ errors: [{ pointer: '/products', code: 'min_items', detail: 'must hold at least 1 product' }], truncated: false, notJson: false }, { id: 'req_1', instance: SYNC });
+    expect(answerTo({ kind: 'replayed', answer: applied }, 0)).toEqual({
+      ...applied,
+      headers: { ...applied.headers, 'idempotent-replayed': 'true' },
+    });
+    const refused = syncAnswers.refused(
+      {
+        errors: [{ pointer: '/products', code: 'min_items', detail: 'must hold at least 1 product' }],
+        truncated: false,
+        notJson: false,
+      },
+      { id: 'req_1', instance: SYNC },
+    );
     expect(answerTo({ kind: 'refused', answer: refused }, 0)).toBe(refused);
     expect(refused.status).toBe(422);
     expect(JSON.parse(refused.body)).toEqual({
@@ -71,9 +95,21 @@ describe('what each outcome of a sync answers', () => {
     expect(problemOf({ kind: 'key_reused' })).toMatchObject({ status: 422, code: 'IDEMPOTENCY_KEY_REUSED' });
     expect(problemOf({ kind: 'key_in_use' })).toMatchObject({ status: 409, code: 'IDEMPOTENCY_KEY_IN_USE' });
     expect(problemOf({ kind: 'revoked' })).toMatchObject({ status: 403, code: 'KEY_REVOKED' });
-    expect(problemOf({ kind: 'busy' })).toMatchObject({ status: 429, code: 'RATE_LIMITED', headers: { 'retry-after': '3' } });
-    expect(problemOf({ kind: 'overloaded' })).toMatchObject({ status: 503, code: 'SERVICE_UNAVAILABLE', headers: { 'retry-after': '5' } });
-    expect(problemOf({ kind: 'unavailable' })).toMatchObject({ status: 503, code: 'SERVICE_UNAVAILABLE', headers: { 'retry-after': '5' } });
+    expect(problemOf({ kind: 'busy' })).toMatchObject({
+      status: 429,
+      code: 'RATE_LIMITED',
+      headers: { 'retry-after': '3' },
+    });
+    expect(problemOf({ kind: 'overloaded' })).toMatchObject({
+      status: 503,
+      code: 'SERVICE_UNAVAILABLE',
+      headers: { 'retry-after': '5' },
+    });
+    expect(problemOf({ kind: 'unavailable' })).toMatchObject({
+      status: 503,
+      code: 'SERVICE_UNAVAILABLE',
+      headers: { 'retry-after': '5' },
+    });
     expect(problemOf({ kind: 'outcome_unknown', syncId: 'syn_x' })).toMatchObject({
       status: 503,
       headers: { 'retry-after': '5' },
@@ -103,24 +139,40 @@ describe('the sync endpoint through app.inject (embedded store)', () => {
   });
 
   async function onboard(name: string): Promise<string> {
-    const created = await app.inject({ method: 'POST', url: '/admin/v1/hosts', headers: { authorization: `Bearer ${adminToken}` }, payload: { name } });
+    const created = await app.inject({
+      method: 'POST',
+      url: '/admin/v1/hosts',
+      headers: { authorization: `Bearer ${adminToken}` },
+      payload: { name },
+    });
     expect(created.statusCode).toBe(201);
     return created.json().api_key.key;
   }
 
   const product = (id: string) => ({ external_id: id, name: `Plan ${id}`, category: 'vps_cloud' });
   const sync = (key: string, payload: unknown, headers: Record<string, string> = {}, query = '') =>
-    app.inject({ method: 'POST', url: `${SYNC}${query}`, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...headers }, payload: JSON.stringify(payload) });
+    app.inject({
+      method: 'POST',
+      url: `${SYNC}${query}`,
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...headers },
+      payload: JSON.stringify(payload),
+    });
 
   it('applies a sync, then turns the next away before its body with the window in its headers', async () => {
     const key = await onboard('Inject Applied');
     const first = await sync(key, { products: [product('a')] });
     expect(first.statusCode).toBe(200);
-    expect(first.headers).toMatchObject({ 'content-type': 'application/json; charset=utf-8', ratelimit: '"sync";r=0;t=300' });
+    expect(first.headers).toMatchObject({
+      'content-type': 'application/json; charset=utf-8',
+      ratelimit: '"sync";r=0;t=300',
+    });
     expect(first.json().summary).toMatchObject({ created: 1 });
     const second = await sync(key, { products: [] });
     expect(second.statusCode).toBe(429);
-    expect(second.headers).toMatchObject({ 'retry-after': expect.stringMatching(/^\d+$/), 'ratelimit-policy': '"sync";q=1;w=300' });
+    expect(second.headers).toMatchObject({
+      'retry-after': expect.stringMatching(/^\d+$/),
+      'ratelimit-policy': '"sync";q=1;w=300',
+    });
   });
 
   it('replays an answer for its Idempotency-Key even with the window full', async () => {
@@ -138,16 +190,28 @@ describe('the sync endpoint through app.inject (embedded store)', () => {
     const refused = await sync(key, { products: [{ ...product('a'), category: 'nope' }] });
     expect(refused.statusCode).toBe(422);
     expect(refused.headers['content-type']).toBe('application/problem+json; charset=utf-8');
-    expect(refused.json()).toMatchObject({ code: 'VALIDATION_FAILED', errors: [{ pointer: '/products/0/category', code: 'enum' }] });
-    expect((await sync(key, { products: [product('a')] }, {}, '?dryrun=true')).json()).toMatchObject({ errors: [{ parameter: 'dryrun', code: 'unknown_field' }] });
+    expect(refused.json()).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      errors: [{ pointer: '/products/0/category', code: 'enum' }],
+    });
+    expect((await sync(key, { products: [product('a')] }, {}, '?dryrun=true')).json()).toMatchObject({
+      errors: [{ parameter: 'dryrun', code: 'unknown_field' }],
+    });
     expect((await sync(key, { products: [product('a')] }, { 'content-type': 'text/plain' })).statusCode).toBe(415);
     // Three refusals (two 422s and a 415), each recorded once its answer is out: the budget is used up.
-    for (let k = 0; k < 100 && (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM sync_refusals')).rows[0]!.n < 3; k++) {
+    for (
+      let k = 0;
+      k < 100 && (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM sync_refusals')).rows[0]!.n < 3;
+      k++
+    ) {
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
     const past = await sync(key, { products: [product('a')] });
     expect(past.statusCode).toBe(429);
-    expect(past.headers).toMatchObject({ 'ratelimit-policy': '"refused";q=3;w=300', ratelimit: expect.stringMatching(/^"refused";r=0;t=\d+$/) });
+    expect(past.headers).toMatchObject({
+      'ratelimit-policy': '"refused";q=3;w=300',
+      ratelimit: expect.stringMatching(/^"refused";r=0;t=\d+$/),
+    });
   });
 
   it('validates a large body on a thread: refused and applied as the same catalogue in a small body', async () => {
@@ -159,21 +223,36 @@ describe('the sync endpoint through app.inject (embedded store)', () => {
     const onLoop = await onboard('Inject Small Body');
     const onThread = await onboard('Inject Large Body');
     const send = (key: string, payload: string) =>
-      app.inject({ method: 'POST', url: SYNC, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, payload });
+      app.inject({
+        method: 'POST',
+        url: SYNC,
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        payload,
+      });
     const before = checkedOnThreads();
 
-    const refused = [await send(onLoop, small({ products: broken })), await send(onThread, large({ products: broken }))];
+    const refused = [
+      await send(onLoop, small({ products: broken })),
+      await send(onThread, large({ products: broken })),
+    ];
     expect(checkedOnThreads()).toBe(before + 1);
     const problem = (answer: { statusCode: number; json(): Record<string, unknown> }) => {
       const { request_id: _, ...rest } = answer.json();
       return { status: answer.statusCode, ...rest };
     };
-    expect(problem(refused[0]!)).toMatchObject({ status: 422, code: 'VALIDATION_FAILED', errors: expect.arrayContaining([{ pointer: '/products/1/category', code: 'enum', detail: expect.any(String) }]) });
+    expect(problem(refused[0]!)).toMatchObject({
+      status: 422,
+      code: 'VALIDATION_FAILED',
+      errors: expect.arrayContaining([{ pointer: '/products/1/category', code: 'enum', detail: expect.any(String) }]),
+    });
     expect(problem(refused[1]!)).toEqual(problem(refused[0]!));
 
     const applied = [await send(onLoop, small({ products })), await send(onThread, large({ products }))];
     expect(checkedOnThreads()).toBe(before + 2);
-    const summary = (answer: { statusCode: number; json(): { summary: unknown; products: { external_id: string; action: string }[] } }) => ({
+    const summary = (answer: {
+      statusCode: number;
+      json(): { summary: unknown; products: { external_id: string; action: string }[] };
+    }) => ({
       status: answer.statusCode,
       summary: answer.json().summary,
       products: answer.json().products.map(({ external_id, action }) => ({ external_id, action })),
@@ -184,7 +263,9 @@ describe('the sync endpoint through app.inject (embedded store)', () => {
     const held = async (slug: string) => {
       const [host] = (await db.query<{ id: number }>('SELECT id FROM hosts WHERE slug = $1', [slug])).rows;
       const { products: stored } = await listProducts(db, host!.id, { status: 'all', limit: 2_000, afterId: null });
-      return stored.map(({ id: _, created_at: _c, updated_at: _u, ...content }) => content).sort((a, b) => a.external_id.localeCompare(b.external_id));
+      return stored
+        .map(({ id: _, created_at: _c, updated_at: _u, ...content }) => content)
+        .sort((a, b) => a.external_id.localeCompare(b.external_id));
     };
     const [heldOnLoop, heldOnThread] = [await held(applied[0]!.json().host), await held(applied[1]!.json().host)];
     expect(heldOnLoop).toHaveLength(1_500);
@@ -193,12 +274,25 @@ describe('the sync endpoint through app.inject (embedded store)', () => {
 
   it('answers 401 without a key and 403 for a revoked one', async () => {
     const key = await onboard('Inject Revoked');
-    const missing = await app.inject({ method: 'POST', url: SYNC, headers: { 'content-type': 'application/json' }, payload: '{}' });
+    const missing = await app.inject({
+      method: 'POST',
+      url: SYNC,
+      headers: { 'content-type': 'application/json' },
+      payload: '{}',
+    });
     expect(missing.statusCode).toBe(401);
     expect(missing.headers['www-authenticate']).toBe('Bearer realm="hostdir"');
-    const keys = await app.inject({ method: 'GET', url: '/admin/v1/hosts/inject-revoked/keys', headers: { authorization: `Bearer ${adminToken}` } });
+    const keys = await app.inject({
+      method: 'GET',
+      url: '/admin/v1/hosts/inject-revoked/keys',
+      headers: { authorization: `Bearer ${adminToken}` },
+    });
     const keyId = keys.json().keys[0].id;
-    await app.inject({ method: 'POST', url: `/admin/v1/keys/${keyId}/revoke`, headers: { authorization: `Bearer ${adminToken}` } });
+    await app.inject({
+      method: 'POST',
+      url: `/admin/v1/keys/${keyId}/revoke`,
+      headers: { authorization: `Bearer ${adminToken}` },
+    });
     expect((await sync(key, { products: [product('a')] })).json()).toMatchObject({ status: 403, code: 'KEY_REVOKED' });
   });
 });

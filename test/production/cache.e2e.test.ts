@@ -33,7 +33,10 @@ describe('nginx as a shared cache in front of hostdir', () => {
     server = await startServer('postgres', { env: { SYNC_MAX_PER_WINDOW: '100', TRUST_PROXY: '127.0.0.1' } });
     nginx = await startNginx({ upstreams: [`127.0.0.1:${server.port}`] });
     host = await onboard(server, 'Cached Hosting');
-    const synced = await sync(server, host.key, [product('vps-1', { name: 'Original Plan' }), product('vps-2', { name: 'Second Plan' })]);
+    const synced = await sync(server, host.key, [
+      product('vps-1', { name: 'Original Plan' }),
+      product('vps-2', { name: 'Second Plan' }),
+    ]);
     expect(synced.status).toBe(200);
   });
 
@@ -119,10 +122,13 @@ describe('nginx as a shared cache in front of hostdir', () => {
   it('shows a sync once the copy it holds has aged, served meanwhile from the cache', async () => {
     const path = '/api/v1/directory/products?host=cached-hosting&limit=7';
     expect((await get(path)).cache).toBe('MISS');
-    const renamed = await sync(server, host.key, [product('vps-1', { name: 'Renamed Plan' }), product('vps-2', { name: 'Second Plan' })]);
+    const renamed = await sync(server, host.key, [
+      product('vps-1', { name: 'Renamed Plan' }),
+      product('vps-2', { name: 'Second Plan' }),
+    ]);
     expect(renamed.status).toBe(200);
     // hostdir itself shows it at once; the cache still holds the copy it took before the sync.
-    expect((await fetch(`${server.url}${path}`).then((r) => r.text()))).toContain('Renamed Plan');
+    expect(await fetch(`${server.url}${path}`).then((r) => r.text())).toContain('Renamed Plan');
     const cached = await get(path);
     expect(cached.cache).toBe('HIT');
     expect(cached.text).toContain('Original Plan');
@@ -149,7 +155,14 @@ describe('nginx as a shared cache in front of hostdir', () => {
   it('never hands out a copy older than the bound, even to the first request after a quiet spell', async () => {
     const path = '/api/v1/directory/products?host=cached-hosting&limit=9';
     expect((await get(path)).text).toContain('Renamed Plan');
-    expect((await sync(server, host.key, [product('vps-1', { name: 'Quiet Plan' }), product('vps-2', { name: 'Second Plan' })])).status).toBe(200);
+    expect(
+      (
+        await sync(server, host.key, [
+          product('vps-1', { name: 'Quiet Plan' }),
+          product('vps-2', { name: 'Second Plan' }),
+        ])
+      ).status,
+    ).toBe(200);
     await new Promise((resolve) => setTimeout(resolve, BOUND_MS + 100));
     const after = await get(path);
     expect(after.cache).toBe('EXPIRED');
@@ -171,7 +184,9 @@ describe('nginx as a shared cache in front of hostdir', () => {
     expect(await answered('/admin/v1/hosts')).toBe(adminBefore + 2);
 
     // A provider reads its own write at once through the proxy, and so does the operator.
-    const body = JSON.stringify({ products: [product('vps-1', { name: 'Proxied Plan' }), product('vps-2', { name: 'Second Plan' })] });
+    const body = JSON.stringify({
+      products: [product('vps-1', { name: 'Proxied Plan' }), product('vps-2', { name: 'Second Plan' })],
+    });
     const through = await fetch(`${nginx.url}/api/v1/sync/products`, {
       method: 'POST',
       headers: { authorization: `Bearer ${host.key}`, 'content-type': 'application/json' },
@@ -192,7 +207,9 @@ describe('nginx as a shared cache in front of hostdir', () => {
 
   it('counts failed authentications by the client nginx names (TRUST_PROXY), not by nginx’s own address', async () => {
     const wrongKey = (client: string) =>
-      fetch(`${nginx.url}/api/v1/products`, { headers: { authorization: `Bearer rk_${'0'.repeat(64)}`, 'x-forwarded-for': client } });
+      fetch(`${nginx.url}/api/v1/products`, {
+        headers: { authorization: `Bearer rk_${'0'.repeat(64)}`, 'x-forwarded-for': client },
+      });
     // AUTH_FAILURE_LIMIT (20) failures, then the client is blocked.
     for (let attempt = 0; attempt < 20; attempt++) expect((await wrongKey('203.0.113.7')).status).toBe(401);
     const blocked = await wrongKey('203.0.113.7');

@@ -16,7 +16,16 @@ import { startCluster, type Cluster } from '../support/postgres-cluster.js';
 import { startServer, type TestServer } from '../support/server.js';
 
 /** Tables that grow with the directory: distributed by host_id, colocated. */
-const DISTRIBUTED = ['idempotency_keys', 'price_history', 'products', 'sync_receipt_pieces', 'sync_receipts', 'sync_refusals', 'sync_run_action_pieces', 'sync_runs'];
+const DISTRIBUTED = [
+  'idempotency_keys',
+  'price_history',
+  'products',
+  'sync_receipt_pieces',
+  'sync_receipts',
+  'sync_refusals',
+  'sync_run_action_pieces',
+  'sync_runs',
+];
 /**
  * Small, copied to every node: read on every request, and server_instances (the processes' heartbeats) inside the
  * Idempotency-Key claim, which runs on the node of the host's keys.
@@ -71,7 +80,8 @@ function plansOf(log: string): LoggedPlan[] {
 function partitionsRead(node: PlanNode, found = new Set<string>()): Set<string> {
   const name = node['Relation Name'];
   const partition = name ? /^(.*)_p(\d+)$/.exec(name) : null;
-  if (partition && DISTRIBUTED.includes(partition[1]!) && (node['Actual Loops'] ?? 0) > 0) found.add(`${partition[1]}/${partition[2]}`);
+  if (partition && DISTRIBUTED.includes(partition[1]!) && (node['Actual Loops'] ?? 0) > 0)
+    found.add(`${partition[1]}/${partition[2]}`);
   for (const child of node.Plans ?? []) partitionsRead(child, found);
   return found;
 }
@@ -106,17 +116,29 @@ describe('the schema and queries Citus needs', () => {
 
   beforeAll(async () => {
     cluster = await startCluster([
-      '-c', 'session_preload_libraries=auto_explain',
-      '-c', 'auto_explain.log_min_duration=0',
-      '-c', 'auto_explain.log_analyze=on',
-      '-c', 'auto_explain.log_timing=off',
-      '-c', 'auto_explain.log_format=json',
-      '-c', 'auto_explain.log_nested_statements=on',
-      '-c', 'log_line_prefix=@@%a@@',
+      '-c',
+      'session_preload_libraries=auto_explain',
+      '-c',
+      'auto_explain.log_min_duration=0',
+      '-c',
+      'auto_explain.log_analyze=on',
+      '-c',
+      'auto_explain.log_timing=off',
+      '-c',
+      'auto_explain.log_format=json',
+      '-c',
+      'auto_explain.log_nested_statements=on',
+      '-c',
+      'log_line_prefix=@@%a@@',
     ]);
     await cluster.sql('CREATE DATABASE hostdir');
     databaseUrl = cluster.url('hostdir');
-    const db = new PostgresDatabase({ url: databaseUrl, poolSize: 1, statementTimeoutMs: 60_000, applicationName: 'hostdir-test' });
+    const db = new PostgresDatabase({
+      url: databaseUrl,
+      poolSize: 1,
+      statementTimeoutMs: 60_000,
+      applicationName: 'hostdir-test',
+    });
     try {
       await migrate(db);
     } finally {
@@ -130,14 +152,19 @@ describe('the schema and queries Citus needs', () => {
   });
 
   it('classifies every table, and keys each distributed one by host first', async () => {
-    const tables = (await sql<{ name: string }>(`SELECT tablename AS name FROM pg_tables WHERE schemaname = 'public' ORDER BY 1`)).map((t) => t.name);
-    expect(tables, 'a new table must be classified here and in docs/operations.md').toEqual([...DISTRIBUTED, ...REFERENCE, ...LOCAL].sort());
+    const tables = (
+      await sql<{ name: string }>(`SELECT tablename AS name FROM pg_tables WHERE schemaname = 'public' ORDER BY 1`)
+    ).map((t) => t.name);
+    expect(tables, 'a new table must be classified here and in docs/operations.md').toEqual(
+      [...DISTRIBUTED, ...REFERENCE, ...LOCAL].sort(),
+    );
     const keys = await sql<{ table: string; first: string }>(
       `SELECT c.conrelid::regclass::text AS table, a.attname AS first
        FROM pg_constraint c JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = c.conkey[1]
        WHERE c.contype = 'p'`,
     );
-    for (const table of DISTRIBUTED) expect(keys.find((key) => key.table === table)?.first, `${table}'s primary key`).toBe('host_id');
+    for (const table of DISTRIBUTED)
+      expect(keys.find((key) => key.table === table)?.first, `${table}'s primary key`).toBe('host_id');
     const references = await sql<{ from: string; to: string; columns: string[] }>(
       `SELECT c.conrelid::regclass::text AS from, c.confrelid::regclass::text AS to,
               array(SELECT attname FROM pg_attribute WHERE attrelid = c.conrelid AND attnum = ANY (c.conkey))::text[] AS columns
@@ -145,7 +172,9 @@ describe('the schema and queries Citus needs', () => {
     );
     for (const reference of references) {
       if (!DISTRIBUTED.includes(reference.to)) continue;
-      expect(DISTRIBUTED, `${reference.from} → ${reference.to}: only a distributed table may refer to one`).toContain(reference.from);
+      expect(DISTRIBUTED, `${reference.from} → ${reference.to}: only a distributed table may refer to one`).toContain(
+        reference.from,
+      );
       expect(reference.columns, `${reference.from} → ${reference.to} must go through host_id`).toContain('host_id');
     }
   });
@@ -156,18 +185,25 @@ describe('the schema and queries Citus needs', () => {
       await sql(`ALTER TABLE ${table} RENAME TO ${table}_plain`);
       await sql(`CREATE TABLE ${table} (LIKE ${table}_plain INCLUDING ALL) PARTITION BY HASH (host_id)`);
       for (let k = 0; k < PARTITIONS; k++) {
-        await sql(`CREATE TABLE ${table}_p${k} PARTITION OF ${table} FOR VALUES WITH (MODULUS ${PARTITIONS}, REMAINDER ${k})`);
+        await sql(
+          `CREATE TABLE ${table}_p${k} PARTITION OF ${table} FOR VALUES WITH (MODULUS ${PARTITIONS}, REMAINDER ${k})`,
+        );
       }
       // A freshly migrated database: nothing to move over.
       expect((await sql<{ n: number }>(`SELECT count(*)::int AS n FROM ${table}_plain`))[0]!.n).toBe(0);
       await sql(`DROP TABLE ${table}_plain CASCADE`);
     }
-    const partitioned = await sql<{ name: string }>(`SELECT relname AS name FROM pg_class WHERE relkind = 'p' ORDER BY 1`);
+    const partitioned = await sql<{ name: string }>(
+      `SELECT relname AS name FROM pg_class WHERE relkind = 'p' ORDER BY 1`,
+    );
     expect(partitioned.map((t) => t.name)).toEqual(DISTRIBUTED);
   });
 
   it('runs every query outside the directory’s reads on the rows of one host', { timeout: 120_000 }, async () => {
-    server = await startServer('postgres', { databaseUrl, env: { SYNC_MAX_PER_WINDOW: '3', REFUSED_MAX_PER_WINDOW: '100' } });
+    server = await startServer('postgres', {
+      databaseUrl,
+      env: { SYNC_MAX_PER_WINDOW: '3', REFUSED_MAX_PER_WINDOW: '100' },
+    });
     // The operator's side.
     const hosts = [];
     for (let k = 0; k < 6; k++) hosts.push(await onboard(server, `Spread Hosting ${k}`));
@@ -177,7 +213,9 @@ describe('the schema and queries Citus needs', () => {
     expect(extraKey.status).toBe(201);
     expect((await admin(server, 'GET', `/hosts/${hosts[1]!.slug}/keys`)).status).toBe(200);
     expect((await admin(server, 'POST', `/keys/${extraKey.body.api_key.id}/revoke`)).status).toBe(200);
-    expect((await admin(server, 'POST', '/categories', { slug: 'spread_test', label: 'Spread test' })).status).toBe(201);
+    expect((await admin(server, 'POST', '/categories', { slug: 'spread_test', label: 'Spread test' })).status).toBe(
+      201,
+    );
     expect((await admin(server, 'POST', `/hosts/${hosts[5]!.slug}/suspend`)).status).toBe(200);
     expect((await admin(server, 'POST', `/hosts/${hosts[5]!.slug}/activate`)).status).toBe(200);
 
@@ -187,15 +225,30 @@ describe('the schema and queries Citus needs', () => {
     for (const [k, host] of hosts.entries()) {
       expect((await sync(server, host.key, k % 2 ? large(1) : [product('a'), product('b')])).status).toBe(200);
     }
-    const [first, second, third] = hosts as [typeof hosts[0], typeof hosts[0], typeof hosts[0]];
+    const [first, second, third] = hosts as [(typeof hosts)[0], (typeof hosts)[0], (typeof hosts)[0]];
     expect((await sync(server, second.key, large(1))).body.summary.unchanged).toBe(400);
-    expect((await sync(server, second.key, large(2).slice(0, 300))).body.summary).toMatchObject({ updated: 300, deactivated: 100 });
+    expect((await sync(server, second.key, large(2).slice(0, 300))).body.summary).toMatchObject({
+      updated: 300,
+      deactivated: 100,
+    });
     expect((await sync(server, first.key, [product('a')], '?dry_run=true')).status).toBe(200);
     // Past 1 024 products, the run's actions go in pieces.
     const many = hosts[4]!;
-    expect((await sync(server, many.key, Array.from({ length: 1100 }, (_, i) => product(`m-${i}`)))).body.summary.created).toBe(1100);
+    expect(
+      (
+        await sync(
+          server,
+          many.key,
+          Array.from({ length: 1100 }, (_, i) => product(`m-${i}`)),
+        )
+      ).body.summary.created,
+    ).toBe(1100);
     const keyed = (json: unknown) =>
-      call(server, 'POST', '/api/v1/sync/products', { token: third.key, json, headers: { 'idempotency-key': 'spread-1' } });
+      call(server, 'POST', '/api/v1/sync/products', {
+        token: third.key,
+        json,
+        headers: { 'idempotency-key': 'spread-1' },
+      });
     expect((await keyed({ products: [product('k')] })).status).toBe(200);
     expect((await keyed({ products: [product('k')] })).headers.get('idempotent-replayed')).toBe('true');
     expect((await keyed({ products: [product('other')] })).status).toBe(422);
@@ -206,7 +259,9 @@ describe('the schema and queries Citus needs', () => {
 
     // The provider's own reads.
     for (const host of [first, second, many]) {
-      expect((await call(server, 'GET', '/api/v1/products?status=all&limit=1000', { token: host.key })).status).toBe(200);
+      expect((await call(server, 'GET', '/api/v1/products?status=all&limit=1000', { token: host.key })).status).toBe(
+        200,
+      );
       const runs = await call(server, 'GET', '/api/v1/sync/runs', { token: host.key });
       const run = await call(server, 'GET', `/api/v1/sync/runs/${runs.body.runs[0].sync_id}`, { token: host.key });
       expect(run.status).toBe(200);
@@ -235,6 +290,10 @@ describe('the schema and queries Citus needs', () => {
     expect(crossHost(plans, 'hostdir')).toEqual([]);
     // Each allowed exception was met (an exception no query needs any more goes, here and in docs/operations.md).
     const seen = multiHost(plans, 'hostdir');
-    for (const allowed of MULTI_HOST) expect(seen.some(({ query }) => allowed.sql.test(query)), allowed.why).toBe(true);
+    for (const allowed of MULTI_HOST)
+      expect(
+        seen.some(({ query }) => allowed.sql.test(query)),
+        allowed.why,
+      ).toBe(true);
   });
 });

@@ -23,7 +23,9 @@ describe('a connection lost during COMMIT (PostgreSQL)', () => {
       )
     ).rows.map((row) => row.id);
   const active = async (): Promise<string[]> =>
-    (await call(server, 'GET', '/api/v1/products?limit=1000', { token: host.key })).body.products.map((p: { external_id: string }) => p.external_id).sort();
+    (await call(server, 'GET', '/api/v1/products?limit=1000', { token: host.key })).body.products
+      .map((p: { external_id: string }) => p.external_id)
+      .sort();
 
   beforeAll(async () => {
     ({ server, proxy, direct, stop } = await startServerBehindProxy({
@@ -77,7 +79,11 @@ describe('a connection lost during COMMIT (PostgreSQL)', () => {
     const answer = await pending;
     proxy.heal();
     expect(answer.status, answer.text).toBe(503);
-    expect(answer.body).toMatchObject({ code: 'SERVICE_UNAVAILABLE', outcome: 'unknown', sync_id: expect.stringMatching(/^syn_/) });
+    expect(answer.body).toMatchObject({
+      code: 'SERVICE_UNAVAILABLE',
+      outcome: 'unknown',
+      sync_id: expect.stringMatching(/^syn_/),
+    });
     expect(answer.body.detail).not.toContain('nothing was changed');
     expect(answer.body.detail).toContain('Idempotency-Key');
     // What the database holds is what a client then learns from history: here, applied.

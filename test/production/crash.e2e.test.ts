@@ -41,7 +41,6 @@ async function listing(server: TestServer, slug: string): Promise<ProductRow[]> 
   );
 }
 
-
 describe('SIGKILL in the middle of a 50 000-product sync (PostgreSQL)', () => {
   let server: TestServer;
   let host: Onboarded;
@@ -67,7 +66,9 @@ describe('SIGKILL in the middle of a 50 000-product sync (PostgreSQL)', () => {
     expect(before).toHaveLength(SIZE);
 
     // The new catalogue drops 1 000 products, renames and reprices 49 000, and adds 1 000.
-    const next = Array.from({ length: SIZE }, (_, i) => product(`p-${i + 1000}`, { name: `Renamed ${i + 1000}`, price: 5 }));
+    const next = Array.from({ length: SIZE }, (_, i) =>
+      product(`p-${i + 1000}`, { name: `Renamed ${i + 1000}`, price: 5 }),
+    );
     const inFlight = sync(server, host.key, next).then(
       (answer) => `answered ${answer.status}`,
       () => 'connection lost',
@@ -130,7 +131,12 @@ describe('SIGKILL in the middle of a 50 000-product sync (PostgreSQL)', () => {
           if (old.has(row.external_id)) expect(row.id).toBe(old.get(row.external_id)!.id);
         } else {
           const was = old.get(row.external_id)!;
-          expect(row).toEqual({ ...was, status: 'inactive', updated_at: row.updated_at, deactivated_at: row.deactivated_at });
+          expect(row).toEqual({
+            ...was,
+            status: 'inactive',
+            updated_at: row.updated_at,
+            deactivated_at: row.deactivated_at,
+          });
           expect(row.deactivated_at).not.toBeNull();
         }
       }

@@ -13,7 +13,9 @@ describe("the directory's share of the connections (PostgreSQL)", () => {
 
   beforeAll(async () => {
     // Four connections, two for syncs: the directory's share is one (DB_POOL_SIZE - SYNC_CONCURRENCY - 1).
-    server = await startServer('postgres', { env: { DB_POOL_SIZE: '4', SYNC_CONCURRENCY: '2', SYNC_MAX_PER_WINDOW: '10', LOG_LEVEL: 'warn' } });
+    server = await startServer('postgres', {
+      env: { DB_POOL_SIZE: '4', SYNC_CONCURRENCY: '2', SYNC_MAX_PER_WINDOW: '10', LOG_LEVEL: 'warn' },
+    });
     locker = new pg.Client({ connectionString: server.databaseUrl! });
     await locker.connect();
   });
@@ -35,7 +37,9 @@ describe("the directory's share of the connections (PostgreSQL)", () => {
     const started = Date.now();
     const reads: Promise<Answer>[] = [
       ...Array.from({ length: 8 }, (_, i) => call(server, 'GET', `/api/v1/directory/products?q=plan${i}`)),
-      ...Array.from({ length: 4 }, () => call(server, 'GET', '/search?q=anything', { headers: { accept: 'text/html' } })),
+      ...Array.from({ length: 4 }, () =>
+        call(server, 'GET', '/search?q=anything', { headers: { accept: 'text/html' } }),
+      ),
     ];
     await new Promise((resolve) => setTimeout(resolve, 300));
 
@@ -58,10 +62,19 @@ describe("the directory's share of the connections (PostgreSQL)", () => {
       expect(answer.headers.get('retry-after')).toBeTruthy();
     }
     const problems = answers.filter((a) => a.headers.get('content-type')?.startsWith('application/problem+json'));
-    expect(problems.some((a) => /the directory is answering as many requests as it may at once/.test(a.text))).toBe(true);
-    expect(problems.some((a) => /took longer than the 2 s the directory gives a read, and was stopped/.test(a.text))).toBe(true);
+    expect(problems.some((a) => /the directory is answering as many requests as it may at once/.test(a.text))).toBe(
+      true,
+    );
+    expect(
+      problems.some((a) => /took longer than the 2 s the directory gives a read, and was stopped/.test(a.text)),
+    ).toBe(true);
     // A browser gets a page that says so.
-    expect(answers.some((a) => a.headers.get('content-type')?.startsWith('text/html') && a.text.includes('<h1>Try again in a moment</h1>'))).toBe(true);
+    expect(
+      answers.some(
+        (a) =>
+          a.headers.get('content-type')?.startsWith('text/html') && a.text.includes('<h1>Try again in a moment</h1>'),
+      ),
+    ).toBe(true);
     expect((await call(server, 'GET', '/api/v1/directory/products')).status).toBe(200);
   }, 60_000);
 });

@@ -39,6 +39,8 @@ describe('an embedded server’s first start', () => {
       (error: Error) => error.message,
     );
     expect(failed).toMatch(/server exited with 1/);
-    expect(failed).toContain(`hostdir failed to start: the embedded store in ${path.join(dataDir, 'pglite')} cannot be opened`);
+    expect(failed).toContain(
+      `hostdir failed to start: the embedded store in ${path.join(dataDir, 'pglite')} cannot be opened`,
+    );
   });
 });

@@ -90,7 +90,9 @@ describe('three servers on one database', () => {
     for (let i = 0; i < 10; i++) hosts.push(await onboard(servers[i % 3]!, `Crowd Hosting ${i}`));
     const answers = await Promise.all(
       hosts.flatMap((host, h) =>
-        [0, 1, 2].map((j) => sync(servers[(h + j) % 3]!, host.key, catalogue(`crowd-${h}-${j}`)).then((answer) => ({ h, answer }))),
+        [0, 1, 2].map((j) =>
+          sync(servers[(h + j) % 3]!, host.key, catalogue(`crowd-${h}-${j}`)).then((answer) => ({ h, answer })),
+        ),
       ),
     );
     for (let h = 0; h < hosts.length; h++) {

@@ -35,7 +35,13 @@ describe('GET /metrics (PostgreSQL)', () => {
     expect(answer.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
     const text = answer.text;
 
-    for (const [outcome, count] of Object.entries({ applied: 1, dry_run: 1, rate_limited: 1, validation_failed: 1, unauthorized: 1 })) {
+    for (const [outcome, count] of Object.entries({
+      applied: 1,
+      dry_run: 1,
+      rate_limited: 1,
+      validation_failed: 1,
+      unauthorized: 1,
+    })) {
       expect(value(text, `hostdir_syncs_total{outcome="${outcome}"}`), outcome).toBe(count);
     }
     // The dry run planned one unchanged and two deactivated products, but only applied syncs count.
@@ -43,13 +49,20 @@ describe('GET /metrics (PostgreSQL)', () => {
     expect(value(text, 'hostdir_synced_products_total{action="deactivated"}')).toBeUndefined();
 
     // Route patterns, never raw URLs.
-    expect(value(text, 'hostdir_http_requests_total{method="POST",route="/api/v1/sync/products",status="200"}')).toBe(2);
+    expect(value(text, 'hostdir_http_requests_total{method="POST",route="/api/v1/sync/products",status="200"}')).toBe(
+      2,
+    );
     expect(value(text, 'hostdir_http_requests_total{method="GET",route="/admin/v1/hosts/:slug",status="200"}')).toBe(1);
     expect(value(text, 'hostdir_http_requests_total{method="GET",route="/admin/v1/hosts/:slug",status="404"}')).toBe(1);
     expect(value(text, 'hostdir_http_requests_total{method="GET",route="unmatched",status="404"}')).toBe(1);
     expect(text).not.toContain('metered-hosting');
     expect(text).not.toContain('no/such/path');
-    expect(value(text, 'hostdir_http_request_duration_seconds_count{method="POST",route="/api/v1/sync/products",status="429"}')).toBe(1);
+    expect(
+      value(
+        text,
+        'hostdir_http_request_duration_seconds_count{method="POST",route="/api/v1/sync/products",status="429"}',
+      ),
+    ).toBe(1);
 
     expect(value(text, 'hostdir_db_pool_connections{state="total"}')).toBeGreaterThanOrEqual(1);
     expect(value(text, 'hostdir_db_pool_connections{state="total"}')).toBeLessThanOrEqual(3);

@@ -149,7 +149,11 @@ describe('the database link fails under a running server', () => {
   it('never answered 500 to the reader polling throughout, and the process stayed up', async () => {
     // A read sent into the stall waits out its timeout (503); the ones after it succeed. Three in a row: one success
     // alone has been followed by one more 503 (seen once in CI), which is still not a 500.
-    await until(async () => seen.length >= 3 && seen.slice(-3).every((status) => status === 200), 15_000, 'the reader to succeed again');
+    await until(
+      async () => seen.length >= 3 && seen.slice(-3).every((status) => status === 200),
+      15_000,
+      'the reader to succeed again',
+    );
     reading = false;
     await reader;
     expect(seen.length).toBeGreaterThan(5);

@@ -71,23 +71,27 @@ describe('through PgBouncer in transaction mode', () => {
     await expectMigratedOnce(servers, database.url);
   });
 
-  it(`starts three processes at once safely, ${START_TRIALS} times over, through PgBouncer and directly`, { timeout: 60_000 + START_TRIALS * 30_000 }, async () => {
-    for (let trial = 0; trial < START_TRIALS + 1; trial++) {
-      const fresh = await createTestDatabase();
-      // The last trial connects directly: the same lock works without PgBouncer.
-      const url = trial < START_TRIALS ? bouncer.urlFor(fresh.url) : fresh.url;
-      try {
-        const three = await startThree(url);
+  it(
+    `starts three processes at once safely, ${START_TRIALS} times over, through PgBouncer and directly`,
+    { timeout: 60_000 + START_TRIALS * 30_000 },
+    async () => {
+      for (let trial = 0; trial < START_TRIALS + 1; trial++) {
+        const fresh = await createTestDatabase();
+        // The last trial connects directly: the same lock works without PgBouncer.
+        const url = trial < START_TRIALS ? bouncer.urlFor(fresh.url) : fresh.url;
         try {
-          await expectMigratedOnce(three, fresh.url);
+          const three = await startThree(url);
+          try {
+            await expectMigratedOnce(three, fresh.url);
+          } finally {
+            await Promise.all(three.map((server) => server.kill()));
+          }
         } finally {
-          await Promise.all(three.map((server) => server.kill()));
+          await fresh.drop();
         }
-      } finally {
-        await fresh.drop();
       }
-    }
-  });
+    },
+  );
 
   it('runs in transaction mode, the three processes sharing fewer server connections than they hold', async () => {
     const admin = new pg.Client({ connectionString: `postgres://postgres@127.0.0.1:${bouncer.port}/pgbouncer` });
@@ -110,7 +114,8 @@ describe('through PgBouncer in transaction mode', () => {
     }
   });
 
-  const catalogue = (tag: string, n = 20) => Array.from({ length: n }, (_, i) => product(`${tag}-${i}`, { price: i + 1 }));
+  const catalogue = (tag: string, n = 20) =>
+    Array.from({ length: n }, (_, i) => product(`${tag}-${i}`, { price: i + 1 }));
 
   it('applies a small sync and a large one (COPY) through the pooler, and reads them back', async () => {
     const small = await onboard(servers[0]!, 'Small Hosting');
@@ -131,7 +136,11 @@ describe('through PgBouncer in transaction mode', () => {
     expect(runs.body.runs.map((run: { sync_id: string }) => run.sync_id)).toEqual([answer.body.sync_id]);
     const run = await call(servers[0]!, 'GET', `/api/v1/sync/runs/${answer.body.sync_id}`, { token: large.key });
     expect(run.status).toBe(200);
-    const search = await call(servers[2]!, 'GET', '/api/v1/directory/products?host=large-hosting&sort=price&order=desc&limit=3');
+    const search = await call(
+      servers[2]!,
+      'GET',
+      '/api/v1/directory/products?host=large-hosting&sort=price&order=desc&limit=3',
+    );
     expect(search.body.products.map((p: { price: number }) => p.price)).toEqual([5000, 4999, 4998]);
     const shown = await call(servers[1]!, 'GET', `/api/v1/directory/products/${search.body.products[0].id}`);
     expect(shown.body.product.name).toBe('Cloud VPS l-4999');
@@ -148,7 +157,11 @@ describe('through PgBouncer in transaction mode', () => {
     const host = await onboard(servers[0]!, 'Retry Hosting');
     const body = { products: catalogue('r', 5) };
     const keyed = (server: TestServer, json: unknown): Promise<Answer> =>
-      call(server, 'POST', '/api/v1/sync/products', { token: host.key, json, headers: { 'idempotency-key': 'retry-1' } });
+      call(server, 'POST', '/api/v1/sync/products', {
+        token: host.key,
+        json,
+        headers: { 'idempotency-key': 'retry-1' },
+      });
     const first = await keyed(servers[0]!, body);
     expect(first.status).toBe(200);
     const replayed = await keyed(servers[1]!, body);
@@ -175,7 +188,9 @@ describe('through PgBouncer in transaction mode', () => {
 
   it('applies exactly one of 30 simultaneous syncs of one host spread over the three processes', async () => {
     const host = await onboard(servers[0]!, 'Race Hosting');
-    const answers = await Promise.all(Array.from({ length: 30 }, (_, i) => sync(servers[i % 3]!, host.key, catalogue(`race-${i}`))));
+    const answers = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => sync(servers[i % 3]!, host.key, catalogue(`race-${i}`))),
+    );
     expectOneApplied(answers);
     const winner = answers.find((answer) => answer.status === 200)!;
     const listed = await call(servers[1]!, 'GET', '/api/v1/products?limit=100', { token: host.key });
@@ -195,7 +210,10 @@ describe('through PgBouncer in transaction mode', () => {
       await locker.query('LOCK TABLE exchange_rates_version IN ACCESS EXCLUSIVE MODE');
       const stopped = await search();
       expect(stopped.status, stopped.text).toBe(503);
-      expect(stopped.body).toMatchObject({ code: 'SERVICE_UNAVAILABLE', detail: expect.stringMatching(/took longer than the 2 s the directory gives a read/) });
+      expect(stopped.body).toMatchObject({
+        code: 'SERVICE_UNAVAILABLE',
+        detail: expect.stringMatching(/took longer than the 2 s the directory gives a read/),
+      });
       await locker.query('ROLLBACK');
       const again = await search();
       expect(again.status).toBe(200);
@@ -206,10 +224,17 @@ describe('through PgBouncer in transaction mode', () => {
   });
 
   it('applies each of 10 hosts exactly once when each sends 3 syncs at once to the three processes', async () => {
-    const hosts = await Promise.all(Array.from({ length: 10 }, (_, h) => onboard(servers[h % 3]!, `Crowd Hosting ${h}`)));
-    const answers = await Promise.all(
-      hosts.flatMap((host, h) => [0, 1, 2].map((j) => sync(servers[(h + j) % 3]!, host.key, catalogue(`crowd-${h}-${j}`)).then((answer) => ({ h, answer })))),
+    const hosts = await Promise.all(
+      Array.from({ length: 10 }, (_, h) => onboard(servers[h % 3]!, `Crowd Hosting ${h}`)),
     );
-    for (let h = 0; h < hosts.length; h++) expectOneApplied(answers.filter((entry) => entry.h === h).map((entry) => entry.answer));
+    const answers = await Promise.all(
+      hosts.flatMap((host, h) =>
+        [0, 1, 2].map((j) =>
+          sync(servers[(h + j) % 3]!, host.key, catalogue(`crowd-${h}-${j}`)).then((answer) => ({ h, answer })),
+        ),
+      ),
+    );
+    for (let h = 0; h < hosts.length; h++)
+      expectOneApplied(answers.filter((entry) => entry.h === h).map((entry) => entry.answer));
   });
 });

@@ -12,7 +12,6 @@ import { until } from '../support/until.js';
 
 const SIZE = 20_000;
 
-
 describe('hostdir push across a server crash (PostgreSQL)', () => {
   let server: TestServer;
   let host: Onboarded;
@@ -41,7 +40,8 @@ describe('hostdir push across a server crash (PostgreSQL)', () => {
         process.execPath,
         [CLI, 'push', file, '--key', host.key, '--url', server.url],
         { env: { PATH: process.env.PATH ?? '' }, timeout: 120_000 },
-        (error, _stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stderr }),
+        (error, _stdout, stderr) =>
+          resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stderr }),
       );
     });
     // Killed while its sync holds the Idempotency-Key.

@@ -55,13 +55,18 @@ describe('/readyz while the database link stalls', () => {
       expectSilentWithin(await timedReadyz(server));
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
-    for (const check of await Promise.all(Array.from({ length: 6 }, () => timedReadyz(server)))) expectSilentWithin(check);
+    for (const check of await Promise.all(Array.from({ length: 6 }, () => timedReadyz(server))))
+      expectSilentWithin(check);
     expect((await call(server, 'GET', '/healthz')).status).toBe(200);
 
     // The dropped query is given up after its own bound (3 s), not the statement timeout (30 s by default, + 5 s),
     // and the next one is answered.
     proxy.heal();
-    await until(async () => (await call(server, 'GET', '/readyz')).status === 200, 10_000, '/readyz to answer 200 again');
+    await until(
+      async () => (await call(server, 'GET', '/readyz')).status === 200,
+      10_000,
+      '/readyz to answer 200 again',
+    );
     expect((await call(server, 'GET', '/readyz')).body).toEqual({ status: 'ready', store: 'postgres' });
     expect(server.process().exitCode).toBeNull();
     expect(server.output()).not.toMatch(/unhandled|"level":(50|60)/i);

@@ -55,7 +55,11 @@ describe('read replicas (a primary and a streaming standby of the test’s own)'
   };
 
   it('reads the directory from the replica, and leaves the unreachable one out', async () => {
-    await until(async () => (await metric(server, 'hostdir_replica_usable{replica="1"}')) === 1, 20_000, 'replica 1 in use');
+    await until(
+      async () => (await metric(server, 'hostdir_replica_usable{replica="1"}')) === 1,
+      20_000,
+      'replica 1 in use',
+    );
     expect(await metric(server, 'hostdir_replica_usable{replica="2"}')).toBe(0);
     expect(await metric(server, 'hostdir_replica_lag_seconds{replica="2"}')).toBeNull();
     const before = { replica: await servedBy(server, 'replica'), primary: await servedBy(server, 'primary') };
@@ -87,7 +91,11 @@ describe('read replicas (a primary and a streaming standby of the test’s own)'
       expect(shown.status).toBe(200);
 
       // Once the replica lags more than the limit, the primary answers, with the sync.
-      await until(async () => (await directoryName()) === 'After', (MAX_LAG_SECONDS + 10) * 1000, 'the primary to answer the directory');
+      await until(
+        async () => (await directoryName()) === 'After',
+        (MAX_LAG_SECONDS + 10) * 1000,
+        'the primary to answer the directory',
+      );
       expect(await metric(server, 'hostdir_replica_usable{replica="1"}')).toBe(0);
       expect(await metric(server, 'hostdir_replica_lag_seconds{replica="1"}')).toBeGreaterThan(MAX_LAG_SECONDS);
       expect(server.output()).toContain(`lags more than ${MAX_LAG_SECONDS} s behind the primary`);
@@ -95,14 +103,22 @@ describe('read replicas (a primary and a streaming standby of the test’s own)'
       await replication.standby.sql('SELECT pg_wal_replay_resume()', [], 'hostdir');
     }
     // Replay resumed: the replica catches up and is read again.
-    await until(async () => (await metric(server, 'hostdir_replica_usable{replica="1"}')) === 1, 20_000, 'replica 1 in use again');
+    await until(
+      async () => (await metric(server, 'hostdir_replica_usable{replica="1"}')) === 1,
+      20_000,
+      'replica 1 in use again',
+    );
     const before = await servedBy(server, 'replica');
     expect(await directoryName()).toBe('After');
     expect(await servedBy(server, 'replica')).toBeGreaterThan(before);
   });
 
   it('answers every read while the standby is stopped in the middle of them, and uses it again once it is back', async () => {
-    await until(async () => (await metric(server, 'hostdir_replica_usable{replica="1"}')) === 1, 20_000, 'replica 1 in use');
+    await until(
+      async () => (await metric(server, 'hostdir_replica_usable{replica="1"}')) === 1,
+      20_000,
+      'replica 1 in use',
+    );
     const statuses: number[] = [];
     const names = new Set<string>();
     let reading = true;
@@ -130,7 +146,11 @@ describe('read replicas (a primary and a streaming standby of the test’s own)'
     expect(server.output()).toMatch(/reads from the primary instead of replica 1: (a query failed|it is unreachable)/);
 
     await replication.standby.start();
-    await until(async () => (await metric(server, 'hostdir_replica_usable{replica="1"}')) === 1, 30_000, 'replica 1 in use after its restart');
+    await until(
+      async () => (await metric(server, 'hostdir_replica_usable{replica="1"}')) === 1,
+      30_000,
+      'replica 1 in use after its restart',
+    );
     expect(server.output()).toContain('the directory reads from replica 1 again');
     const before = await servedBy(server, 'replica');
     expect(await directoryName()).toBe('After');

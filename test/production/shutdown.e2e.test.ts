@@ -27,7 +27,6 @@ function request(server: TestServer, agent: http.Agent, path: string): Promise<R
   });
 }
 
-
 async function transactionOpen(client: pg.Client): Promise<boolean> {
   const { rows } = await client.query(
     `SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_xid IS NOT NULL`,
@@ -80,11 +79,17 @@ describe('SIGTERM during a running sync (PostgreSQL)', () => {
     const exit = exited(server);
     server.process().kill('SIGTERM');
     // The signal is handled once the event loop is free (validation and planning run on it).
-    await until(async () => server.output().includes('stopping: new requests get 503'), 20_000, 'the server to begin stopping');
+    await until(
+      async () => server.output().includes('stopping: new requests get 503'),
+      20_000,
+      'the server to begin stopping',
+    );
 
     // The idle keep-alive connection and new connections: 503 with Retry-After, or no connection at all.
     for (const agent of [keepAlive, new http.Agent({ keepAlive: false })]) {
-      const answer = await request(server, agent, '/api/v1/categories').catch((error: NodeJS.ErrnoException) => String(error.code));
+      const answer = await request(server, agent, '/api/v1/categories').catch((error: NodeJS.ErrnoException) =>
+        String(error.code),
+      );
       if (typeof answer === 'string') {
         expect(['ECONNREFUSED', 'ECONNRESET']).toContain(answer);
       } else {
@@ -121,7 +126,9 @@ describe('SIGTERM during a running sync (PostgreSQL)', () => {
   it('rolls back a sync still running at the deadline, entirely, and still exits 0', async () => {
     await start({ SHUTDOWN_TIMEOUT_MS: '300', SYNC_MAX_PER_WINDOW: '5' });
     expect((await sync(server, host.key, [product('old-1'), product('old-2')])).status).toBe(200);
-    const before = (await watcher.query(`SELECT external_id, id, name, status, updated_at FROM products ORDER BY external_id`)).rows;
+    const before = (
+      await watcher.query(`SELECT external_id, id, name, status, updated_at FROM products ORDER BY external_id`)
+    ).rows;
 
     const catalogue = Array.from({ length: 50_000 }, (_, i) => product(`big-${i}`));
     const running = sync(server, host.key, catalogue).then(
@@ -138,7 +145,9 @@ describe('SIGTERM during a running sync (PostgreSQL)', () => {
     expect(await running).toBe('connection lost');
 
     await until(async () => !(await transactionOpen(watcher)), 30_000, 'the aborted transaction to end');
-    expect((await watcher.query(`SELECT external_id, id, name, status, updated_at FROM products ORDER BY external_id`)).rows).toEqual(before);
+    expect(
+      (await watcher.query(`SELECT external_id, id, name, status, updated_at FROM products ORDER BY external_id`)).rows,
+    ).toEqual(before);
     const runs = await watcher.query(`SELECT count(*)::int AS n FROM sync_runs WHERE NOT dry_run`);
     expect(runs.rows[0].n).toBe(1);
     expect(server.output()).toMatch(/shutdown deadline passed/);

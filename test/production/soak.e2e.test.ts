@@ -323,7 +323,7 @@ function disallowed(x: Exchange, provider: Provider | null): string | null {
     case 'catalogue-1':
     case 'catalogue-2': {
       if (x.status !== 200) return `a valid catalogue answered ${x.status} ${problem}`;
-      const sent = provider!.catalogues[Number(x.body!.slice(-1))]!.map((p) => p.external_id);
+      const sent = provider!.catalogues[Number(x.body.slice(-1))]!.map((p) => p.external_id);
       const answered = (x.json.products as { external_id: string }[]).map((p) => p.external_id);
       if (
         x.json.dry_run !== x.dryRun ||

@@ -7,7 +7,6 @@ import { createTestDatabase, startServer, type TestServer } from '../support/ser
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
 import { until } from '../support/until.js';
 
-
 describe('a server started while PostgreSQL is out of reach', () => {
   let server: TestServer | undefined;
   let proxy: TcpProxy | undefined;

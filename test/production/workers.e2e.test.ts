@@ -29,7 +29,6 @@ function alive(pid: number): boolean {
   }
 }
 
-
 function healthOnNewConnection(server: TestServer): Promise<number> {
   return new Promise((resolve, reject) => {
     http
@@ -75,7 +74,9 @@ describe('serve --workers 2 on PostgreSQL', () => {
     const metrics = await call(server, 'GET', '/metrics');
     expect(metrics.status).toBe(200);
     expect(metrics.headers.get('content-type')).toMatch(/^text\/plain/);
-    expect(metricValue(metrics.text, 'hostdir_http_requests_total{method="GET",route="/healthz",status="200"}')).toBeGreaterThanOrEqual(12);
+    expect(
+      metricValue(metrics.text, 'hostdir_http_requests_total{method="GET",route="/healthz",status="200"}'),
+    ).toBeGreaterThanOrEqual(12);
   });
 
   it('replaces a worker that dies, and keeps serving meanwhile', async () => {
@@ -85,7 +86,15 @@ describe('serve --workers 2 on PostgreSQL', () => {
     // A connection the client kept open to the killed worker died with it: a request sent on it fails, as with any
     // server process that dies (a POST is not retried). The client finds that out by using it; new connections then
     // reach the survivor.
-    await until(() => fetch(`${server.url}/healthz`).then((answer) => answer.ok, () => false), 5_000, 'a request to be served');
+    await until(
+      () =>
+        fetch(`${server.url}/healthz`).then(
+          (answer) => answer.ok,
+          () => false,
+        ),
+      5_000,
+      'a request to be served',
+    );
     const host = await onboard(server, 'Worker Hosting');
     expect((await sync(server, host.key, [product('w-1')])).status).toBe(200);
     await until(() => listeningWorkers(server.output()).length === 3, 30_000, 'a replacement worker');
@@ -117,11 +126,21 @@ describe('--workers on the embedded store', () => {
   const env = () => ({ PATH: process.env.PATH ?? '', DATA_DIR: dataDir, PORT: '0' });
 
   it('is refused with a clear message by npm start (WORKERS) and by hostdir serve --workers', () => {
-    const started = spawnSync(process.execPath, [MAIN], { env: { ...env(), WORKERS: '2' }, encoding: 'utf8', timeout: 20_000 });
+    const started = spawnSync(process.execPath, [MAIN], {
+      env: { ...env(), WORKERS: '2' },
+      encoding: 'utf8',
+      timeout: 20_000,
+    });
     expect(started.status).toBe(1);
-    expect(started.stderr).toMatch(/2 workers need DATABASE_URL: the embedded store \(PGlite\) can be opened by one process only/);
+    expect(started.stderr).toMatch(
+      /2 workers need DATABASE_URL: the embedded store \(PGlite\) can be opened by one process only/,
+    );
 
-    const served = spawnSync(process.execPath, [CLI, 'serve', '--workers', '3'], { env: env(), encoding: 'utf8', timeout: 20_000 });
+    const served = spawnSync(process.execPath, [CLI, 'serve', '--workers', '3'], {
+      env: env(),
+      encoding: 'utf8',
+      timeout: 20_000,
+    });
     expect(served.status).toBe(2);
     expect(served.stderr).toMatch(/3 workers need DATABASE_URL/);
   });

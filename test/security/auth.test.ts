@@ -58,7 +58,10 @@ describe('authentication abuse', () => {
       ['POST', '/admin/v1/categories'],
     ];
     for (const [method, path] of adminPaths) {
-      const answer = await call(server, method, path, { token: host.key, ...(method === 'POST' ? { json: { name: 'x', slug: 'x', label: 'x' } } : {}) });
+      const answer = await call(server, method, path, {
+        token: host.key,
+        ...(method === 'POST' ? { json: { name: 'x', slug: 'x', label: 'x' } } : {}),
+      });
       expect(answer.status, `${method} ${path}`).toBe(401);
       expect(answer.body.code).toBe('UNAUTHORIZED');
     }

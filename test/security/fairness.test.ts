@@ -13,7 +13,9 @@ const MAX_BODY_BYTES = MiB;
 /** A catalogue of about `bytes` bytes of JSON. */
 function catalogueOf(bytes: number, prefix: string): string {
   const count = Math.ceil(bytes / 15_500);
-  return JSON.stringify({ products: Array.from({ length: count }, (_, k) => product(`${prefix}-${k}`, { description: 'x'.repeat(15_000) })) });
+  return JSON.stringify({
+    products: Array.from({ length: count }, (_, k) => product(`${prefix}-${k}`, { description: 'x'.repeat(15_000) })),
+  });
 }
 
 /** Opens a connection and sends `parts`; the socket stays open until the test closes it. */
@@ -68,7 +70,11 @@ describe('fair shares of body memory', () => {
     );
     await new Promise((resolve) => setTimeout(resolve, 300));
     const body = catalogueOf(0.9 * MAX_BODY_BYTES, 'quiet');
-    const answer = await call(server, 'POST', '/api/v1/sync/products', { token: quiet.key, body, headers: { 'content-type': 'application/json' } });
+    const answer = await call(server, 'POST', '/api/v1/sync/products', {
+      token: quiet.key,
+      body,
+      headers: { 'content-type': 'application/json' },
+    });
     expect(answer.status, answer.text).toBe(200);
     expect((await call(server, 'GET', '/api/v1/directory/products?limit=1')).status).toBe(200);
 
@@ -80,8 +86,15 @@ describe('fair shares of body memory', () => {
       }, 'the 408');
       expect(response!.status).toBe(408);
       expect(response!.headers['content-type']).toBe('application/problem+json; charset=utf-8');
-      expect(JSON.parse(response!.body)).toMatchObject({ code: 'REQUEST_TIMEOUT', status: 408, instance: '/api/v1/sync/products' });
-      await until(() => (trickle.socket.destroyed || trickle.socket.readableEnded ? true : undefined), 'the connection to close');
+      expect(JSON.parse(response!.body)).toMatchObject({
+        code: 'REQUEST_TIMEOUT',
+        status: 408,
+        instance: '/api/v1/sync/products',
+      });
+      await until(
+        () => (trickle.socket.destroyed || trickle.socket.readableEnded ? true : undefined),
+        'the connection to close',
+      );
       trickle.socket.destroy();
     }
   });
@@ -90,7 +103,10 @@ describe('fair shares of body memory', () => {
     const body = catalogueOf(0.7 * MAX_BODY_BYTES, 'share');
     const bytes = Buffer.from(body);
     // The noisy provider's first upload: all but its last byte, then a pause (well above the minimum rate so far).
-    const holding = await openUpload(server.port, [syncHead(noisy.key, bytes.length), bytes.subarray(0, -1).toString('latin1')]);
+    const holding = await openUpload(server.port, [
+      syncHead(noisy.key, bytes.length),
+      bytes.subarray(0, -1).toString('latin1'),
+    ]);
     await new Promise((resolve) => setTimeout(resolve, 300));
     // Its second upload at once would pass its share (MAX_BODY_BYTES_IN_FLIGHT / 2): refused for this provider only.
     const second = await rawExchange(server.port, [syncHead(noisy.key, bytes.length), bytes], { deadlineMs: 10_000 });

@@ -36,20 +36,63 @@ function serialize(value: unknown): string {
 }
 
 const FIELDS = [
-  'external_id', 'name', 'category', 'price', 'currency', 'description', 'specs', 'pricing_tiers', 'setup_fee',
-  'contract_duration', 'features', 'datacenter_locations',
+  'external_id',
+  'name',
+  'category',
+  'price',
+  'currency',
+  'description',
+  'specs',
+  'pricing_tiers',
+  'setup_fee',
+  'contract_duration',
+  'features',
+  'datacenter_locations',
 ] as const;
 
 const BOUNDARY_LENGTHS = [0, 1, 2, 99, 100, 101, 199, 200, 201, 254, 255, 256, 999, 1000, 1001, 19_999, 20_000, 20_001];
 const BOUNDARY_COUNTS = [0, 1, 19, 20, 21, 99, 100, 101];
 const EDGE_STRINGS = [
-  '\u0000', 'a\u0000b', '\ud800', 'x\udc00', '\udbff\udbff', '\ude00\ud83d', '\u202eevil\u202c', '\u200f\u200e',
-  '😀', '𝕏'.repeat(201), '\ufeff', '\uffff', '\t\r\n', '\u0085', ' ', '', '__proto__', 'constructor', 'null',
-  "'; DROP TABLE products; --", '%00', '\\u0000', '</script>',
+  '\u0000',
+  'a\u0000b',
+  '\ud800',
+  'x\udc00',
+  '\udbff\udbff',
+  '\ude00\ud83d',
+  '\u202eevil\u202c',
+  '\u200f\u200e',
+  '😀',
+  '𝕏'.repeat(201),
+  '\ufeff',
+  '\uffff',
+  '\t\r\n',
+  '\u0085',
+  ' ',
+  '',
+  '__proto__',
+  'constructor',
+  'null',
+  "'; DROP TABLE products; --",
+  '%00',
+  '\\u0000',
+  '</script>',
 ];
 const NUMBER_TOKENS = [
-  '1e309', '-1e309', '-0', '0e0', '1e-400', '-1e-400', '123456789012345678901234567890', '1E2', '0.1e1', '1e9',
-  '1000000000.0000001', '4.9e-324', '1.7976931348623157e308', '-0.0', '99999999999999999999999',
+  '1e309',
+  '-1e309',
+  '-0',
+  '0e0',
+  '1e-400',
+  '-1e-400',
+  '123456789012345678901234567890',
+  '1E2',
+  '0.1e1',
+  '1e9',
+  '1000000000.0000001',
+  '4.9e-324',
+  '1.7976931348623157e308',
+  '-0.0',
+  '99999999999999999999999',
 ];
 
 /** A value of any JSON shape, biased towards what breaks validators and databases. */
@@ -79,10 +122,40 @@ type Mutation =
   | { kind: 'top'; body: unknown };
 
 const mutation: fc.Arbitrary<Mutation> = fc.oneof(
-  { weight: 6, arbitrary: fc.record({ kind: fc.constant('set' as const), index: fc.nat(2), field: fc.oneof(fc.constantFrom(...FIELDS), fc.constantFrom(...EDGE_STRINGS)), value: hostileValue }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('delete' as const), index: fc.nat(2), field: fc.constantFrom(...FIELDS) }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('duplicate-key' as const), index: fc.nat(2), field: fc.constantFrom(...FIELDS), value: hostileValue, valueFirst: fc.boolean() }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('top' as const), body: fc.oneof(hostileValue, fc.record({ products: hostileValue }), fc.record({ products: fc.constant([]), extra: hostileValue })) }) },
+  {
+    weight: 6,
+    arbitrary: fc.record({
+      kind: fc.constant('set' as const),
+      index: fc.nat(2),
+      field: fc.oneof(fc.constantFrom(...FIELDS), fc.constantFrom(...EDGE_STRINGS)),
+      value: hostileValue,
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({ kind: fc.constant('delete' as const), index: fc.nat(2), field: fc.constantFrom(...FIELDS) }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('duplicate-key' as const),
+      index: fc.nat(2),
+      field: fc.constantFrom(...FIELDS),
+      value: hostileValue,
+      valueFirst: fc.boolean(),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('top' as const),
+      body: fc.oneof(
+        hostileValue,
+        fc.record({ products: hostileValue }),
+        fc.record({ products: fc.constant([]), extra: hostileValue }),
+      ),
+    }),
+  },
 );
 
 /** The request text of a mutated catalogue, built from three valid products. */
@@ -107,7 +180,10 @@ function bodyOf(m: Mutation, round: number): string {
 function pointsInto(document: unknown, pointer: string): boolean {
   if (pointer === '') return true;
   if (!pointer.startsWith('/')) return false;
-  const tokens = pointer.slice(1).split('/').map((t) => t.replaceAll('~1', '/').replaceAll('~0', '~'));
+  const tokens = pointer
+    .slice(1)
+    .split('/')
+    .map((t) => t.replaceAll('~1', '/').replaceAll('~0', '~'));
   let here: unknown = document;
   for (let k = 0; k < tokens.length; k++) {
     if (here === null || typeof here !== 'object') return false;
@@ -126,7 +202,9 @@ interface Answer {
 
 /** `sent`: the body as sent, to check error pointers against; `syncCodes`: errors must carry the sync payload's codes. */
 function expectDocumentedAnswer(answer: Answer, sent: string | null, syncCodes = true): void {
-  expect(DOCUMENTED.has(answer.status), `undocumented status ${answer.status}: ${answer.text.slice(0, 300)}`).toBe(true);
+  expect(DOCUMENTED.has(answer.status), `undocumented status ${answer.status}: ${answer.text.slice(0, 300)}`).toBe(
+    true,
+  );
   if (answer.status === 200) {
     expect(JSON.parse(answer.text).sync_id).toMatch(/^syn_/);
     return;
@@ -153,7 +231,13 @@ function expectDocumentedAnswer(answer: Answer, sent: string | null, syncCodes =
   }
 }
 
-async function post(server: TestServer, key: string, body: string | Buffer, headers: Record<string, string> = {}, query = ''): Promise<Answer> {
+async function post(
+  server: TestServer,
+  key: string,
+  body: string | Buffer,
+  headers: Record<string, string> = {},
+  query = '',
+): Promise<Answer> {
   const response = await fetch(`${server.url}/api/v1/sync/products${query}`, {
     method: 'POST',
     headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...headers },
@@ -170,11 +254,18 @@ describe.each(STORES)('hostile input on the %s store', (store) => {
 
   beforeAll(async () => {
     server = await startServer(store, {
-      env: { SYNC_MAX_PER_WINDOW: '1000000', DRY_RUN_MAX_PER_WINDOW: '1000000', REFUSED_MAX_PER_WINDOW: '1000000', MAX_BODY_BYTES: String(4 * 1024 * 1024) },
+      env: {
+        SYNC_MAX_PER_WINDOW: '1000000',
+        DRY_RUN_MAX_PER_WINDOW: '1000000',
+        REFUSED_MAX_PER_WINDOW: '1000000',
+        MAX_BODY_BYTES: String(4 * 1024 * 1024),
+      },
     });
     target = await onboard(server, 'Fuzz Target');
     bystander = await onboard(server, 'Bystander');
-    expect((await sync(server, target.key, [product('fuzz-0'), product('fuzz-1'), product('fuzz-2')])).status).toBe(200);
+    expect((await sync(server, target.key, [product('fuzz-0'), product('fuzz-1'), product('fuzz-2')])).status).toBe(
+      200,
+    );
     expect((await sync(server, bystander.key, [product('fuzz-0'), product('other')])).status).toBe(200);
   });
 
@@ -212,11 +303,27 @@ describe.each(STORES)('hostile input on the %s store', (store) => {
   });
 
   it('gives every field every JSON type, and the catalogue itself too', async () => {
-    const types: unknown[] = [null, true, false, 0, -1, 2.5, '', 'text', [], ['a'], {}, { a: 1 }, new Raw('1e309'), new Raw('-0')];
+    const types: unknown[] = [
+      null,
+      true,
+      false,
+      0,
+      -1,
+      2.5,
+      '',
+      'text',
+      [],
+      ['a'],
+      {},
+      { a: 1 },
+      new Raw('1e309'),
+      new Raw('-0'),
+    ];
     let before = await state();
     let round = 0;
     const bodies: string[] = [];
-    for (const field of FIELDS) for (const value of types) bodies.push(bodyOf({ kind: 'set', index: 1, field, value }, round++));
+    for (const field of FIELDS)
+      for (const value of types) bodies.push(bodyOf({ kind: 'set', index: 1, field, value }, round++));
     for (const value of types) {
       bodies.push(serialize(value), serialize({ products: value }), serialize({ products: [value] }));
     }
@@ -233,7 +340,11 @@ describe.each(STORES)('hostile input on the %s store', (store) => {
 
   it('refuses each known poison value in every stored string field, naming the field', async () => {
     const before = await state();
-    const poisons: [string, string][] = [['\u0000', 'control_characters'], ['\ud800', 'invalid_unicode'], ['x\udfff', 'invalid_unicode']];
+    const poisons: [string, string][] = [
+      ['\u0000', 'control_characters'],
+      ['\ud800', 'invalid_unicode'],
+      ['x\udfff', 'invalid_unicode'],
+    ];
     const places: [Record<string, unknown>, string][] = [
       [{ name: 'P' }, '/products/0/name'],
       [{ description: 'P' }, '/products/0/description'],
@@ -245,7 +356,9 @@ describe.each(STORES)('hostile input on the %s store', (store) => {
     ];
     for (const [poison, code] of poisons) {
       for (const [patch, pointer] of places) {
-        const text = serialize({ products: [product('fuzz-0', patch)] }).replaceAll('"P"', JSON.stringify(`P${poison}`)).replaceAll('\\"P', '"P');
+        const text = serialize({ products: [product('fuzz-0', patch)] })
+          .replaceAll('"P"', JSON.stringify(`P${poison}`))
+          .replaceAll('\\"P', '"P');
         const placed = pointer.replace('/P', `/P${poison}`);
         const answer = await post(server, target.key, text);
         expectDocumentedAnswer(answer, text);
@@ -262,9 +375,19 @@ describe.each(STORES)('hostile input on the %s store', (store) => {
     const cases: [string, number][] = [
       ['{"products":[{"external_id":"n","name":"N","category":"vps_cloud","price":1e309}]}', 422],
       ['{"products":[{"external_id":"n","name":"N","category":"vps_cloud","price":-1e309}]}', 422],
-      ['{"products":[{"external_id":"n","name":"N","category":"vps_cloud","price":123456789012345678901234567890}]}', 422],
+      [
+        '{"products":[{"external_id":"n","name":"N","category":"vps_cloud","price":123456789012345678901234567890}]}',
+        422,
+      ],
       ['{"products":' + '['.repeat(100_000) + ']'.repeat(100_000) + '}', 422],
-      ['{"products":[{"external_id":"n","name":"N","category":"vps_cloud","price":1,"specs":{"k":' + '{"a":'.repeat(100_000) + '1' + '}'.repeat(100_000) + '}}]}', 422],
+      [
+        '{"products":[{"external_id":"n","name":"N","category":"vps_cloud","price":1,"specs":{"k":' +
+          '{"a":'.repeat(100_000) +
+          '1' +
+          '}'.repeat(100_000) +
+          '}}]}',
+        422,
+      ],
       ['['.repeat(100_000), 422],
       ['{"products":[{"external_id":"n","name":"N","category":"vps_cloud","price":1,"price":"x"}]}', 422],
     ];
@@ -275,10 +398,16 @@ describe.each(STORES)('hostile input on the %s store', (store) => {
     }
     expect(await state()).toBe(before);
     // -0 and 1e-400 are valid prices (0): stored as 0, never as "-0".
-    const zero = await post(server, target.key, '{"products":[{"external_id":"zero","name":"Z","category":"vps_cloud","price":-0,"setup_fee":1e-400,"pricing_tiers":[{"period":"monthly","price":-0.0}]}]}');
+    const zero = await post(
+      server,
+      target.key,
+      '{"products":[{"external_id":"zero","name":"Z","category":"vps_cloud","price":-0,"setup_fee":1e-400,"pricing_tiers":[{"period":"monthly","price":-0.0}]}]}',
+    );
     expect(zero.status).toBe(200);
     const listing = await call(server, 'GET', '/api/v1/products', { token: target.key });
-    expect(listing.body.products).toMatchObject([{ external_id: 'zero', price: 0, setup_fee: 0, pricing_tiers: [{ period: 'monthly', price: 0 }] }]);
+    expect(listing.body.products).toMatchObject([
+      { external_id: 'zero', price: 0, setup_fee: 0, pricing_tiers: [{ period: 'monthly', price: 0 }] },
+    ]);
     expect(Object.is(listing.body.products[0].price, -0)).toBe(false);
     await expectAlive();
   });
@@ -291,10 +420,28 @@ describe.each(STORES)('hostile input on the %s store', (store) => {
         fc.oneof(
           fc.uint8Array({ maxLength: 4096 }).map((bytes) => ({ body: Buffer.from(bytes), headers: {} })),
           fc.nat(valid.length - 1).map((cut) => ({ body: Buffer.from(valid.slice(0, cut)), headers: {} })),
-          fc.nat(200).map((cut) => ({ body: gzipSync(valid).subarray(0, cut), headers: { 'content-encoding': 'gzip' } })),
-          fc.uint8Array({ maxLength: 512 }).map((bytes) => ({ body: Buffer.concat([Buffer.from([0x1f, 0x8b, 8, 0]), Buffer.from(bytes)]), headers: { 'content-encoding': 'gzip' } })),
-          fc.constantFrom('\xff\xfe{}', '\uFEFF{"products":[]}', '{"products":[]}\u0000', 'null', '"products"', '1e309', '[]').map((t) => ({ body: Buffer.from(t, 'utf8'), headers: {} })),
-          fc.uint8Array({ minLength: 1, maxLength: 64 }).map((bytes) => ({ body: Buffer.concat([Buffer.from(valid.slice(0, 40)), Buffer.from(bytes)]), headers: {} })),
+          fc
+            .nat(200)
+            .map((cut) => ({ body: gzipSync(valid).subarray(0, cut), headers: { 'content-encoding': 'gzip' } })),
+          fc.uint8Array({ maxLength: 512 }).map((bytes) => ({
+            body: Buffer.concat([Buffer.from([0x1f, 0x8b, 8, 0]), Buffer.from(bytes)]),
+            headers: { 'content-encoding': 'gzip' },
+          })),
+          fc
+            .constantFrom(
+              '\xff\xfe{}',
+              '\uFEFF{"products":[]}',
+              '{"products":[]}\u0000',
+              'null',
+              '"products"',
+              '1e309',
+              '[]',
+            )
+            .map((t) => ({ body: Buffer.from(t, 'utf8'), headers: {} })),
+          fc.uint8Array({ minLength: 1, maxLength: 64 }).map((bytes) => ({
+            body: Buffer.concat([Buffer.from(valid.slice(0, 40)), Buffer.from(bytes)]),
+            headers: {},
+          })),
         ),
         async ({ body, headers }) => {
           const answer = await post(server, target.key, body, headers);
@@ -330,16 +477,26 @@ describe.each(STORES)('hostile input on the %s store', (store) => {
     }
     // The public directory: its API and its pages take paths and queries from anyone.
     const publicPaths = [
-      '/api/v1/directory/hosts/a%00b', '/api/v1/directory/products/prd_%00', '/api/v1/directory/products?q=%00',
-      '/api/v1/directory/products?location=%00&feature=%ed%a0%80', '/api/v1/directory/products?q=((%22%5C&category=%00',
-      '/api/v1/directory/products?min_price=1e309&max_price=-0', '/api/v1/directory/hosts?cursor=%00',
-      '/hosts/a%00b', '/products/prd_%00', '/categories/%00', '/search?q=%00&location=%00', '/search?q=%F0%9F%98%80%00',
+      '/api/v1/directory/hosts/a%00b',
+      '/api/v1/directory/products/prd_%00',
+      '/api/v1/directory/products?q=%00',
+      '/api/v1/directory/products?location=%00&feature=%ed%a0%80',
+      '/api/v1/directory/products?q=((%22%5C&category=%00',
+      '/api/v1/directory/products?min_price=1e309&max_price=-0',
+      '/api/v1/directory/hosts?cursor=%00',
+      '/hosts/a%00b',
+      '/products/prd_%00',
+      '/categories/%00',
+      '/search?q=%00&location=%00',
+      '/search?q=%F0%9F%98%80%00',
     ];
     for (const path of publicPaths) {
       const answer = await call(server, 'GET', path);
       expect([200, 400, 404, 422], path).toContain(answer.status);
       // The API answers problems; the pages may answer an HTML page for a 404.
-      const expected = path.startsWith('/api/') ? /^application\/problem\+json/ : /^(application\/problem\+json|text\/html)/;
+      const expected = path.startsWith('/api/')
+        ? /^application\/problem\+json/
+        : /^(application\/problem\+json|text\/html)/;
       if (answer.status !== 200) expect(answer.headers.get('content-type'), path).toMatch(expected);
     }
     expect(await state()).toBe(before);
@@ -351,14 +508,34 @@ describe.each(STORES)('hostile input on the %s store', (store) => {
     const valid = serialize({ products: [product('fuzz-0')] });
     const length = Buffer.byteLength(valid);
     const exchanges: [string, (string | Buffer)[], { end?: boolean }][] = [
-      ['Content-Length larger than the body, then the client hangs up', [syncHead(target.key, length + 100), valid], { end: true }],
+      [
+        'Content-Length larger than the body, then the client hangs up',
+        [syncHead(target.key, length + 100), valid],
+        { end: true },
+      ],
       ['Content-Length smaller than the body', [syncHead(target.key, length - 10), valid], {}],
       ['Content-Length not a number', [syncHead(target.key, 'abc'), valid], {}],
       ['Content-Length negative', [syncHead(target.key, -5), valid], {}],
-      ['two Content-Length headers that differ', [syncHead(target.key, length, [`Content-Length: ${length + 1}`]), valid], {}],
-      ['Content-Length with Transfer-Encoding', [syncHead(target.key, length, ['Transfer-Encoding: chunked']), valid], {}],
-      ['a chunked body cut short', [syncHead(target.key, null, ['Transfer-Encoding: chunked']), `${(length).toString(16)}\r\n${valid.slice(0, 50)}`], { end: true }],
-      ['a broken chunk size', [syncHead(target.key, null, ['Transfer-Encoding: chunked']), 'zz\r\n{}\r\n0\r\n\r\n'], {}],
+      [
+        'two Content-Length headers that differ',
+        [syncHead(target.key, length, [`Content-Length: ${length + 1}`]), valid],
+        {},
+      ],
+      [
+        'Content-Length with Transfer-Encoding',
+        [syncHead(target.key, length, ['Transfer-Encoding: chunked']), valid],
+        {},
+      ],
+      [
+        'a chunked body cut short',
+        [syncHead(target.key, null, ['Transfer-Encoding: chunked']), `${length.toString(16)}\r\n${valid.slice(0, 50)}`],
+        { end: true },
+      ],
+      [
+        'a broken chunk size',
+        [syncHead(target.key, null, ['Transfer-Encoding: chunked']), 'zz\r\n{}\r\n0\r\n\r\n'],
+        {},
+      ],
       ['half a request line', ['POST /api/v1/sync/pro'], { end: true }],
       ['garbage instead of HTTP', [Buffer.from([0, 1, 2, 255, 13, 10, 13, 10])], {}],
       ['a header without a colon', ['GET /healthz HTTP/1.1\r\nHost: x\r\nno colon here\r\n\r\n'], {}],
@@ -368,7 +545,9 @@ describe.each(STORES)('hostile input on the %s store', (store) => {
       const exchange = await rawExchange(server.port, parts, { ...options, deadlineMs: 5_000 });
       for (const response of exchange.responses) {
         expect(DOCUMENTED.has(response.status), `${what}: ${response.status}`).toBe(true);
-        expect(response.headers['content-type'], `${what}: ${response.status} ${response.body}`).toMatch(/^application\/(problem\+)?json/);
+        expect(response.headers['content-type'], `${what}: ${response.status} ${response.body}`).toMatch(
+          /^application\/(problem\+)?json/,
+        );
         if (response.status !== 200) expect(JSON.parse(response.body).code, what).toBeTypeOf('string');
         expect(response.status, what).not.toBe(200);
       }

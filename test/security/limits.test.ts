@@ -64,7 +64,9 @@ describe('resource limits', () => {
   });
 
   it('closes an idle keep-alive connection after KEEP_ALIVE_TIMEOUT_MS', async () => {
-    const exchange = await rawExchange(server.port, ['GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n'], { deadlineMs: 10_000 });
+    const exchange = await rawExchange(server.port, ['GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n'], {
+      deadlineMs: 10_000,
+    });
     expect(exchange.responses.map((r) => r.status)).toEqual([200]);
     expect(exchange.closedAfterMs).not.toBeNull();
     // Kept open for the timeout, not closed with the answer.
@@ -74,7 +76,10 @@ describe('resource limits', () => {
   it('refuses an announced oversized body before reading it', async () => {
     const exchange = await rawExchange(server.port, [syncHead(host.key, MAX_BODY_BYTES + 1)], { deadlineMs: 5_000 });
     expect(exchange.responses.map((r) => r.status)).toEqual([413]);
-    expect(JSON.parse(exchange.responses[0]!.body)).toMatchObject({ code: 'PAYLOAD_TOO_LARGE', max_bytes: MAX_BODY_BYTES });
+    expect(JSON.parse(exchange.responses[0]!.body)).toMatchObject({
+      code: 'PAYLOAD_TOO_LARGE',
+      max_bytes: MAX_BODY_BYTES,
+    });
   });
 
   it('cuts off an unannounced (chunked) body once it passes MAX_BODY_BYTES, long before the client is done', async () => {
@@ -82,7 +87,10 @@ describe('resource limits', () => {
     const chunk = Buffer.alloc(256 * 1024, 0x20);
     const framed = Buffer.concat([Buffer.from(`${chunk.length.toString(16)}\r\n`), chunk, Buffer.from('\r\n')]);
     const total = 64;
-    const parts = [syncHead(host.key, null, ['Transfer-Encoding: chunked']), ...Array.from({ length: total }, () => framed)];
+    const parts = [
+      syncHead(host.key, null, ['Transfer-Encoding: chunked']),
+      ...Array.from({ length: total }, () => framed),
+    ];
     const exchange = await rawExchange(server.port, parts, { gapMs: 20, deadlineMs: 20_000 });
     expect(exchange.responses.map((r) => r.status)).toEqual([413]);
     expect(exchange.closedAfterMs).not.toBeNull();
@@ -93,7 +101,12 @@ describe('resource limits', () => {
 
   it('lists at most 100 errors of a payload with 150 000, and stops early', async () => {
     const before = await databaseDigest(server);
-    const broken = Array.from({ length: 50_000 }, (_, k) => ({ external_id: `b${k}`, name: '', category: 'nope', price: -1 }));
+    const broken = Array.from({ length: 50_000 }, (_, k) => ({
+      external_id: `b${k}`,
+      name: '',
+      category: 'nope',
+      price: -1,
+    }));
     const answer = await sync(server, host.key, broken);
     expect(answer.status).toBe(422);
     expect(answer.body.errors).toHaveLength(100);

@@ -15,14 +15,23 @@ const CLIENTS = 20;
 function catalogueOf(bytes: number): Buffer {
   const one = Buffer.byteLength(JSON.stringify(product('p-000000'))) + 1;
   const count = Math.floor((bytes - 20) / one);
-  return Buffer.from(JSON.stringify({ products: Array.from({ length: count }, (_, k) => product(`p-${String(k).padStart(6, '0')}`)) }));
+  return Buffer.from(
+    JSON.stringify({ products: Array.from({ length: count }, (_, k) => product(`p-${String(k).padStart(6, '0')}`)) }),
+  );
 }
 
-function upload(server: TestServer, key: string, body: Buffer): Promise<{ status: number; retryAfter: string | undefined; body: string }> {
+function upload(
+  server: TestServer,
+  key: string,
+  body: Buffer,
+): Promise<{ status: number; retryAfter: string | undefined; body: string }> {
   return new Promise((resolve, reject) => {
     const req = request(
       `${server.url}/api/v1/sync/products`,
-      { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'content-length': body.length } },
+      {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'content-length': body.length },
+      },
       (res) => {
         let text = '';
         res.setEncoding('utf8');
@@ -41,7 +50,11 @@ describe('the body budget under concurrent maximum-size uploads', () => {
 
   beforeAll(async () => {
     server = await startServer('postgres', {
-      env: { MAX_BODY_BYTES: String(MAX_BODY_BYTES), MAX_BODY_BYTES_IN_FLIGHT: String(IN_FLIGHT), REQUEST_TIMEOUT_MS: '60000' },
+      env: {
+        MAX_BODY_BYTES: String(MAX_BODY_BYTES),
+        MAX_BODY_BYTES_IN_FLIGHT: String(IN_FLIGHT),
+        REQUEST_TIMEOUT_MS: '60000',
+      },
     });
     hosts = [];
     for (let k = 0; k < CLIENTS; k++) hosts.push(await onboard(server, `Upload ${k}`));
@@ -60,7 +73,10 @@ describe('the body budget under concurrent maximum-size uploads', () => {
 
     const statuses = answers.map((a) => a.status);
     // Every client got an answer it can act on: applied, or told to come back.
-    expect(statuses.every((s) => s === 200 || s === 503), statuses.join(',')).toBe(true);
+    expect(
+      statuses.every((s) => s === 200 || s === 503),
+      statuses.join(','),
+    ).toBe(true);
     expect(statuses.filter((s) => s === 200).length).toBeGreaterThanOrEqual(1);
     const refused = answers.filter((a) => a.status === 503);
     expect(refused.length).toBeGreaterThanOrEqual(1);

@@ -28,7 +28,15 @@ describe('the budget of refused requests', () => {
   it('answers 429 before the body once a host has used it up, on every process, and leaves other hosts alone', async () => {
     // Refusals of three kinds, on both processes: each counts.
     expect((await sync(first, noisy.key, [{ name: 'no id' }])).status).toBe(422);
-    expect((await call(second, 'POST', '/api/v1/sync/products', { token: noisy.key, body: 'a,b', headers: { 'content-type': 'text/csv' } })).status).toBe(415);
+    expect(
+      (
+        await call(second, 'POST', '/api/v1/sync/products', {
+          token: noisy.key,
+          body: 'a,b',
+          headers: { 'content-type': 'text/csv' },
+        })
+      ).status,
+    ).toBe(415);
     expect((await sync(second, noisy.key, [product('x')], '?dry_run=maybe')).status).toBe(422);
 
     // Past the budget: 429 with the refused policy, before a byte of the body (none is sent here).
@@ -59,7 +67,9 @@ describe('stored Idempotency-Key answers', () => {
   let host: Onboarded;
 
   beforeAll(async () => {
-    server = await startServer('postgres', { env: { IDEMPOTENCY_MAX_KEYS_PER_HOST: '2', DRY_RUN_MAX_PER_WINDOW: '100' } });
+    server = await startServer('postgres', {
+      env: { IDEMPOTENCY_MAX_KEYS_PER_HOST: '2', DRY_RUN_MAX_PER_WINDOW: '100' },
+    });
     host = await onboard(server, 'Keyed Often');
   });
   afterAll(async () => {

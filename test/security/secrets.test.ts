@@ -43,7 +43,10 @@ async function fullSession(server: TestServer): Promise<Session> {
   expect(again.headers.get('idempotent-replayed')).toBe('true');
   expect(again.body.sync_id).toBe(pasted.body.sync_id);
   // Keys sent where they do not belong: in a query string and a header the server does not read.
-  await call(server, 'GET', `/api/v1/products?key=${rotated.key}`, { token: rotated.key, headers: { 'x-api-key': rotated.key } });
+  await call(server, 'GET', `/api/v1/products?key=${rotated.key}`, {
+    token: rotated.key,
+    headers: { 'x-api-key': rotated.key },
+  });
   return { secrets: [first.key, rotated.key, ...guessed, server.adminToken, wrongAdmin] };
 }
 
@@ -74,14 +77,19 @@ describe.each(STORES)('secrets on the %s store', (store) => {
         `SELECT quote_ident(table_schema) || '.' || quote_ident(table_name) AS name FROM information_schema.tables
          WHERE table_schema NOT IN ('pg_catalog', 'information_schema') AND table_type = 'BASE TABLE'`,
       );
-      expect(tables.map((t) => t.name)).toEqual(expect.arrayContaining(['public.api_keys', 'public.products', 'public.hosts']));
+      expect(tables.map((t) => t.name)).toEqual(
+        expect.arrayContaining(['public.api_keys', 'public.products', 'public.hosts']),
+      );
       let dump = '';
       for (const { name } of tables) {
         const rows = await server.sql<{ row: string }>(`SELECT t::text AS row FROM ${name} t`);
         dump += rows.map((r) => r.row).join('\n');
       }
       expect(dump).toContain('secret-keeper');
-      expect(leaksOf(dump, secrets).map((s) => s.slice(0, 8)), "in the database").toEqual([]);
+      expect(
+        leaksOf(dump, secrets).map((s) => s.slice(0, 8)),
+        'in the database',
+      ).toEqual([]);
     } else {
       // The embedded store's pages are plain files: stop the server so that everything is flushed, then grep them.
       await server.kill();
@@ -101,7 +109,14 @@ describe.each(STORES)('secrets on the %s store', (store) => {
     }
 
     expect(logged).toContain('request completed');
-    expect(leaksOf(logged, secrets).map((s) => s.slice(0, 8)), logged.split("\n").filter((l) => leaksOf(l, secrets).length > 0).join("\n").slice(0, 600)).toEqual([]);
+    expect(
+      leaksOf(logged, secrets).map((s) => s.slice(0, 8)),
+      logged
+        .split('\n')
+        .filter((l) => leaksOf(l, secrets).length > 0)
+        .join('\n')
+        .slice(0, 600),
+    ).toEqual([]);
     expect(logged).not.toMatch(/rk_[0-9a-f]{64}/);
     expect(logged.toLowerCase()).not.toContain('bearer ');
   });

@@ -17,9 +17,15 @@ describe('tenant walls', () => {
     server = await startServer('postgres', { env: { SYNC_MAX_PER_WINDOW: '100' } });
     alpha = await onboard(server, 'Alpha Hosting');
     beta = await onboard(server, 'Beta Hosting');
-    const first = await sync(server, alpha.key, [product('shared', { name: 'Alpha shared' }), product('alpha-only'), product('gone')]);
+    const first = await sync(server, alpha.key, [
+      product('shared', { name: 'Alpha shared' }),
+      product('alpha-only'),
+      product('gone'),
+    ]);
     expect(first.status).toBe(200);
-    expect((await sync(server, alpha.key, [product('shared', { name: 'Alpha shared' }), product('alpha-only')])).status).toBe(200);
+    expect(
+      (await sync(server, alpha.key, [product('shared', { name: 'Alpha shared' }), product('alpha-only')])).status,
+    ).toBe(200);
     alphaIds = (await listing(alpha.key)).products.map((p: { id: string }) => p.id);
     expect(alphaIds).toHaveLength(3);
   });
@@ -30,11 +36,16 @@ describe('tenant walls', () => {
 
   it('keeps the same external_id under two providers as two unrelated products', async () => {
     const before = await listing(alpha.key);
-    const answer = await sync(server, beta.key, [product('shared', { name: 'Beta shared', price: 1 }), product('gone')]);
+    const answer = await sync(server, beta.key, [
+      product('shared', { name: 'Beta shared', price: 1 }),
+      product('gone'),
+    ]);
     expect(answer.status).toBe(200);
     // Beta's first sync creates both: alpha's "shared" and inactive "gone" are not beta's to update or reactivate.
     expect(answer.body.summary).toMatchObject({ created: 2, updated: 0, reactivated: 0, deactivated: 0 });
-    expect(answer.body.products.map((p: { id: string }) => p.id).some((id: string) => alphaIds.includes(id))).toBe(false);
+    expect(answer.body.products.map((p: { id: string }) => p.id).some((id: string) => alphaIds.includes(id))).toBe(
+      false,
+    );
     expect(await listing(alpha.key)).toEqual(before);
   });
 
@@ -46,7 +57,9 @@ describe('tenant walls', () => {
     for (const id of alphaIds) {
       const cursor = Buffer.from(id, 'utf8').toString('base64url');
       for (const status of ['active', 'inactive', 'all']) {
-        const page = await call(server, 'GET', `/api/v1/products?status=${status}&cursor=${cursor}`, { token: beta.key });
+        const page = await call(server, 'GET', `/api/v1/products?status=${status}&cursor=${cursor}`, {
+          token: beta.key,
+        });
         expect(page.status).toBe(200);
         for (const p of page.body.products) expect(alphaIds).not.toContain(p.id);
       }
@@ -57,7 +70,10 @@ describe('tenant walls', () => {
     const before = await listing(alpha.key);
     const answer = await sync(server, beta.key, [product('beta-new')]);
     expect(answer.status).toBe(200);
-    expect(answer.body.deactivated.map((d: { external_id: string }) => d.external_id).sort()).toEqual(['gone', 'shared']);
+    expect(answer.body.deactivated.map((d: { external_id: string }) => d.external_id).sort()).toEqual([
+      'gone',
+      'shared',
+    ]);
     expect(await listing(alpha.key)).toEqual(before);
   });
 

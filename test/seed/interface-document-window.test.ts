@@ -13,7 +13,11 @@ const POLL_MS = 250;
 const GIVE_UP_MS = 60_000;
 
 /** Sends the sync until it is applied, polling while it is refused with 429; returns the answer and the refusals. */
-async function syncWhenAllowed(server: TestServer, key: string, products: unknown[]): Promise<{ applied: Answer; refused: Answer[] }> {
+async function syncWhenAllowed(
+  server: TestServer,
+  key: string,
+  products: unknown[],
+): Promise<{ applied: Answer; refused: Answer[] }> {
   const refused: Answer[] = [];
   const deadline = Date.now() + GIVE_UP_MS;
   while (Date.now() < deadline) {
@@ -79,7 +83,9 @@ describe.each(STORES)('the interface document: syncs over time (%s store)', (sto
         expect(refused.length).toBeGreaterThan(0);
         for (const answer of refused) expectError(answer, 429, 'RATE_LIMITED');
       }
-      expect((await listing(server, host.key)).filter((p) => p.status === 'active').map((p) => p.external_id)).toEqual([`round-${n}`]);
+      expect((await listing(server, host.key)).filter((p) => p.status === 'active').map((p) => p.external_id)).toEqual([
+        `round-${n}`,
+      ]);
       // Meanwhile another host is not limited by this one.
       if (n === 0) expect((await sync(server, other.key, [everyField('other')])).status).toBe(200);
     }

@@ -34,7 +34,11 @@ const OPTIONAL_FIELDS = [
 const unknownKey = () => `rk_${randomBytes(32).toString('hex')}`;
 
 /** A POST of raw bytes; without contentType no Content-Type header is sent at all (a Buffer body has none). */
-function post(server: TestServer, path: string, options: { key?: string; body: string; contentType?: string; headers?: Record<string, string> }): Promise<Answer> {
+function post(
+  server: TestServer,
+  path: string,
+  options: { key?: string; body: string; contentType?: string; headers?: Record<string, string> },
+): Promise<Answer> {
   const headers: Record<string, string> = { ...options.headers };
   if (options.contentType !== undefined) headers['content-type'] = options.contentType;
   const body = options.contentType === undefined ? Buffer.from(options.body) : options.body;
@@ -57,7 +61,10 @@ describe.each(STORES)('the interface document, statement by statement (%s store)
     it('"It exposes one HTTP endpoint that takes a JSON array of products from a provider\'s billing system and applies it to that provider\'s listing."', async () => {
       const host = await onboard(server, 'Seed Applies Hosting');
       expect(await listing(server, host.key)).toEqual([]);
-      const answer = await sync(server, host.key, [everyField('vps-1'), everyField('vps-2', { name: 'Cloud VPS Two' })]);
+      const answer = await sync(server, host.key, [
+        everyField('vps-1'),
+        everyField('vps-2', { name: 'Cloud VPS Two' }),
+      ]);
       expect(answer.status, answer.text).toBe(200);
       const listed = byExternalId(await listing(server, host.key));
       expect(Object.keys(listed).sort()).toEqual(['vps-1', 'vps-2']);
@@ -94,7 +101,11 @@ describe.each(STORES)('the interface document, statement by statement (%s store)
         [await post(server, SYNC, { body, contentType: 'application/json' }), 401, 'UNAUTHORIZED'],
         [await post(server, SYNC, { key: unknownKey(), body, contentType: 'application/json' }), 401, 'UNAUTHORIZED'],
         [await post(server, SYNC, { key: revoked.key, body, contentType: 'application/json' }), 403, 'KEY_REVOKED'],
-        [await post(server, SYNC, { key: host.key, body: '{"products": [', contentType: 'application/json' }), 422, 'VALIDATION_FAILED'],
+        [
+          await post(server, SYNC, { key: host.key, body: '{"products": [', contentType: 'application/json' }),
+          422,
+          'VALIDATION_FAILED',
+        ],
         [await sync(server, host.key, [{ name: 'No id', category: 'vps_cloud' }]), 422, 'VALIDATION_FAILED'],
         [await post(server, SYNC, { key: limited.key, body, contentType: 'application/json' }), 429, 'RATE_LIMITED'],
       ];
@@ -127,7 +138,11 @@ describe.each(STORES)('the interface document, statement by statement (%s store)
         expectJsonErrorBody(answer);
       }
       expect(await listing(server, host.key)).toEqual([]);
-      const applied = await post(server, '/api/v1/sync/products', { key: host.key, body, contentType: 'application/json' });
+      const applied = await post(server, '/api/v1/sync/products', {
+        key: host.key,
+        body,
+        contentType: 'application/json',
+      });
       expect(applied.status, applied.text).toBe(200);
       expect((await listing(server, host.key)).map((p) => p.external_id)).toEqual(['versioned']);
     });
@@ -136,14 +151,24 @@ describe.each(STORES)('the interface document, statement by statement (%s store)
   describe('Product: the fields and their types', () => {
     it('"name | string | yes | Product name"', async () => {
       const host = await onboard(server, 'Seed Name');
-      expect((await sync(server, host.key, [everyField('n-1', { name: 'Game Server Deluxe (16 GB)' })])).status).toBe(200);
+      expect((await sync(server, host.key, [everyField('n-1', { name: 'Game Server Deluxe (16 GB)' })])).status).toBe(
+        200,
+      );
       expect((await listing(server, host.key))[0].name).toBe('Game Server Deluxe (16 GB)');
     });
 
     it('"external_id | string | yes | Identifier of the product in the provider\'s billing system"', async () => {
       const host = await onboard(server, 'Seed External Id');
       const ids = ['42', 'whmcs:pid-17', 'Product/Alpha 1'];
-      expect((await sync(server, host.key, ids.map((id) => everyField(id)))).status).toBe(200);
+      expect(
+        (
+          await sync(
+            server,
+            host.key,
+            ids.map((id) => everyField(id)),
+          )
+        ).status,
+      ).toBe(200);
       expect((await listing(server, host.key)).map((p) => p.external_id).sort()).toEqual([...ids].sort());
     });
 
@@ -169,13 +194,19 @@ describe.each(STORES)('the interface document, statement by statement (%s store)
       ]);
       expect(answer.status, answer.text).toBe(200);
       const listed = byExternalId(await listing(server, host.key));
-      expect([listed.cents.price, listed.whole.price, listed.free.price, listed.fine.price]).toEqual([4.99, 12, 0, 0.125]);
+      expect([listed.cents.price, listed.whole.price, listed.free.price, listed.fine.price]).toEqual([
+        4.99, 12, 0, 0.125,
+      ]);
     });
 
     it('"currency | string | no | ISO 4217 currency code"', async () => {
       const host = await onboard(server, 'Seed Currency');
       const codes = ['EUR', 'USD', 'GBP', 'JPY', 'CHF', 'SEK'];
-      const answer = await sync(server, host.key, codes.map((code) => everyField(`in-${code}`, { currency: code })));
+      const answer = await sync(
+        server,
+        host.key,
+        codes.map((code) => everyField(`in-${code}`, { currency: code })),
+      );
       expect(answer.status, answer.text).toBe(200);
       const listed = byExternalId(await listing(server, host.key));
       for (const code of codes) expect(listed[`in-${code}`].currency).toBe(code);
@@ -183,7 +214,11 @@ describe.each(STORES)('the interface document, statement by statement (%s store)
 
     it('"currency | string | no | ISO 4217 currency code" — a value that is no ISO 4217 code is an invalid payload', async () => {
       const host = await onboard(server, 'Seed Bad Currency');
-      const body = expectError(await sync(server, host.key, [everyField('x', { currency: 'EURO' })]), 422, 'VALIDATION_FAILED');
+      const body = expectError(
+        await sync(server, host.key, [everyField('x', { currency: 'EURO' })]),
+        422,
+        'VALIDATION_FAILED',
+      );
       expect(pointersOf(body)).toContain('/products/0/currency');
       expect(await listing(server, host.key)).toEqual([]);
     });
@@ -241,7 +276,10 @@ describe.each(STORES)('the interface document, statement by statement (%s store)
 
     it('"setup_fee | float | no | Setup fee"', async () => {
       const host = await onboard(server, 'Seed Setup Fee');
-      const answer = await sync(server, host.key, [everyField('fee', { setup_fee: 19.95 }), everyField('none', { setup_fee: 0 })]);
+      const answer = await sync(server, host.key, [
+        everyField('fee', { setup_fee: 19.95 }),
+        everyField('none', { setup_fee: 0 }),
+      ]);
       expect(answer.status, answer.text).toBe(200);
       const listed = byExternalId(await listing(server, host.key));
       expect(listed.fee.setup_fee).toBe(19.95);
@@ -252,7 +290,11 @@ describe.each(STORES)('the interface document, statement by statement (%s store)
     it('"contract_duration | string | no | Contract duration" — durations such as "12 months" are accepted', async () => {
       const host = await onboard(server, 'Seed Contract Duration');
       const durations = ['12 months', '1 month', '1 year', '24 Months', '2 years', 'P12M'];
-      const answer = await sync(server, host.key, durations.map((d, k) => everyField(`c-${k}`, { contract_duration: d })));
+      const answer = await sync(
+        server,
+        host.key,
+        durations.map((d, k) => everyField(`c-${k}`, { contract_duration: d })),
+      );
       expect(answer.status, answer.text).toBe(200);
       for (const p of await listing(server, host.key)) expect(typeof p.contract_duration).toBe('string');
     });
@@ -260,7 +302,11 @@ describe.each(STORES)('the interface document, statement by statement (%s store)
     it('"contract_duration | string | no | Contract duration" — a duration in words without a number ("Month-to-month") is accepted', async () => {
       const host = await onboard(server, 'Seed Contract Words');
       const durations = ['Month-to-month', 'No minimum term', 'Annual'];
-      const answer = await sync(server, host.key, durations.map((d, k) => everyField(`w-${k}`, { contract_duration: d })));
+      const answer = await sync(
+        server,
+        host.key,
+        durations.map((d, k) => everyField(`w-${k}`, { contract_duration: d })),
+      );
       expect(answer.status, answer.text).toBe(200);
       expect(await listing(server, host.key)).toHaveLength(durations.length);
     });
@@ -317,31 +363,52 @@ describe.each(STORES)('the interface document, statement by statement (%s store)
       ['datacenter_locations', 'array', 'Frankfurt'],
     ])('"%s | %s": a value of another type is refused with 422 VALIDATION_FAILED', async (field, _type, value) => {
       const host = await onboard(server, `Seed Type ${field}`);
-      const body = expectError(await sync(server, host.key, [everyField('typed', { [field]: value })]), 422, 'VALIDATION_FAILED');
-      expect(pointersOf(body).some((pointer) => pointer.startsWith(`/products/0/${field}`)), JSON.stringify(body)).toBe(true);
+      const body = expectError(
+        await sync(server, host.key, [everyField('typed', { [field]: value })]),
+        422,
+        'VALIDATION_FAILED',
+      );
+      expect(
+        pointersOf(body).some((pointer) => pointer.startsWith(`/products/0/${field}`)),
+        JSON.stringify(body),
+      ).toBe(true);
       expect(await listing(server, host.key)).toEqual([]);
     });
 
     it.each([
       ['`period` (string)', { period: 12, price: 5 }, 'period'],
       ['`price` (number)', { period: 'monthly', price: '5.00' }, 'price'],
-    ])('"each element is an object with %s": a tier of another type is refused with 422 VALIDATION_FAILED', async (_name, tier, member) => {
-      const host = await onboard(server, `Seed Tier Type ${member}`);
-      const body = expectError(await sync(server, host.key, [everyField('tier', { pricing_tiers: [tier] })]), 422, 'VALIDATION_FAILED');
-      expect(pointersOf(body)).toContain(`/products/0/pricing_tiers/0/${member}`);
-      expect(await listing(server, host.key)).toEqual([]);
-    });
+    ])(
+      '"each element is an object with %s": a tier of another type is refused with 422 VALIDATION_FAILED',
+      async (_name, tier, member) => {
+        const host = await onboard(server, `Seed Tier Type ${member}`);
+        const body = expectError(
+          await sync(server, host.key, [everyField('tier', { pricing_tiers: [tier] })]),
+          422,
+          'VALIDATION_FAILED',
+        );
+        expect(pointersOf(body)).toContain(`/products/0/pricing_tiers/0/${member}`);
+        expect(await listing(server, host.key)).toEqual([]);
+      },
+    );
 
     it.each([
       ['specs', '(keys and values are free-form, string values)', { cpu: { cores: 4 } }, '/products/0/specs/cpu'],
       ['features', '(strings)', ['NVMe', { name: 'backups' }], '/products/0/features/1'],
       ['datacenter_locations', '(strings)', ['Frankfurt', 7], '/products/0/datacenter_locations/1'],
-    ])('"%s … %s": an element that is not a string is refused with 422 VALIDATION_FAILED', async (field, _words, value, pointer) => {
-      const host = await onboard(server, `Seed Element ${field}`);
-      const body = expectError(await sync(server, host.key, [everyField('el', { [field]: value })]), 422, 'VALIDATION_FAILED');
-      expect(pointersOf(body)).toContain(pointer);
-      expect(await listing(server, host.key)).toEqual([]);
-    });
+    ])(
+      '"%s … %s": an element that is not a string is refused with 422 VALIDATION_FAILED',
+      async (field, _words, value, pointer) => {
+        const host = await onboard(server, `Seed Element ${field}`);
+        const body = expectError(
+          await sync(server, host.key, [everyField('el', { [field]: value })]),
+          422,
+          'VALIDATION_FAILED',
+        );
+        expect(pointersOf(body)).toContain(pointer);
+        expect(await listing(server, host.key)).toEqual([]);
+      },
+    );
   });
 
   describe('Product: required and optional fields', () => {
@@ -364,13 +431,16 @@ describe.each(STORES)('the interface document, statement by statement (%s store)
       expect(await listing(server, host.key)).toEqual([]);
     });
 
-    it.each(OPTIONAL_FIELDS)('"all other fields are optional": a product without %s is accepted and listed', async (field) => {
-      const host = await onboard(server, `Seed Optional ${field}`);
-      const answer = await sync(server, host.key, [without(field, 'opt')]);
-      expect(answer.status, answer.text).toBe(200);
-      const listed = await listing(server, host.key);
-      expect(listed.map((p) => [p.external_id, p.status])).toEqual([['opt', 'active']]);
-    });
+    it.each(OPTIONAL_FIELDS)(
+      '"all other fields are optional": a product without %s is accepted and listed',
+      async (field) => {
+        const host = await onboard(server, `Seed Optional ${field}`);
+        const answer = await sync(server, host.key, [without(field, 'opt')]);
+        expect(answer.status, answer.text).toBe(200);
+        const listed = await listing(server, host.key);
+        expect(listed.map((p) => [p.external_id, p.status])).toEqual([['opt', 'active']]);
+      },
+    );
 
     it('"A minimal valid body holds one product with only those three fields."', async () => {
       const host = await onboard(server, 'Seed Minimal Body');
@@ -381,14 +451,23 @@ describe.each(STORES)('the interface document, statement by statement (%s store)
       expect(answer.status, answer.text).toBe(200);
       const listed = await listing(server, host.key);
       expect(listed).toHaveLength(1);
-      expect(listed[0]).toMatchObject({ name: 'Starter', external_id: 'starter', category: 'vps_cloud', status: 'active' });
+      expect(listed[0]).toMatchObject({
+        name: 'Starter',
+        external_id: 'starter',
+        category: 'vps_cloud',
+        status: 'active',
+      });
     });
 
     it('"A minimal valid body holds one product with only those three fields." — with the other category example, game_minecraft', async () => {
       const host = await onboard(server, 'Seed Minimal Minecraft');
-      const answer = await sync(server, host.key, [{ name: 'Minecraft 2 GB', external_id: 'mc-2', category: 'game_minecraft' }]);
+      const answer = await sync(server, host.key, [
+        { name: 'Minecraft 2 GB', external_id: 'mc-2', category: 'game_minecraft' },
+      ]);
       expect(answer.status, answer.text).toBe(200);
-      expect((await listing(server, host.key)).map((p) => [p.external_id, p.category])).toEqual([['mc-2', 'game_minecraft']]);
+      expect((await listing(server, host.key)).map((p) => [p.external_id, p.category])).toEqual([
+        ['mc-2', 'game_minecraft'],
+      ]);
     });
   });
 
@@ -397,12 +476,15 @@ describe.each(STORES)('the interface document, statement by statement (%s store)
       ['no products member', {}],
       ['products that is not an array', { products: { name: 'x', external_id: 'x', category: 'vps_cloud' } }],
       ['products that is a string', { products: 'all' }],
-    ])('"products | array of Product | yes": a body with %s is refused with 422 VALIDATION_FAILED', async (_name, json) => {
-      const host = await onboard(server, `Seed Envelope ${randomBytes(3).toString('hex')}`);
-      const body = expectError(await call(server, 'POST', SYNC, { token: host.key, json }), 422, 'VALIDATION_FAILED');
-      expect(pointersOf(body)).toContain('/products');
-      expect(await listing(server, host.key)).toEqual([]);
-    });
+    ])(
+      '"products | array of Product | yes": a body with %s is refused with 422 VALIDATION_FAILED',
+      async (_name, json) => {
+        const host = await onboard(server, `Seed Envelope ${randomBytes(3).toString('hex')}`);
+        const body = expectError(await call(server, 'POST', SYNC, { token: host.key, json }), 422, 'VALIDATION_FAILED');
+        expect(pointersOf(body)).toContain('/products');
+        expect(await listing(server, host.key)).toEqual([]);
+      },
+    );
 
     it('"**Request body**: a JSON object with a required `products` array of Product objects"', async () => {
       const host = await onboard(server, 'Seed Envelope Array');
@@ -415,7 +497,11 @@ describe.each(STORES)('the interface document, statement by statement (%s store)
 
     it('"external_id | … | unique": two products with one external_id are refused with 422 VALIDATION_FAILED', async () => {
       const host = await onboard(server, 'Seed Unique External Id');
-      const answer = await sync(server, host.key, [everyField('twin', { name: 'First' }), everyField('other'), everyField('twin', { name: 'Second' })]);
+      const answer = await sync(server, host.key, [
+        everyField('twin', { name: 'First' }),
+        everyField('other'),
+        everyField('twin', { name: 'Second' }),
+      ]);
       const body = expectError(answer, 422, 'VALIDATION_FAILED');
       expect(pointersOf(body)).toContain('/products/2/external_id');
       expect(await listing(server, host.key)).toEqual([]);
@@ -453,13 +539,20 @@ describe.each(STORES)('the interface document, statement by statement (%s store)
       ];
       for (const answer of elsewhere) expectError(answer, 401, 'UNAUTHORIZED');
       expect(await listing(server, host.key)).toEqual([]);
-      const carried = await post(server, SYNC, { body, contentType: 'application/json', headers: { authorization: `Bearer ${host.key}` } });
+      const carried = await post(server, SYNC, {
+        body,
+        contentType: 'application/json',
+        headers: { authorization: `Bearer ${host.key}` },
+      });
       expect(carried.status, carried.text).toBe(200);
       expect((await listing(server, host.key)).map((p) => p.external_id)).toEqual(['b']);
     });
 
     it('"When the key is missing … the response is status 401 with error code `UNAUTHORIZED`."', async () => {
-      const answer = await post(server, SYNC, { body: JSON.stringify({ products: [everyField('m')] }), contentType: 'application/json' });
+      const answer = await post(server, SYNC, {
+        body: JSON.stringify({ products: [everyField('m')] }),
+        contentType: 'application/json',
+      });
       expectError(answer, 401, 'UNAUTHORIZED');
     });
 
@@ -504,7 +597,9 @@ describe.each(STORES)('the interface document, statement by statement (%s store)
     it('"The key identifies the provider ("host") whose listing is changed"', async () => {
       const a = await onboard(server, 'Seed Host A');
       const b = await onboard(server, 'Seed Host B');
-      expect((await sync(server, a.key, [everyField('shared', { name: 'From A', price: 10 }), everyField('only-a')])).status).toBe(200);
+      expect(
+        (await sync(server, a.key, [everyField('shared', { name: 'From A', price: 10 }), everyField('only-a')])).status,
+      ).toBe(200);
       expect((await sync(server, b.key, [everyField('shared', { name: 'From B', price: 20 })])).status).toBe(200);
       const listedA = byExternalId(await listing(server, a.key));
       const listedB = byExternalId(await listing(server, b.key));
@@ -536,24 +631,37 @@ describe.each(STORES)('the interface document, statement by statement (%s store)
       ['text/plain', 'text/plain'],
       ['application/x-www-form-urlencoded', 'application/x-www-form-urlencoded'],
       ['no Content-Type at all', undefined],
-    ])('"Content-Type | `application/json` | yes": a JSON body sent as %s is refused with an error code and changes nothing', async (_name, contentType) => {
-      const host = await onboard(server, `Seed Content Type ${randomBytes(3).toString('hex')}`);
-      const body = JSON.stringify({ products: [everyField('ct')] });
-      const answer = await post(server, SYNC, { key: host.key, body, ...(contentType === undefined ? {} : { contentType }) });
-      expect(answer.status, answer.text).toBeGreaterThanOrEqual(400);
-      expect(answer.status, answer.text).toBeLessThan(500);
-      expectJsonErrorBody(answer);
-      expect(await listing(server, host.key)).toEqual([]);
-      // The very same body with the required Content-Type, from another host of the directory, is accepted.
-      const control = await onboard(server, `Seed Content Type Control ${randomBytes(3).toString('hex')}`);
-      expect((await post(server, SYNC, { key: control.key, body, contentType: 'application/json' })).status).toBe(200);
-    });
+    ])(
+      '"Content-Type | `application/json` | yes": a JSON body sent as %s is refused with an error code and changes nothing',
+      async (_name, contentType) => {
+        const host = await onboard(server, `Seed Content Type ${randomBytes(3).toString('hex')}`);
+        const body = JSON.stringify({ products: [everyField('ct')] });
+        const answer = await post(server, SYNC, {
+          key: host.key,
+          body,
+          ...(contentType === undefined ? {} : { contentType }),
+        });
+        expect(answer.status, answer.text).toBeGreaterThanOrEqual(400);
+        expect(answer.status, answer.text).toBeLessThan(500);
+        expectJsonErrorBody(answer);
+        expect(await listing(server, host.key)).toEqual([]);
+        // The very same body with the required Content-Type, from another host of the directory, is accepted.
+        const control = await onboard(server, `Seed Content Type Control ${randomBytes(3).toString('hex')}`);
+        expect((await post(server, SYNC, { key: control.key, body, contentType: 'application/json' })).status).toBe(
+          200,
+        );
+      },
+    );
   });
 
   describe('Errors', () => {
     it('"401 | UNAUTHORIZED | API key invalid or missing"', async () => {
       const host = await onboard(server, 'Seed Error 401');
-      expectError(await sync(server, `${host.key.slice(0, -1)}${host.key.endsWith('0') ? '1' : '0'}`, [everyField('e')]), 401, 'UNAUTHORIZED');
+      expectError(
+        await sync(server, `${host.key.slice(0, -1)}${host.key.endsWith('0') ? '1' : '0'}`, [everyField('e')]),
+        401,
+        'UNAUTHORIZED',
+      );
       expect(await listing(server, host.key)).toEqual([]);
     });
 
@@ -565,7 +673,11 @@ describe.each(STORES)('the interface document, statement by statement (%s store)
 
     it('"422 | VALIDATION_FAILED | Payload invalid; validation errors (for example a missing required field)" — the body carries the validation errors', async () => {
       const host = await onboard(server, 'Seed Error 422');
-      const answer = await sync(server, host.key, [everyField('ok'), without('category', 'no-category'), without('name', 'no-name')]);
+      const answer = await sync(server, host.key, [
+        everyField('ok'),
+        without('category', 'no-category'),
+        without('name', 'no-name'),
+      ]);
       const body = expectError(answer, 422, 'VALIDATION_FAILED');
       const pointers = pointersOf(body);
       expect(pointers).toEqual(expect.arrayContaining(['/products/1/category', '/products/2/name']));
@@ -578,7 +690,11 @@ describe.each(STORES)('the interface document, statement by statement (%s store)
 
     it('"422 | VALIDATION_FAILED | Payload invalid" — a body that is not JSON', async () => {
       const host = await onboard(server, 'Seed Error 422 Json');
-      const answer = await post(server, SYNC, { key: host.key, body: '{"products": [{"name": "x",', contentType: 'application/json' });
+      const answer = await post(server, SYNC, {
+        key: host.key,
+        body: '{"products": [{"name": "x",',
+        contentType: 'application/json',
+      });
       expectError(answer, 422, 'VALIDATION_FAILED');
       expect(await listing(server, host.key)).toEqual([]);
     });
@@ -596,11 +712,19 @@ describe.each(STORES)('the interface document, statement by statement (%s store)
       const documented = operation.responses['500'];
       expect(documented, JSON.stringify(Object.keys(operation.responses))).toBeDefined();
       // A problem answer is the named Problem narrowed to its codes (allOf), or a schema of its own.
-      const codesOf = (schema: any) => JSON.stringify(schema.properties?.code ?? schema.allOf.find((part: any) => part.properties?.code).properties.code);
+      const codesOf = (schema: any) =>
+        JSON.stringify(
+          schema.properties?.code ?? schema.allOf.find((part: any) => part.properties?.code).properties.code,
+        );
       const media = documented.content['application/problem+json'] ?? documented.content['application/json'];
       expect(codesOf(media.schema)).toContain('"INTERNAL_ERROR"');
       // Every status the document lists is documented for the endpoint, each with its code.
-      for (const [status, code] of [['401', 'UNAUTHORIZED'], ['403', 'KEY_REVOKED'], ['422', 'VALIDATION_FAILED'], ['429', 'RATE_LIMITED']]) {
+      for (const [status, code] of [
+        ['401', 'UNAUTHORIZED'],
+        ['403', 'KEY_REVOKED'],
+        ['422', 'VALIDATION_FAILED'],
+        ['429', 'RATE_LIMITED'],
+      ]) {
         const response = operation.responses[status!];
         expect(response, status).toBeDefined();
         const schema = (response.content['application/problem+json'] ?? response.content['application/json']).schema;
@@ -615,7 +739,11 @@ describe.each(STORES)('the interface document, statement by statement (%s store)
       const first = await sync(server, host.key, [everyField('v1', { name: 'Version one' })]);
       expect(first.status, first.text).toBe(200);
       const before = await listing(server, host.key);
-      expectError(await sync(server, host.key, [everyField('v1', { name: 'Version two' }), everyField('v2')]), 429, 'RATE_LIMITED');
+      expectError(
+        await sync(server, host.key, [everyField('v1', { name: 'Version two' }), everyField('v2')]),
+        429,
+        'RATE_LIMITED',
+      );
       expect(await listing(server, host.key)).toEqual(before);
     });
 

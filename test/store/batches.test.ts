@@ -24,8 +24,20 @@ describe('simpleQueryText', () => {
   });
 
   it('writes a list as the text of an array, each element quoted', () => {
-    expect(simpleQueryText([{ sql: 'SELECT $1::text[], $2::bigint[]', params: [['a', 'b "c"', null], [1, 2]] }])).toBe(
-      `SELECT '{"a","b \\"c\\"",NULL}'::text[], '{"1","2"}'::bigint[]`.replace(`'{"a"`, ` E'{"a"`).replaceAll('\\"', '\\\\"'),
+    expect(
+      simpleQueryText([
+        {
+          sql: 'SELECT $1::text[], $2::bigint[]',
+          params: [
+            ['a', 'b "c"', null],
+            [1, 2],
+          ],
+        },
+      ]),
+    ).toBe(
+      `SELECT '{"a","b \\"c\\"",NULL}'::text[], '{"1","2"}'::bigint[]`
+        .replace(`'{"a"`, ` E'{"a"`)
+        .replaceAll('\\"', '\\\\"'),
     );
   });
 
@@ -47,7 +59,9 @@ describe.each(STORES)('batches on the %s store', (kind) => {
       drop = database.drop;
       // The old string syntax, where a backslash escapes: literals must still read back as written.
       const setup = new PostgresDatabase({ url: database.url, poolSize: 1, statementTimeoutMs: 10_000 });
-      await setup.query(`ALTER DATABASE ${new URL(database.url).pathname.slice(1)} SET standard_conforming_strings = off`);
+      await setup.query(
+        `ALTER DATABASE ${new URL(database.url).pathname.slice(1)} SET standard_conforming_strings = off`,
+      );
       await setup.close();
       db = new PostgresDatabase({ url: database.url, poolSize: 2, statementTimeoutMs: 10_000 });
       const { rows } = await db.query('SHOW standard_conforming_strings');
@@ -64,10 +78,15 @@ describe.each(STORES)('batches on the %s store', (kind) => {
 
   it('returns every string exactly as sent', async () => {
     // No NUL: PostgreSQL text cannot hold it (the sync refuses it before any statement is built).
-    const unit = fc.oneof(fc.constantFrom("'", '\\', '$1', ';', '--', '\n', '"', "E'"), fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }));
+    const unit = fc.oneof(
+      fc.constantFrom("'", '\\', '$1', ';', '--', '\n', '"', "E'"),
+      fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }),
+    );
     const text = fc.string({ unit, maxLength: 40 }).filter((s) => !s.includes('\u0000'));
     // Nor a UTF-16 surrogate without its pair: it has no UTF-8 form (the sync refuses it too).
-    const wellFormed = text.filter((s) => !/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(s));
+    const wellFormed = text.filter(
+      (s) => !/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(s),
+    );
     await fc.assert(
       fc.asyncProperty(wellFormed, wellFormed, async (a, b) => {
         const results = await db.transaction((tx) =>
@@ -83,10 +102,16 @@ describe.each(STORES)('batches on the %s store', (kind) => {
   });
 
   it('returns every string and list exactly as sent in a statement given a time limit (one simple query on PostgreSQL)', async () => {
-    const unit = fc.oneof(fc.constantFrom("'", '\\', '"', '{', '}', ',', 'NULL', ' ', '$1'), fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }));
+    const unit = fc.oneof(
+      fc.constantFrom("'", '\\', '"', '{', '}', ',', 'NULL', ' ', '$1'),
+      fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }),
+    );
     const text = fc
       .string({ unit, maxLength: 20 })
-      .filter((s) => !s.includes('\u0000') && !/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(s));
+      .filter(
+        (s) =>
+          !s.includes('\u0000') && !/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(s),
+      );
     await fc.assert(
       fc.asyncProperty(fc.array(fc.option(text, { nil: null }), { maxLength: 5 }), text, async (list, a) => {
         const { rows } = await db.query('SELECT $1::text[] AS list, $2::text AS a', [list, a], { timeoutMs: 10_000 });
@@ -110,7 +135,11 @@ describe.each(STORES)('batches on the %s store', (kind) => {
     expect(counted!.rows).toEqual([{ n: 2 }]);
     await expect(
       db.transaction((tx) =>
-        tx.queries([{ sql: 'INSERT INTO batch_rows VALUES ($1)', params: [3] }, { sql: 'INSERT INTO batch_rows VALUES (1)' }, { sql: 'INSERT INTO batch_rows VALUES (4)' }]),
+        tx.queries([
+          { sql: 'INSERT INTO batch_rows VALUES ($1)', params: [3] },
+          { sql: 'INSERT INTO batch_rows VALUES (1)' },
+          { sql: 'INSERT INTO batch_rows VALUES (4)' },
+        ]),
       ),
     ).rejects.toMatchObject({ code: '23505' });
     expect((await db.query('SELECT n FROM batch_rows ORDER BY n')).rows).toEqual([{ n: 1 }, { n: 2 }]);

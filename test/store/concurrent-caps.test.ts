@@ -57,11 +57,18 @@ describe.each(STORES)('caps under concurrency (%s store)', (store) => {
     const hostId = await host('Many Keys At Once');
     const caps: KeptAnswerCaps = { maxKeysPerHost: 7, maxBytesPerHost: 1 << 30 };
     const claims = await claimAll(hostId, 40, 'many');
-    const kept = await Promise.all(claims.map((claim, k) => keepRefusal(db, hostId, { claim, fingerprint: `f${k}`, answer: answer(`{"n":${k}}`), caps })));
+    const kept = await Promise.all(
+      claims.map((claim, k) =>
+        keepRefusal(db, hostId, { claim, fingerprint: `f${k}`, answer: answer(`{"n":${k}}`), caps }),
+      ),
+    );
     expect(kept.every(Boolean)).toBe(true);
     expect(await finished(hostId)).toEqual({ keys: 7, bytes: expect.any(Number), running: 0 });
     // The newest claims are the ones kept.
-    const { rows } = await db.query<{ key: string }>(`SELECT key FROM idempotency_keys WHERE host_id = $1 ORDER BY created_at DESC, key`, [hostId]);
+    const { rows } = await db.query<{ key: string }>(
+      `SELECT key FROM idempotency_keys WHERE host_id = $1 ORDER BY created_at DESC, key`,
+      [hostId],
+    );
     const { rows: newest } = await db.query<{ key: string }>(
       `SELECT key FROM unnest($1::text[]) WITH ORDINALITY AS k (key, n) ORDER BY n DESC LIMIT 7`,
       [claims.map((claim) => claim.key)],
@@ -74,7 +81,9 @@ describe.each(STORES)('caps under concurrency (%s store)', (store) => {
     const caps: KeptAnswerCaps = { maxKeysPerHost: 1000, maxBytesPerHost: 10_000 };
     const claims = await claimAll(hostId, 30, 'bytes');
     const body = JSON.stringify({ detail: 'x'.repeat(1_500) });
-    await Promise.all(claims.map((claim, k) => keepRefusal(db, hostId, { claim, fingerprint: `f${k}`, answer: answer(body), caps })));
+    await Promise.all(
+      claims.map((claim, k) => keepRefusal(db, hostId, { claim, fingerprint: `f${k}`, answer: answer(body), caps })),
+    );
     const held = await finished(hostId);
     expect(held.bytes).toBeLessThanOrEqual(10_000);
     // As many as fit: 6 answers of 1 514 bytes.
@@ -87,7 +96,9 @@ describe.each(STORES)('caps under concurrency (%s store)', (store) => {
     const [claimsA, claimsB] = [await claimAll(a, 5, 'a'), await claimAll(b, 3, 'b')];
     await Promise.all([
       ...claimsA.map((claim, k) => keepRefusal(db, a, { claim, fingerprint: `a${k}`, answer: answer('{}'), caps })),
-      ...claimsB.map((claim, k) => keepRefusal(db, b, { claim, fingerprint: `b${k}`, answer: answer('{}'), caps: { ...caps, maxKeysPerHost: 3 } })),
+      ...claimsB.map((claim, k) =>
+        keepRefusal(db, b, { claim, fingerprint: `b${k}`, answer: answer('{}'), caps: { ...caps, maxKeysPerHost: 3 } }),
+      ),
     ]);
     expect((await finished(a)).keys).toBe(2);
     expect((await finished(b)).keys).toBe(3);
@@ -95,9 +106,13 @@ describe.each(STORES)('caps under concurrency (%s store)', (store) => {
 
   it('records exactly the budget of refusals when 25 are recorded at once', async () => {
     const hostId = await host('Refused Together');
-    const recorded = await Promise.all(Array.from({ length: 25 }, () => recordRefusal(db, hostId, { seconds: 300, budget: 6 })));
+    const recorded = await Promise.all(
+      Array.from({ length: 25 }, () => recordRefusal(db, hostId, { seconds: 300, budget: 6 })),
+    );
     expect(recorded.filter(Boolean)).toHaveLength(6);
-    const { rows } = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM sync_refusals WHERE host_id = $1', [hostId]);
+    const { rows } = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM sync_refusals WHERE host_id = $1', [
+      hostId,
+    ]);
     expect(rows[0]!.n).toBe(6);
   });
 });

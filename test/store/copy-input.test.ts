@@ -5,7 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COPY_INPUT_MAX_BYTES, COPY_PIECE_BYTES, EmbeddedDatabase } from '../../src/store/embedded.js';
 
 /** A COPY text field: backslash, tab and line breaks escaped as COPY's text format wants them. */
-const field = (text: string) => text.replace(/\\/g, '\\\\').replace(/\t/g, '\\t').replace(/\n/g, '\\n').replace(/\r/g, '\\r');
+const field = (text: string) =>
+  text.replace(/\\/g, '\\\\').replace(/\t/g, '\\t').replace(/\n/g, '\\n').replace(/\r/g, '\\r');
 
 describe('COPY into the embedded store', () => {
   let db: EmbeddedDatabase;
@@ -21,13 +22,21 @@ describe('COPY into the embedded store', () => {
 
   async function roundTrip(texts: string[]): Promise<string[]> {
     await db.query('TRUNCATE copied');
-    await db.transaction((tx) => tx.copyFrom('COPY copied (n, text)', texts.map((text, n) => `${n}\t${field(text)}\n`)));
+    await db.transaction((tx) =>
+      tx.copyFrom(
+        'COPY copied (n, text)',
+        texts.map((text, n) => `${n}\t${field(text)}\n`),
+      ),
+    );
     const { rows } = await db.query<{ text: string }>('SELECT text FROM copied ORDER BY n');
     return rows.map((row) => row.text);
   }
 
   it('gives back every row of many pieces, the short after the long, in any characters', async () => {
-    const text = fc.string({ unit: fc.constantFrom('a', 'é', '€', '😀', '\t', '\\', '\n', 'x'.repeat(3000)), maxLength: 200 });
+    const text = fc.string({
+      unit: fc.constantFrom('a', 'é', '€', '😀', '\t', '\\', '\n', 'x'.repeat(3000)),
+      maxLength: 200,
+    });
     await fc.assert(
       fc.asyncProperty(fc.array(text, { minLength: 1, maxLength: 600 }), async (texts) => {
         expect(await roundTrip(texts)).toEqual(texts);

@@ -5,7 +5,9 @@ import { COPY_PIECE_BYTES, copyPieces } from '../../src/store/embedded.js';
 
 describe('copyPieces', () => {
   it('gives back every byte, in order, in pieces that end where rows end', () => {
-    const row = fc.string({ unit: fc.constantFrom('a', 'é', '\t', '\\N', 'x'.repeat(5000)), maxLength: 300 }).map((text) => `${text}\n`);
+    const row = fc
+      .string({ unit: fc.constantFrom('a', 'é', '\t', '\\N', 'x'.repeat(5000)), maxLength: 300 })
+      .map((text) => `${text}\n`);
     fc.assert(
       fc.property(fc.array(row, { maxLength: 400 }), fc.integer({ min: 1, max: 50_000 }), (rows, cut) => {
         // Chunks as the store makes them: any length, not aligned with rows.

@@ -22,7 +22,11 @@ describe('instants read from PostgreSQL', () => {
   const instants = [
     ['a whole second', '2026-01-02 03:04:05+00', '2026-01-02T03:04:05.000Z'],
     ['a tenth', '2026-01-02 03:04:05.1+00', '2026-01-02T03:04:05.100Z'],
-    ['microseconds, cut to the millisecond as a Date cuts them', '2026-12-31 23:59:59.999999+00', '2026-12-31T23:59:59.999Z'],
+    [
+      'microseconds, cut to the millisecond as a Date cuts them',
+      '2026-12-31 23:59:59.999999+00',
+      '2026-12-31T23:59:59.999Z',
+    ],
     ['another zone as sent', '2026-06-01 12:00:00.5+05:30', '2026-06-01T06:30:00.500Z'],
     ['the first year', '0001-01-01 00:00:00+00', '0001-01-01T00:00:00.000Z'],
   ] as const;

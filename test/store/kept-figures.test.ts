@@ -24,7 +24,7 @@ function counting(db: Database, pattern: RegExp): { db: Queryable; reads: () => 
         if (pattern.test(text)) reads++;
         return db.query(text, params, options);
       },
-    } as Queryable,
+    },
     reads: () => reads,
   };
 }
@@ -69,14 +69,21 @@ describe.each(STORES)('figures kept beside the listing (%s store)', (store) => {
     expect((await findCategory(counted.db, 'kept_new'))?.category.label).toBe('Kept New');
   });
 
-  it('reads the category counts, the filter choices, the providers\' counts and what search words name once for many pages', async () => {
+  it("reads the category counts, the filter choices, the providers' counts and what search words name once for many pages", async () => {
     const figures = [
       { read: /AS k, count\(\*\)::int AS n/, ask: (q: Queryable) => keptListedCategories(q) },
       { read: /WITH sample AS/, ask: (q: Queryable) => keptFilterChoices(q, { category: 'storage' }) },
-      { read: /FROM unnest\(\$1::bigint\[\]\) AS h \(id\)/, ask: (q: Queryable) => listListedHosts(q, { limit: 30, afterSlug: null, freshness: freshnessOf(30, true) }) },
-      { read: /SELECT id::text AS id, name FROM hosts/, ask: (q: Queryable) => searchProducts(q, searchOf({ text: 'storage' })) },
+      {
+        read: /FROM unnest\(\$1::bigint\[\]\) AS h \(id\)/,
+        ask: (q: Queryable) => listListedHosts(q, { limit: 30, afterSlug: null, freshness: freshnessOf(30, true) }),
+      },
+      {
+        read: /SELECT id::text AS id, name FROM hosts/,
+        ask: (q: Queryable) => searchProducts(q, searchOf({ text: 'storage' })),
+      },
     ];
-    if (store === 'postgres') figures.push({ read: /FROM pg_stats/, ask: (q: Queryable) => searchProducts(q, searchOf({ text: 'storage' })) });
+    if (store === 'postgres')
+      figures.push({ read: /FROM pg_stats/, ask: (q: Queryable) => searchProducts(q, searchOf({ text: 'storage' })) });
     for (const { read, ask } of figures) {
       const counted = counting(db, read);
       for (let page = 0; page < 5; page++) await ask(counted.db);

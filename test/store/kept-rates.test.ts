@@ -17,7 +17,7 @@ function counting(db: Database): { db: Queryable; reads: () => number } {
         if (text.includes("'unconverted'")) reads++;
         return db.query(text, params, options);
       },
-    } as Queryable,
+    },
     reads: () => reads,
   };
 }
@@ -53,7 +53,10 @@ describe.each(STORES)('the kept price context (%s store)', (store) => {
     expect(BigInt(seen)).toBeGreaterThan(BigInt(first.version));
 
     // Two requests that priced at the old context and then saw the new version read it once between them.
-    const [renewed, again] = await Promise.all([renewPriceContext(counted.db, first, seen), renewPriceContext(counted.db, first, seen)]);
+    const [renewed, again] = await Promise.all([
+      renewPriceContext(counted.db, first, seen),
+      renewPriceContext(counted.db, first, seen),
+    ]);
     expect(renewed).toBe(again);
     expect(counted.reads()).toBe(2);
     expect(renewed.version).toBe(seen);

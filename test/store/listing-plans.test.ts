@@ -34,7 +34,14 @@ describe('listing plans on PostgreSQL', () => {
       await db.query(
         `INSERT INTO products (host_id, external_id, id, status, name, category, currency, price, fingerprint, created_at, updated_at)
          VALUES ($1, $2, $3, 'active', $4, $5, 'EUR', $6, $2, now(), now())`,
-        [host.id, `p-${n}`, `prd_plans${String(n).padStart(4, '0')}`, `Plan ${n}`, n % 2 === 0 ? 'storage' : 'backup', n],
+        [
+          host.id,
+          `p-${n}`,
+          `prd_plans${String(n).padStart(4, '0')}`,
+          `Plan ${n}`,
+          n % 2 === 0 ? 'storage' : 'backup',
+          n,
+        ],
       );
     }
   });
@@ -69,11 +76,21 @@ describe('listing plans on PostgreSQL', () => {
     // The same listing of the next page is another statement, kept as well.
     const first = await searchProducts(db, searchOf({ category: 'storage', limit: 5 }));
     const second = await searchProducts(db, searchOf({ category: 'storage', limit: 5, after: first.next }));
-    expect(second.products.map((product) => product.name)).toEqual(['Plan 12', 'Plan 14', 'Plan 16', 'Plan 18', 'Plan 20']);
+    expect(second.products.map((product) => product.name)).toEqual([
+      'Plan 12',
+      'Plan 14',
+      'Plan 16',
+      'Plan 18',
+      'Plan 20',
+    ]);
 
     const before = (await held()).length;
     expect((await searchProducts(db, searchOf({ category: 'storage', text: 'plan' }))).products).toHaveLength(15);
-    expect((await searchProducts(db, searchOf({ category: 'storage', currency: 'EUR', sort: 'name' }))).products.map((p) => p.name).slice(0, 2)).toEqual(['Plan 10', 'Plan 12']);
+    expect(
+      (await searchProducts(db, searchOf({ category: 'storage', currency: 'EUR', sort: 'name' }))).products
+        .map((p) => p.name)
+        .slice(0, 2),
+    ).toEqual(['Plan 10', 'Plan 12']);
     expect((await searchProducts(db, searchOf({ location: 'Frankfurt' }))).products).toEqual([]);
     expect((await held()).length).toBe(before);
   });
@@ -123,12 +140,20 @@ describe('listing plans on PostgreSQL', () => {
       sent.length = 0;
       const first = await searchProducts(recording, searchOf({ hostSlug: 'plans-many', order }));
       const next = await searchProducts(recording, searchOf({ hostSlug: 'plans-many', order, after: first.next }));
-      expect([...first.products, ...next.products].map((product) => product.name).slice(0, 21).at(-1)).toBe(order === 'asc' ? 'Many 21' : 'Many 2980');
+      expect(
+        [...first.products, ...next.products]
+          .map((product) => product.name)
+          .slice(0, 21)
+          .at(-1),
+      ).toBe(order === 'asc' ? 'Many 21' : 'Many 2980');
       expect(first.products[0]!.name).toBe(order === 'asc' ? 'Many 1' : 'Many 3000');
       const listings = sent.filter((statement) => statement.sql.includes('ORDER BY'));
       expect(listings).toHaveLength(2);
       for (const listing of listings) {
-        const { rows } = await db.query<{ 'QUERY PLAN': { Plan: PlanNode }[] }>(`EXPLAIN (ANALYZE, FORMAT JSON) ${listing.sql}`, listing.params);
+        const { rows } = await db.query<{ 'QUERY PLAN': { Plan: PlanNode }[] }>(
+          `EXPLAIN (ANALYZE, FORMAT JSON) ${listing.sql}`,
+          listing.params,
+        );
         const nodes = nodesOf(rows[0]!['QUERY PLAN'][0]!.Plan);
         expect(nodes.map((node) => node['Node Type'])).not.toContain('Sort');
         const walked = nodes.find((node) => node['Index Name'] === 'products_listed_host_base_price');

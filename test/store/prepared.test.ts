@@ -31,7 +31,8 @@ describe('prepared statements on PostgreSQL', () => {
       expect(added!.rows).toEqual([{ n: 42 }]);
       expect((await db.query('SELECT $1::int * 2 AS n', [21], { prepared: true })).rows).toEqual([{ n: 42 }]);
       expect((await db.query('SELECT $1::int - 1 AS n', [43])).rows).toEqual([{ n: 42 }]);
-      const held = async (sql: string) => (await db.transaction((tx) => tx.queries([{ sql: PREPARED, params: [sql] }], { commit: true })))[0]!.rows;
+      const held = async (sql: string) =>
+        (await db.transaction((tx) => tx.queries([{ sql: PREPARED, params: [sql] }], { commit: true })))[0]!.rows;
       expect(await held(ADD)).toEqual([{ n: 1 }]);
       expect(await held('SELECT $1::int * 2 AS n')).toEqual([{ n: 1 }]);
       expect(await held('SELECT $1::int - 1 AS n')).toEqual([{ n: 0 }]);
@@ -47,23 +48,43 @@ describe('prepared statements on PostgreSQL', () => {
 
   it('stops a batch at its first error and keeps every statement usable after it, whatever it was parsing', async () => {
     const db = new PostgresDatabase({ url: database.url, poolSize: 1, statementTimeoutMs: 10_000 });
-    const run = (statements: { sql: string; params?: unknown[] }[]) => db.transaction((tx) => tx.queries(statements, { commit: true }));
+    const run = (statements: { sql: string; params?: unknown[] }[]) =>
+      db.transaction((tx) => tx.queries(statements, { commit: true }));
     try {
       await db.query('CREATE TABLE prepared_rows (n int PRIMARY KEY)');
       // A parameter the statement refuses: it was parsed (maybe), bound and refused; nothing of the batch is kept.
       const CAST = 'SELECT $1::int AS n';
-      await expect(run([{ sql: 'INSERT INTO prepared_rows VALUES ($1)', params: [1] }, { sql: CAST, params: ['x'] }])).rejects.toMatchObject({ code: '22P02' });
-      expect((await run([{ sql: CAST, params: ['7'] }, { sql: 'SELECT count(*)::int AS n FROM prepared_rows' }])).map((r) => r.rows)).toEqual([
-        [{ n: 7 }],
-        [{ n: 0 }],
-      ]);
+      await expect(
+        run([
+          { sql: 'INSERT INTO prepared_rows VALUES ($1)', params: [1] },
+          { sql: CAST, params: ['x'] },
+        ]),
+      ).rejects.toMatchObject({ code: '22P02' });
+      expect(
+        (await run([{ sql: CAST, params: ['7'] }, { sql: 'SELECT count(*)::int AS n FROM prepared_rows' }])).map(
+          (r) => r.rows,
+        ),
+      ).toEqual([[{ n: 7 }], [{ n: 0 }]]);
       // A failure in the middle: the statements after it were never parsed, and are parsed when next sent.
       const BEFORE = 'SELECT $1::int + 100 AS n';
       const AFTER = 'SELECT $1::int + 200 AS n';
-      await expect(run([{ sql: BEFORE, params: [1] }, { sql: 'SELECT 1 / $1::int AS n', params: [0] }, { sql: AFTER, params: [1] }])).rejects.toMatchObject({
+      await expect(
+        run([
+          { sql: BEFORE, params: [1] },
+          { sql: 'SELECT 1 / $1::int AS n', params: [0] },
+          { sql: AFTER, params: [1] },
+        ]),
+      ).rejects.toMatchObject({
         code: '22012',
       });
-      expect((await run([{ sql: AFTER, params: [2] }, { sql: BEFORE, params: [2] }])).map((r) => r.rows)).toEqual([[{ n: 202 }], [{ n: 102 }]]);
+      expect(
+        (
+          await run([
+            { sql: AFTER, params: [2] },
+            { sql: BEFORE, params: [2] },
+          ])
+        ).map((r) => r.rows),
+      ).toEqual([[{ n: 202 }], [{ n: 102 }]]);
       expect((await run([{ sql: 'SELECT 1 / $1::int AS n', params: [1] }]))[0]!.rows).toEqual([{ n: 1 }]);
       // A value no statement can be sent with is refused before anything is sent; the connection serves on.
       await expect(run([{ sql: CAST, params: [{ n: 1 }] }])).rejects.toThrow(TypeError);
@@ -80,7 +101,13 @@ describe('prepared statements on PostgreSQL', () => {
       const answers = await Promise.all(
         Array.from({ length: 24 }, (_, k) =>
           db.transaction(async (tx) => {
-            const [added, held] = await tx.queries([{ sql: ADD, params: [k] }, { sql: PREPARED, params: [ADD] }], { commit: true });
+            const [added, held] = await tx.queries(
+              [
+                { sql: ADD, params: [k] },
+                { sql: PREPARED, params: [ADD] },
+              ],
+              { commit: true },
+            );
             return [added!.rows[0]!.n, held!.rows[0]!.n];
           }),
         ),

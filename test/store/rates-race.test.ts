@@ -16,7 +16,11 @@ import { until } from '../support/until.js';
 
 function written(externalId: string, price: number): WrittenProduct {
   const result = validateCatalogue(
-    { products: [{ external_id: externalId, name: `Plan ${externalId}`, category: 'vps_cloud', price, currency: 'GBP' }] },
+    {
+      products: [
+        { external_id: externalId, name: `Plan ${externalId}`, category: 'vps_cloud', price, currency: 'GBP' },
+      ],
+    },
     { categories: new Set(['vps_cloud']), defaultCurrency: 'GBP', maxProducts: 10 },
   );
   if (!result.ok) throw new Error('the test product does not validate');
@@ -35,7 +39,10 @@ function syncCreating(db: Database, hostId: number, product: WrittenProduct, bet
         dryRun: false,
         requestId: 'req_test',
         summary: { received: 1, created: 1, updated: 0, unchanged: 0, reactivated: 0, deactivated: 0 },
-        plan: { products: [{ external_id: product.external_id, id: product.id, action: 'created', product: product.content }], deactivated: [] },
+        plan: {
+          products: [{ external_id: product.external_id, id: product.id, action: 'created', product: product.content }],
+          deactivated: [],
+        },
         startedAt: new Date(),
       },
       { receipts: null, answerFollows: false },
@@ -44,7 +51,10 @@ function syncCreating(db: Database, hostId: number, product: WrittenProduct, bet
 }
 
 async function basePrice(db: Database, id: string): Promise<number | null> {
-  const { rows } = await db.query<{ base: string | null }>('SELECT base_monthly_price::text AS base FROM products WHERE id = $1', [id]);
+  const { rows } = await db.query<{ base: string | null }>(
+    'SELECT base_monthly_price::text AS base FROM products WHERE id = $1',
+    [id],
+  );
   return rows[0]?.base === null || rows[0] === undefined ? null : Number(rows[0].base);
 }
 
@@ -75,18 +85,28 @@ describe.each(STORES)('a rates import racing a sync (%s store)', (store) => {
 
   it('a sync that read the old rate finishes first, then the import converts its new product too', async () => {
     const product = written('sync-first', 10);
-    let imported: Promise<unknown> | null = null;
+    // Set while the sync runs: held in an object, since the compiler cannot see a closure assign a variable.
+    const during: { imported: Promise<unknown> | null } = { imported: null };
     const outcome = await syncCreating(db, hostId, product, async () => {
       // The sync read GBP at 0.5 (10 GBP = 20 EUR); now the rate changes while its product is not yet written.
-      imported = importRates(db, day('2026-11-21', '0.8'), 'test');
+      const imported = importRates(db, day('2026-11-21', '0.8'), 'test');
+      during.imported = imported;
       if (store === 'postgres') {
         let done = false;
-        void imported.then(() => (done = true), () => (done = true));
-        await until(async () => done || (await someoneWaitsForRates(db)), 30_000, 'the import to wait for the sync, or to finish');
+        void imported.then(
+          () => (done = true),
+          () => (done = true),
+        );
+        await until(
+          async () => done || (await someoneWaitsForRates(db)),
+          30_000,
+          'the import to wait for the sync, or to finish',
+        );
       }
     });
     expect(outcome.kind).toBe('done');
-    await imported;
+    expect(during.imported).not.toBeNull();
+    await during.imported;
     // 10 GBP at 0.8 = 12.5 EUR: the import came after the sync and converted its product.
     expect(await basePrice(db, product.id)).toBe(12.5);
   });
@@ -107,7 +127,9 @@ describe.each(STORES)('a rates import racing a sync (%s store)', (store) => {
     const held = new Promise<void>((resolve) => (holding = resolve));
     const importing = db.transaction(async (tx) => {
       await tx.query('LOCK TABLE exchange_rates IN SHARE ROW EXCLUSIVE MODE');
-      await tx.query(`INSERT INTO exchange_rates (currency, rate_date, rate, source) VALUES ('GBP', '2026-11-22', 0.4, 'test')`);
+      await tx.query(
+        `INSERT INTO exchange_rates (currency, rate_date, rate, source) VALUES ('GBP', '2026-11-22', 0.4, 'test')`,
+      );
       holding();
       await released;
     });

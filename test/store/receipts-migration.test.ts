@@ -28,16 +28,17 @@ describe('receipts kept before migration 053 (postgres store)', () => {
     const kept = await insertHost(db, { slug: 'kept-receipts', name: 'Kept', default_currency: 'USD' });
     const none = await insertHost(db, { slug: 'empty-receipts', name: 'Empty', default_currency: 'USD' });
     const text = 'digest-a\tfp-a\tprd_a\text-a\ndigest-b\tfp-b\tprd_b\text "b" \\ ü\n';
-    await db.query(`INSERT INTO sync_receipts (host_id, context, receipts, written_by, current) VALUES ($1, 'ctx', $2, 'syn_kept', true), ($3, 'ctx', '', 'syn_none', false)`, [
-      kept.id,
-      text,
-      none.id,
-    ]);
+    await db.query(
+      `INSERT INTO sync_receipts (host_id, context, receipts, written_by, current) VALUES ($1, 'ctx', $2, 'syn_kept', true), ($3, 'ctx', '', 'syn_none', false)`,
+      [kept.id, text, none.id],
+    );
 
     await migrate(db);
     const pieces = await db.query('SELECT host_id::int, piece, text FROM sync_receipt_pieces ORDER BY host_id');
     expect(pieces.rows).toEqual([{ host_id: kept.id, piece: 0, text }]);
-    const heads = await db.query('SELECT host_id::int, context, receipts, written_by, current FROM sync_receipts ORDER BY host_id');
+    const heads = await db.query(
+      'SELECT host_id::int, context, receipts, written_by, current FROM sync_receipts ORDER BY host_id',
+    );
     expect(heads.rows).toEqual([
       { host_id: kept.id, context: 'ctx', receipts: null, written_by: 'syn_kept', current: true },
       { host_id: none.id, context: 'ctx', receipts: null, written_by: 'syn_none', current: false },
@@ -49,6 +50,8 @@ describe('receipts kept before migration 053 (postgres store)', () => {
     expect(caller?.receipts).toEqual({ context: 'ctx', pieces: [text], writtenBy: 'syn_kept' });
     // A host whose receipts were empty has none.
     const other = (await issueApiKey(db, none.id)).key;
-    expect((await findSyncCaller(db, hashApiKey(other), window, { receipts: true, refusalBudget: 10 }))?.receipts).toBeNull();
+    expect(
+      (await findSyncCaller(db, hashApiKey(other), window, { receipts: true, refusalBudget: 10 }))?.receipts,
+    ).toBeNull();
   });
 });

@@ -1,10 +1,17 @@
 // The compact text a run's per-product actions are kept in, in pieces, reads back exactly as written.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { actionsFitTheRun, decodeRunActions, RUN_ACTIONS_PER_PIECE, runActionPieces } from '../../src/store/sync-runs.js';
+import {
+  actionsFitTheRun,
+  decodeRunActions,
+  RUN_ACTIONS_PER_PIECE,
+  runActionPieces,
+} from '../../src/store/sync-runs.js';
 
 // What validation lets through as an external_id: 1–255 characters, no control characters.
-const externalId = fc.string({ minLength: 1, maxLength: 40, unit: 'grapheme' }).filter((s) => !/[\u0000-\u001f\u007f-\u009f]/.test(s));
+const externalId = fc
+  .string({ minLength: 1, maxLength: 40, unit: 'grapheme' })
+  .filter((s) => !/[\u0000-\u001f\u007f-\u009f]/.test(s));
 const productId = fc.stringMatching(/^prd_[0-9A-HJKMNP-TV-Z]{26}$/);
 const action = fc.constantFrom('created' as const, 'updated' as const, 'unchanged' as const, 'reactivated' as const);
 
@@ -27,7 +34,11 @@ describe('run actions text', () => {
 
   it('keeps up to one piece in the run’s row', () => {
     const plan = (n: number) => ({
-      products: Array.from({ length: n }, (_, k) => ({ external_id: `e${k}`, id: `prd_${k}`, action: 'created' as const })),
+      products: Array.from({ length: n }, (_, k) => ({
+        external_id: `e${k}`,
+        id: `prd_${k}`,
+        action: 'created' as const,
+      })),
       deactivated: [{ external_id: 'gone', id: 'prd_gone' }],
     });
     expect(actionsFitTheRun(plan(RUN_ACTIONS_PER_PIECE - 1) as never)).toBe(true);

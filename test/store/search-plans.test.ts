@@ -36,7 +36,13 @@ const nodesOf = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).fla
 const productRowsRead = (nodes: PlanNode[]) =>
   nodes
     .filter((node) => node['Relation Name'] === 'products')
-    .reduce((sum, node) => sum + (node['Actual Rows'] + (node['Rows Removed by Filter'] ?? 0) + (node['Rows Removed by Index Recheck'] ?? 0)) * node['Actual Loops'], 0);
+    .reduce(
+      (sum, node) =>
+        sum +
+        (node['Actual Rows'] + (node['Rows Removed by Filter'] ?? 0) + (node['Rows Removed by Index Recheck'] ?? 0)) *
+          node['Actual Loops'],
+      0,
+    );
 
 /** The indexes that give the listing its order: walking one of them is reading the listing in order. */
 const SORT_INDEXES = /^products_listed_(base_price|name|newest|category_base_price|category_name|category_newest)$/;
@@ -105,7 +111,9 @@ describe('what the planner hints of the directory prevent (PostgreSQL, 10 000 pr
       expect(page.products.map((product) => product.name)).toEqual(['Quokka plan']);
       const plans = await plansOf(search({ text: 'quokka', sort, limit: 1 }));
       const nodes = plans.flat();
-      expect(nodes.filter((node) => SORT_INDEXES.test(node['Index Name'] ?? '')).map((node) => node['Index Name'])).toEqual([]);
+      expect(
+        nodes.filter((node) => SORT_INDEXES.test(node['Index Name'] ?? '')).map((node) => node['Index Name']),
+      ).toEqual([]);
       expect(nodes.some((node) => node['Index Name'] === 'products_listed_text')).toBe(true);
     }
   });
@@ -131,8 +139,11 @@ describe('what the planner hints of the directory prevent (PostgreSQL, 10 000 pr
       const [nodes] = await plansOf(search(filters), true);
       const sortsOfMany = nodes!.filter((node) => node['Node Type'] === 'Sort' && node.Plans![0]!['Actual Rows'] > 21);
       expect(sortsOfMany.length, JSON.stringify(filters)).toBeGreaterThan(0);
-      for (const sorted of sortsOfMany) expect(sorted.Output!.some((column) => /description|pricing_tiers/.test(column))).toBe(false);
-      const wholeRows = nodes!.filter((node) => node['Relation Name'] === 'products' && node.Output!.some((column) => /description/.test(column)));
+      for (const sorted of sortsOfMany)
+        expect(sorted.Output!.some((column) => /description|pricing_tiers/.test(column))).toBe(false);
+      const wholeRows = nodes!.filter(
+        (node) => node['Relation Name'] === 'products' && node.Output!.some((column) => /description/.test(column)),
+      );
       expect(wholeRows.map((node) => node['Actual Rows'] * node['Actual Loops'])).toEqual([21]);
     }
   });
@@ -146,9 +157,12 @@ describe('what the planner hints of the directory prevent (PostgreSQL, 10 000 pr
       },
     };
     const listings: Partial<ProductSearch>[] = [];
-    for (const sort of ['price', 'name', 'newest'] as const) for (const category of ['vps_cloud', 'storage']) listings.push({ category, sort });
-    for (const sort of ['price', 'newest'] as const) for (const hostSlug of ['plans-01', 'plans-02', 'plans-03']) listings.push({ hostSlug, sort });
-    for (let round = 0; round < 6; round++) for (const listing of listings) await searchProducts(counting, searchOf(listing));
+    for (const sort of ['price', 'name', 'newest'] as const)
+      for (const category of ['vps_cloud', 'storage']) listings.push({ category, sort });
+    for (const sort of ['price', 'newest'] as const)
+      for (const hostSlug of ['plans-01', 'plans-02', 'plans-03']) listings.push({ hostSlug, sort });
+    for (let round = 0; round < 6; round++)
+      for (const listing of listings) await searchProducts(counting, searchOf(listing));
     // Each listing's statement, run a dozen times for two categories or three providers (the segment of products without a
     // price, run only for the category whose page it fills, is left out).
     const often = [...kept].filter(([, runs]) => runs >= 12).map(([sql]) => sql);
@@ -166,7 +180,11 @@ describe('what the planner hints of the directory prevent (PostgreSQL, 10 000 pr
     // Each of the twenty-odd categories counted up to the cap: fewer rows than the directory holds, all together.
     expect(productRowsRead(nodes!)).toBeLessThan(PRODUCTS);
     const counted = await keptListedCategories(db);
-    expect(Object.fromEntries(counted.filter((category) => category.product_count > 0).map((c) => [c.slug, c.product_count]))).toEqual({
+    expect(
+      Object.fromEntries(
+        counted.filter((category) => category.product_count > 0).map((c) => [c.slug, c.product_count]),
+      ),
+    ).toEqual({
       backup: 20,
       storage: 1000,
       vps_cloud: 1000,

@@ -39,7 +39,12 @@ describe.each(STORES)('words each common, rare together (%s store)', (store) => 
     // Ids in reverse of n, so that "newest" (id descending) puts the oldest of the both-words products last.
     const rows = Array.from({ length: PRODUCTS }, (_, k) => {
       const n = k + 1;
-      return { id: `prd_words${String(PRODUCTS - n).padStart(5, '0')}`, name: nameOf(n), category: n % 3 === 0 ? 'storage' : 'vps_cloud', price: n };
+      return {
+        id: `prd_words${String(PRODUCTS - n).padStart(5, '0')}`,
+        name: nameOf(n),
+        category: n % 3 === 0 ? 'storage' : 'vps_cloud',
+        price: n,
+      };
     });
     made.push(...rows);
     await db.query(
@@ -68,14 +73,22 @@ describe.each(STORES)('words each common, rare together (%s store)', (store) => 
   }
 
   const expected = (keep: (made: Made) => boolean, compare: (a: Made, b: Made) => number, limit: number) => {
-    const names = made.filter(keep).sort(compare).map((m) => m.name);
+    const names = made
+      .filter(keep)
+      .sort(compare)
+      .map((m) => m.name);
     const pages: string[][] = [];
     for (let at = 0; at < names.length; at += limit) pages.push(names.slice(at, at + limit));
     return pages.length === 0 ? [[]] : pages;
   };
   const both = (m: Made) => BOTH.has(Number(m.name.split(' ').at(-1)));
   const byPrice = (a: Made, b: Made) => a.price - b.price || a.id.localeCompare(b.id);
-  const byName = (a: Made, b: Made) => (a.name.toLowerCase() < b.name.toLowerCase() ? -1 : a.name.toLowerCase() > b.name.toLowerCase() ? 1 : a.id.localeCompare(b.id));
+  const byName = (a: Made, b: Made) =>
+    a.name.toLowerCase() < b.name.toLowerCase()
+      ? -1
+      : a.name.toLowerCase() > b.name.toLowerCase()
+        ? 1
+        : a.id.localeCompare(b.id);
   const byNewest = (a: Made, b: Made) => b.id.localeCompare(a.id);
 
   it('finds the statistics call each word common, so that the sort index is walked for them', async () => {
@@ -117,8 +130,14 @@ describe.each(STORES)('words each common, rare together (%s store)', (store) => 
     expect(await allPages({ text: 'alpha bravo', category: 'storage', sort: 'name', limit: 2 })).toEqual(
       expected((m) => both(m) && inStorage(m), byName, 2),
     );
-    expect(await allPages({ text: 'alpha bravo', category: 'vps_cloud', sort: 'price', order: 'desc', limit: 1 })).toEqual(
-      expected((m) => both(m) && !inStorage(m), (a, b) => -byPrice(a, b), 1),
+    expect(
+      await allPages({ text: 'alpha bravo', category: 'vps_cloud', sort: 'price', order: 'desc', limit: 1 }),
+    ).toEqual(
+      expected(
+        (m) => both(m) && !inStorage(m),
+        (a, b) => -byPrice(a, b),
+        1,
+      ),
     );
     expect(await allPages({ text: 'plan zulu', limit: 5 })).toEqual([[]]);
   });

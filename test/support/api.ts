@@ -25,7 +25,7 @@ export async function call<T = any>(
   }
   const response = await fetch(`${server.url}${path}`, { method, headers, body });
   const text = await response.text();
-  let parsed: unknown = undefined;
+  let parsed: unknown;
   try {
     parsed = text ? JSON.parse(text) : undefined;
   } catch {
@@ -36,8 +36,16 @@ export async function call<T = any>(
   return answer;
 }
 
-export function admin<T = any>(server: ServerUnderTest, method: string, path: string, json?: unknown): Promise<Answer<T>> {
-  return call<T>(server, method, `/admin/v1${path}`, { token: server.adminToken, ...(json === undefined ? {} : { json }) });
+export function admin<T = any>(
+  server: ServerUnderTest,
+  method: string,
+  path: string,
+  json?: unknown,
+): Promise<Answer<T>> {
+  return call<T>(server, method, `/admin/v1${path}`, {
+    token: server.adminToken,
+    ...(json === undefined ? {} : { json }),
+  });
 }
 
 export interface Onboarded {
@@ -46,7 +54,11 @@ export interface Onboarded {
   keyId: string;
 }
 
-export async function onboard(server: ServerUnderTest, name: string, extra: Record<string, unknown> = {}): Promise<Onboarded> {
+export async function onboard(
+  server: ServerUnderTest,
+  name: string,
+  extra: Record<string, unknown> = {},
+): Promise<Onboarded> {
   const answer = await admin(server, 'POST', '/hosts', { name, ...extra });
   if (answer.status !== 201) throw new Error(`onboarding failed: ${answer.status} ${answer.text}`);
   return { slug: answer.body.host.slug, key: answer.body.api_key.key, keyId: answer.body.api_key.id };

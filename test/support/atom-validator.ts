@@ -27,7 +27,8 @@ export async function atomProblems(xml: string): Promise<string[]> {
       .map((match) => match[0])
       .filter((link) => !/\brel="/.test(link) || /\brel="alternate"/.test(link))
       .map((link) => `${/\btype="([^"]*)"/.exec(link)?.[1] ?? ''}|${/\bhreflang="([^"]*)"/.exec(link)?.[1] ?? ''}`);
-    if (new Set(alternates).size !== alternates.length) problems.push(`${k === 0 ? 'the feed' : `entry ${k}`} has two alternate links of one type and hreflang`);
+    if (new Set(alternates).size !== alternates.length)
+      problems.push(`${k === 0 ? 'the feed' : `entry ${k}`} has two alternate links of one type and hreflang`);
   }
   return problems;
 }

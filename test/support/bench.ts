@@ -20,7 +20,9 @@ export function runBenchScript(
   env: Record<string, string>,
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [path.join(ROOT, 'bench', script), ...args], { env: { ...process.env, ...env } });
+    const child = spawn(process.execPath, [path.join(ROOT, 'bench', script), ...args], {
+      env: { ...process.env, ...env },
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

@@ -197,7 +197,8 @@ export interface HostbillBehaviour {
 export function hostbill(behaviour: HostbillBehaviour): Handler {
   return (request, response) => {
     const call = request.form.get('call') ?? '';
-    const refuse = (message: string) => sendJson(response, 200, { success: false, call, server_time: 1679594592, error: [message] });
+    const refuse = (message: string) =>
+      sendJson(response, 200, { success: false, call, server_time: 1679594592, error: [message] });
     if (request.path !== '/admin/api.php' || request.method !== 'POST') {
       sendHtml(response, 404, '<html><body>Not found</body></html>');
       return;
@@ -209,7 +210,8 @@ export function hostbill(behaviour: HostbillBehaviour): Handler {
     const id = request.form.get('id') ?? '';
     if (call === 'getOrderPages') sendJson(response, 200, behaviour.orderPages());
     else if (call === 'getProducts') sendJson(response, 200, behaviour.products(id));
-    else if (call === 'getSubCategories' && behaviour.subcategories) sendJson(response, 200, behaviour.subcategories(id));
+    else if (call === 'getSubCategories' && behaviour.subcategories)
+      sendJson(response, 200, behaviour.subcategories(id));
     else refuse('Wrong parameter');
   };
 }

@@ -4,9 +4,8 @@ import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import formatsPlugin from 'ajv-formats';
 
 // ajv-formats is CommonJS with a `default` export.
-const addFormats = ((formatsPlugin as unknown as { default?: typeof formatsPlugin }).default ?? formatsPlugin) as unknown as (
-  ajv: Ajv2020,
-) => void;
+const addFormats = ((formatsPlugin as unknown as { default?: typeof formatsPlugin }).default ??
+  formatsPlugin) as unknown as (ajv: Ajv2020) => void;
 
 export const OPENAPI_PATH = '/api/v1/openapi.json';
 
@@ -15,7 +14,9 @@ const COMPONENTS_ID = 'urn:hostdir:openapi';
 /** A copy of the schema whose local references (#/components/…) point into the document's components. */
 function withDocumentRefs(schema: Record<string, unknown>): Record<string, unknown> {
   return JSON.parse(JSON.stringify(schema), (key, value) =>
-    key === '$ref' && typeof value === 'string' && value.startsWith('#/components/') ? `${COMPONENTS_ID}${value}` : value,
+    key === '$ref' && typeof value === 'string' && value.startsWith('#/components/')
+      ? `${COMPONENTS_ID}${value}`
+      : value,
   ) as Record<string, unknown>;
 }
 
@@ -67,15 +68,25 @@ function load(baseUrl: string): Promise<Contract> {
         .sort((a, b) => Number(a.includes('{')) - Number(b.includes('{')))
         .map((template) => ({
           template,
-          pattern: new RegExp(
-            `^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}/?$`,
-          ),
+          pattern: new RegExp(`^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}/?$`),
         }));
       // Unknown paths and methods are answered by the app, not by an operation.
       const anyProblem = ajv.compile({
         type: 'object',
         required: ['type', 'title', 'status', 'code', 'detail', 'instance', 'request_id'],
-        properties: { code: { enum: ['BAD_REQUEST', 'NOT_FOUND', 'METHOD_NOT_ALLOWED', 'REQUEST_TIMEOUT', 'RATE_LIMITED', 'HEADERS_TOO_LARGE', 'SERVICE_UNAVAILABLE'] } },
+        properties: {
+          code: {
+            enum: [
+              'BAD_REQUEST',
+              'NOT_FOUND',
+              'METHOD_NOT_ALLOWED',
+              'REQUEST_TIMEOUT',
+              'RATE_LIMITED',
+              'HEADERS_TOO_LARGE',
+              'SERVICE_UNAVAILABLE',
+            ],
+          },
+        },
       });
       return { document, routes, validator, anyProblem };
     })();
@@ -106,16 +117,25 @@ function mediaTypeOf(headers: Headers): string {
 }
 
 function mismatch(method: string, path: string, answer: ReceivedAnswer, why: string): Error {
-  return new Error(`${method} ${path} → ${answer.status} does not match the OpenAPI document: ${why}\n${answer.text.slice(0, 2000)}`);
+  return new Error(
+    `${method} ${path} → ${answer.status} does not match the OpenAPI document: ${why}\n${answer.text.slice(0, 2000)}`,
+  );
 }
 
 /**
  * Throws when the answer is not one the document describes. The document covers the API (/api/…) and the probes;
  * the admin API and the directory's HTML pages are not part of it.
  */
-export async function checkAgainstDocument(baseUrl: string, method: string, path: string, answer: ReceivedAnswer): Promise<void> {
+export async function checkAgainstDocument(
+  baseUrl: string,
+  method: string,
+  path: string,
+  answer: ReceivedAnswer,
+): Promise<void> {
   const pathname = new URL(path, 'http://x').pathname;
-  const documented = (pathname.startsWith('/api/') && pathname !== OPENAPI_PATH) || ['/healthz', '/readyz', '/metrics'].includes(pathname);
+  const documented =
+    (pathname.startsWith('/api/') && pathname !== OPENAPI_PATH) ||
+    ['/healthz', '/readyz', '/metrics'].includes(pathname);
   if (!documented) return;
   const contract = await load(baseUrl);
   const verb = method.toLowerCase();
@@ -124,10 +144,20 @@ export async function checkAgainstDocument(baseUrl: string, method: string, path
 
   if (!operation) {
     if (![400, 404, 405, 408, 429, 431, 503].includes(answer.status)) {
-      throw mismatch(method, path, answer, route ? `${method} is not documented on ${route.template}` : 'the path is not documented');
+      throw mismatch(
+        method,
+        path,
+        answer,
+        route ? `${method} is not documented on ${route.template}` : 'the path is not documented',
+      );
     }
     if (verb !== 'head' && !contract.anyProblem(answer.body)) {
-      throw mismatch(method, path, answer, `not a problem the app answers for any path: ${JSON.stringify(contract.anyProblem.errors)}`);
+      throw mismatch(
+        method,
+        path,
+        answer,
+        `not a problem the app answers for any path: ${JSON.stringify(contract.anyProblem.errors)}`,
+      );
     }
     return;
   }
@@ -136,7 +166,12 @@ export async function checkAgainstDocument(baseUrl: string, method: string, path
   const documentedAnswer =
     responses[String(answer.status)] ?? responses[`${String(answer.status)[0]}XX`] ?? responses.default;
   if (!documentedAnswer) {
-    throw mismatch(method, path, answer, `status ${answer.status} is not documented (documented: ${Object.keys(responses).join(', ')})`);
+    throw mismatch(
+      method,
+      path,
+      answer,
+      `status ${answer.status} is not documented (documented: ${Object.keys(responses).join(', ')})`,
+    );
   }
   if (verb === 'head' || answer.text === '') return;
   const mediaType = mediaTypeOf(answer.headers);

@@ -37,7 +37,8 @@ function waitForPort(port: number, child: ChildProcess, output: () => string, ti
       });
       socket.once('error', () => {
         socket.destroy();
-        if (Date.now() > deadline) return reject(new Error(`pgbouncer did not listen within ${timeoutMs} ms: ${output()}`));
+        if (Date.now() > deadline)
+          return reject(new Error(`pgbouncer did not listen within ${timeoutMs} ms: ${output()}`));
         setTimeout(attempt, 50);
       });
     };
@@ -80,8 +81,8 @@ export async function startPgBouncer(options: PgBouncerOptions = {}): Promise<Pg
   );
   let output = '';
   const child = spawn(PGBOUNCER, [config], { stdio: ['ignore', 'pipe', 'pipe'] });
-  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const stop = async () => {
     // SIGTERM: PgBouncer closes at once (SIGINT would wait for its clients).
     await stopProcess(child, 10_000);

@@ -15,7 +15,11 @@ import { until } from './until.js';
 /** Debian's PostgreSQL tools, of the newest version installed (15 on this project's machines). */
 export const POSTGRES_BIN =
   process.env.POSTGRES_BIN ??
-  `/usr/lib/postgresql/${readdirSync('/usr/lib/postgresql').filter((name) => /^\d+$/.test(name)).sort((a, b) => Number(b) - Number(a))[0] ?? '15'}/bin`;
+  `/usr/lib/postgresql/${
+    readdirSync('/usr/lib/postgresql')
+      .filter((name) => /^\d+$/.test(name))
+      .sort((a, b) => Number(b) - Number(a))[0] ?? '15'
+  }/bin`;
 
 export interface Cluster {
   name: string;
@@ -43,7 +47,10 @@ const running = new Set<string>();
 process.once('exit', () => {
   for (const dataDir of running) {
     try {
-      execFileSync(path.join(POSTGRES_BIN, 'pg_ctl'), ['-D', dataDir, 'stop', '-m', 'immediate'], { stdio: 'ignore', ...asPostgresSync() });
+      execFileSync(path.join(POSTGRES_BIN, 'pg_ctl'), ['-D', dataDir, 'stop', '-m', 'immediate'], {
+        stdio: 'ignore',
+        ...asPostgresSync(),
+      });
     } catch {
       // already stopped
     }
@@ -61,7 +68,8 @@ async function run(tool: string, args: string[]): Promise<string> {
       path.join(POSTGRES_BIN, tool),
       args,
       { ...asPostgresSync(), env: { PATH: process.env.PATH ?? '', LANG: 'C', LC_ALL: 'C' }, timeout: 120_000 },
-      (error, stdout, stderr) => (error ? reject(new Error(`${tool} ${args.join(' ')} failed: ${error.message}\n${stderr}`)) : resolve(stdout)),
+      (error, stdout, stderr) =>
+        error ? reject(new Error(`${tool} ${args.join(' ')} failed: ${error.message}\n${stderr}`)) : resolve(stdout),
     );
   });
 }
@@ -70,7 +78,19 @@ function cluster(name: string, root: string, port: number, settings: string[]): 
   const dataDir = path.join(root, name);
   const logFile = path.join(root, `${name}.log`);
   const url = (database = 'postgres') => `postgres://postgres@127.0.0.1:${port}/${database}`;
-  const options = ['-p', String(port), '-k', root, '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off', '-c', 'shared_buffers=16MB', ...settings];
+  const options = [
+    '-p',
+    String(port),
+    '-k',
+    root,
+    '-c',
+    'listen_addresses=127.0.0.1',
+    '-c',
+    'fsync=off',
+    '-c',
+    'shared_buffers=16MB',
+    ...settings,
+  ];
   return {
     name,
     port,
@@ -86,7 +106,18 @@ function cluster(name: string, root: string, port: number, settings: string[]): 
       }
     },
     async start() {
-      await run('pg_ctl', ['-D', dataDir, '-l', logFile, '-o', options.map((option) => `'${option}'`).join(' '), '-w', '-t', '60', 'start']);
+      await run('pg_ctl', [
+        '-D',
+        dataDir,
+        '-l',
+        logFile,
+        '-o',
+        options.map((option) => `'${option}'`).join(' '),
+        '-w',
+        '-t',
+        '60',
+        'start',
+      ]);
       running.add(dataDir);
     },
     async stop(mode = 'fast') {
@@ -113,7 +144,17 @@ export async function startCluster(settings: string[] = []): Promise<Cluster & {
     await rm(root, { recursive: true, force: true });
   };
   try {
-    await run('initdb', ['-D', server.dataDir, '-U', 'postgres', '--auth=trust', '--no-sync', '-E', 'UTF8', '--locale=C']);
+    await run('initdb', [
+      '-D',
+      server.dataDir,
+      '-U',
+      'postgres',
+      '--auth=trust',
+      '--no-sync',
+      '-E',
+      'UTF8',
+      '--locale=C',
+    ]);
     await server.start();
   } catch (error) {
     await destroy();
@@ -126,9 +167,23 @@ export async function startCluster(settings: string[] = []): Promise<Cluster & {
 export async function startReplication(): Promise<Replication> {
   const root = await ownFolder('replication');
   const [primaryPort, standbyPort] = [await freePort(), await freePort()];
-  const primary = cluster('primary', root, primaryPort, ['-c', 'wal_level=replica', '-c', 'max_wal_senders=4', '-c', 'max_connections=60']);
+  const primary = cluster('primary', root, primaryPort, [
+    '-c',
+    'wal_level=replica',
+    '-c',
+    'max_wal_senders=4',
+    '-c',
+    'max_connections=60',
+  ]);
   // hot_standby_feedback: the primary's vacuum does not remove rows the standby's queries still read.
-  const standby = cluster('standby', root, standbyPort, ['-c', 'hot_standby=on', '-c', 'hot_standby_feedback=on', '-c', 'max_connections=60']);
+  const standby = cluster('standby', root, standbyPort, [
+    '-c',
+    'hot_standby=on',
+    '-c',
+    'hot_standby_feedback=on',
+    '-c',
+    'max_connections=60',
+  ]);
   const destroy = async () => {
     for (const server of [standby, primary]) {
       if (running.has(server.dataDir)) await server.stop('immediate').catch(() => {});
@@ -136,13 +191,43 @@ export async function startReplication(): Promise<Replication> {
     await rm(root, { recursive: true, force: true });
   };
   try {
-    await run('initdb', ['-D', primary.dataDir, '-U', 'postgres', '--auth=trust', '--no-sync', '-E', 'UTF8', '--locale=C']);
+    await run('initdb', [
+      '-D',
+      primary.dataDir,
+      '-U',
+      'postgres',
+      '--auth=trust',
+      '--no-sync',
+      '-E',
+      'UTF8',
+      '--locale=C',
+    ]);
     await primary.start();
     // -R writes standby.signal and the primary's address: the copy starts as a standby streaming from it.
-    await run('pg_basebackup', ['-h', '127.0.0.1', '-p', String(primaryPort), '-U', 'postgres', '-D', standby.dataDir, '-R', '-X', 'stream', '-c', 'fast', '--no-sync']);
+    await run('pg_basebackup', [
+      '-h',
+      '127.0.0.1',
+      '-p',
+      String(primaryPort),
+      '-U',
+      'postgres',
+      '-D',
+      standby.dataDir,
+      '-R',
+      '-X',
+      'stream',
+      '-c',
+      'fast',
+      '--no-sync',
+    ]);
     await standby.start();
     await until(
-      async () => (await primary.sql<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_replication WHERE state = 'streaming'`))[0]!.n === 1,
+      async () =>
+        (
+          await primary.sql<{ n: number }>(
+            `SELECT count(*)::int AS n FROM pg_stat_replication WHERE state = 'streaming'`,
+          )
+        )[0]!.n === 1,
       30_000,
       'the standby to stream from the primary',
       100,

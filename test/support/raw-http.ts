@@ -44,7 +44,11 @@ export function parseResponses(bytes: Buffer): RawResponse[] {
     const length = Number(headers['content-length'] ?? 0);
     const bodyStart = headEnd + 4;
     if (bytes.length < bodyStart + length) break;
-    responses.push({ status: Number(match[1]), headers, body: bytes.subarray(bodyStart, bodyStart + length).toString('utf8') });
+    responses.push({
+      status: Number(match[1]),
+      headers,
+      body: bytes.subarray(bodyStart, bodyStart + length).toString('utf8'),
+    });
     at = bodyStart + length;
   }
   return responses;

@@ -25,7 +25,8 @@ function storesToTest(named: string | undefined): StoreKind[] {
   if (named === undefined || named.trim() === '') return ['embedded', 'postgres'];
   const stores = named.split(',').map((store) => store.trim());
   const unknown = stores.filter((store) => store !== 'embedded' && store !== 'postgres');
-  if (unknown.length > 0) throw new Error(`HOSTDIR_TEST_STORES names no store "${unknown.join('", "')}" (embedded, postgres)`);
+  if (unknown.length > 0)
+    throw new Error(`HOSTDIR_TEST_STORES names no store "${unknown.join('", "')}" (embedded, postgres)`);
   return (['embedded', 'postgres'] as const).filter((store) => stores.includes(store));
 }
 
@@ -224,7 +225,10 @@ export async function startServer(store: StoreKind, options: StartOptions = {}):
   const tokenInUse = async (): Promise<string | null> => {
     const given = options.env?.ADMIN_TOKEN ?? adminToken;
     if (given !== '') return given;
-    return readFile(path.join(dataDir, 'admin-token'), 'utf8').then((token) => token.trim(), () => null);
+    return readFile(path.join(dataDir, 'admin-token'), 'utf8').then(
+      (token) => token.trim(),
+      () => null,
+    );
   };
 
   /** Starts the process on the port in hand; on a first start, moves to another port while another server holds it. */
@@ -322,7 +326,10 @@ export async function startInProcessServer(store: StoreKind, options: InProcessO
     ...options.env,
   };
   // Loaded here, not with this module: the tests that start a server process need none of the server's modules.
-  const [{ loadConfig }, { startServer: serveInProcess }] = await Promise.all([import('../../src/config.js'), import('../../src/server.js')]);
+  const [{ loadConfig }, { startServer: serveInProcess }] = await Promise.all([
+    import('../../src/config.js'),
+    import('../../src/server.js'),
+  ]);
   let log = '';
   let running: { url: string; stop(): Promise<void> };
   try {

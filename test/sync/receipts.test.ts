@@ -15,7 +15,16 @@ import {
 import { catalogue } from '../../bench/products.mjs';
 
 const OPTIONS: ValidateOptions = {
-  categories: new Set(['vps_cloud', 'vps_managed', 'web_shared', 'web_wordpress', 'dedicated', 'dedicated_gpu', 'storage', 'game_minecraft']),
+  categories: new Set([
+    'vps_cloud',
+    'vps_managed',
+    'web_shared',
+    'web_wordpress',
+    'dedicated',
+    'dedicated_gpu',
+    'storage',
+    'game_minecraft',
+  ]),
   defaultCurrency: 'USD',
   maxProducts: 50_000,
 };
@@ -30,12 +39,21 @@ function largeBody(products: readonly unknown[]): Buffer {
 function storedAfter(body: Buffer, writtenBy = 'syn_first') {
   const first = validateWithReceipts(body, OPTIONS, null);
   if (!first.validation.ok || first.receipts === null) throw new Error('the first catalogue is valid and large');
-  const plan = planSync(new Map(), first.validation.products, (() => { let k = 0; return () => `prd_${k++}`; })());
+  const plan = planSync(
+    new Map(),
+    first.validation.products,
+    (() => {
+      let k = 0;
+      return () => `prd_${k++}`;
+    })(),
+  );
   const change = receiptsChange(first.receipts, plan, { dryRun: false, fromReceipts: false });
   if (change?.kind !== 'replace') throw new Error('a first catalogue writes its receipts');
   // Cut into pieces of 64 lines, as the store reads them back (a row per piece): a lookup spans them.
   const lines = [...change.text].join('').split(/(?<=\n)/);
-  const pieces = Array.from({ length: Math.ceil(lines.length / 64) }, (_, k) => lines.slice(k * 64, (k + 1) * 64).join(''));
+  const pieces = Array.from({ length: Math.ceil(lines.length / 64) }, (_, k) =>
+    lines.slice(k * 64, (k + 1) * 64).join(''),
+  );
   return { context: change.context, pieces, writtenBy };
 }
 
@@ -45,7 +63,10 @@ describe('receipts', () => {
   it('are kept only by bodies of RECEIPTS_MIN_BODY_BYTES or more', () => {
     const small = Buffer.from(JSON.stringify({ products: catalogue(3) }));
     expect(validateWithReceipts(small, OPTIONS, null).receipts).toBeNull();
-    expect(validateWithReceipts(largeBody(catalogue(3)), OPTIONS, null).receipts).toMatchObject({ writtenBy: null, allKnown: false });
+    expect(validateWithReceipts(largeBody(catalogue(3)), OPTIONS, null).receipts).toMatchObject({
+      writtenBy: null,
+      allKnown: false,
+    });
   });
 
   it('answer a catalogue sent again, reordered, changed, shortened or grown, as validation without them', () => {
@@ -79,19 +100,32 @@ describe('receipts', () => {
     const products = catalogue(200);
     const body = largeBody(products);
     const stored = storedAfter(body);
-    expect(validateWithReceipts(body, { ...OPTIONS, defaultCurrency: 'EUR' }, stored).receipts).toMatchObject({ writtenBy: null, allKnown: false });
+    expect(validateWithReceipts(body, { ...OPTIONS, defaultCurrency: 'EUR' }, stored).receipts).toMatchObject({
+      writtenBy: null,
+      allKnown: false,
+    });
     const more = { ...OPTIONS, categories: new Set([...OPTIONS.categories, 'backup']) };
     expect(validateWithReceipts(body, more, stored).receipts).toMatchObject({ writtenBy: null, allKnown: false });
     expect(receiptsContext('usd', ['b', 'a'])).toBe(receiptsContext('USD', ['a', 'b']));
-    expect(validateWithReceipts(body, OPTIONS, stored).receipts).toMatchObject({ writtenBy: 'syn_first', allKnown: true });
+    expect(validateWithReceipts(body, OPTIONS, stored).receipts).toMatchObject({
+      writtenBy: 'syn_first',
+      allKnown: true,
+    });
   });
 
   it('are stored as a line per product in pieces, whatever the external_ids hold', () => {
-    const receipts = Array.from({ length: 2_500 }, (_, k) => ({ digest: `d${k}`, fingerprint: `f${k}`, id: `prd_${k}`, external_id: `ext "${k}" ü \\` }));
+    const receipts = Array.from({ length: 2_500 }, (_, k) => ({
+      digest: `d${k}`,
+      fingerprint: `f${k}`,
+      id: `prd_${k}`,
+      external_id: `ext "${k}" ü \\`,
+    }));
     const pieces = [...receiptLines(receipts)];
     expect(pieces.length).toBe(3);
     const lines = pieces.join('').split('\n');
     expect(lines.pop()).toBe('');
-    expect(lines.map((line) => line.split('\t'))).toEqual(receipts.map((r) => [r.digest, r.fingerprint, r.id, r.external_id]));
+    expect(lines.map((line) => line.split('\t'))).toEqual(
+      receipts.map((r) => [r.digest, r.fingerprint, r.id, r.external_id]),
+    );
   });
 });

@@ -19,7 +19,6 @@ import { catalogue } from '../../bench/products.mjs';
 import { openTestDatabase } from '../support/databases.js';
 import { STORES } from '../support/server.js';
 
-
 interface Sent {
   dryRun?: boolean;
   idempotencyKey?: string;
@@ -35,7 +34,11 @@ describe.each(STORES)('the sync service (%s store)', (store) => {
   let close: () => Promise<void>;
   const instanceId = `ins_service_test_${store}`;
   const logs: string[] = [];
-  const request = { id: 'req_service_test', instance: '/api/v1/sync/products', log: { warn: (_: object, message: string) => void logs.push(message) } };
+  const request = {
+    id: 'req_service_test',
+    instance: '/api/v1/sync/products',
+    log: { warn: (_: object, message: string) => void logs.push(message) },
+  };
 
   beforeAll(async () => {
     ({ db, close } = await openTestDatabase(store));
@@ -68,7 +71,12 @@ describe.each(STORES)('the sync service (%s store)', (store) => {
   }
 
   /** A whole request: admitted, run with its body, its key released unless its answer was kept. */
-  async function send(service: SyncService, key: string, json: unknown, sent: Sent = {}): Promise<SyncOutcome | Admission['verdict']> {
+  async function send(
+    service: SyncService,
+    key: string,
+    json: unknown,
+    sent: Sent = {},
+  ): Promise<SyncOutcome | Admission['verdict']> {
     const admission = await admit(service, key, sent, true);
     try {
       if (admission.verdict !== 'admitted') return admission.verdict;
@@ -92,7 +100,12 @@ describe.each(STORES)('the sync service (%s store)', (store) => {
     const service = serviceWith({ SYNC_MAX_PER_WINDOW: '10' });
     const products = catalogue(3);
     const first = await send(service, host.key, { products });
-    expect(first).toMatchObject({ kind: 'applied', dryRun: false, summary: { received: 3, created: 3 }, usage: { used: 1 } });
+    expect(first).toMatchObject({
+      kind: 'applied',
+      dryRun: false,
+      summary: { received: 3, created: 3 },
+      usage: { used: 1 },
+    });
     const { status, body } = answerOf(first);
     expect(status).toBe(200);
     expect(body).toMatchObject({ dry_run: false, host: `applied-${store}`, deactivated: [] });
@@ -100,9 +113,23 @@ describe.each(STORES)('the sync service (%s store)', (store) => {
     expect((await listing(host.hostId)).map((p) => p.external_id)).toEqual(products.map((p) => p.external_id));
 
     const again = await send(service, host.key, { products: [{ ...products[0], name: 'Renamed' }, products[1]] });
-    expect(answerOf(again).body.summary).toEqual({ received: 2, created: 0, updated: 1, unchanged: 1, reactivated: 0, deactivated: 1 });
+    expect(answerOf(again).body.summary).toEqual({
+      received: 2,
+      created: 0,
+      updated: 1,
+      unchanged: 1,
+      reactivated: 0,
+      deactivated: 1,
+    });
     const back = await send(service, host.key, { products });
-    expect(answerOf(back).body.summary).toEqual({ received: 3, created: 0, updated: 1, unchanged: 1, reactivated: 1, deactivated: 0 });
+    expect(answerOf(back).body.summary).toEqual({
+      received: 3,
+      created: 0,
+      updated: 1,
+      unchanged: 1,
+      reactivated: 1,
+      deactivated: 0,
+    });
     expect((await listing(host.hostId)).every((p) => p.status === 'active')).toBe(true);
   });
 
@@ -126,8 +153,12 @@ describe.each(STORES)('the sync service (%s store)', (store) => {
     // The window is full, yet the retry is answered: it applies nothing.
     const retry = await send(service, host.key, body, { idempotencyKey: 'k-1' });
     expect(retry).toEqual({ kind: 'replayed', answer: (first as { answer: unknown }).answer });
-    expect(await send(service, host.key, { products: catalogue(3) }, { idempotencyKey: 'k-1' })).toEqual({ kind: 'key_reused' });
-    expect(await send(service, host.key, body, { idempotencyKey: 'k-1', dryRun: true })).toEqual({ kind: 'key_reused' });
+    expect(await send(service, host.key, { products: catalogue(3) }, { idempotencyKey: 'k-1' })).toEqual({
+      kind: 'key_reused',
+    });
+    expect(await send(service, host.key, body, { idempotencyKey: 'k-1', dryRun: true })).toEqual({
+      kind: 'key_reused',
+    });
   });
 
   it('refuses a catalogue that breaks the rules, changes nothing, and keeps the refusal for its key', async () => {
@@ -148,7 +179,10 @@ describe.each(STORES)('the sync service (%s store)', (store) => {
         { pointer: '/products/0/price', code: 'minimum', detail: 'must be >= 0' },
       ],
     });
-    expect(await send(service, host.key, bad, { idempotencyKey: 'bad-1' })).toEqual({ kind: 'replayed', answer: (refused as { answer: unknown }).answer });
+    expect(await send(service, host.key, bad, { idempotencyKey: 'bad-1' })).toEqual({
+      kind: 'replayed',
+      answer: (refused as { answer: unknown }).answer,
+    });
     expect(answerOf(await send(service, host.key, '{"products": [')).body).toMatchObject({
       detail: 'the body is not valid JSON',
       errors: [{ pointer: '', code: 'invalid_json' }],
@@ -168,7 +202,9 @@ describe.each(STORES)('the sync service (%s store)', (store) => {
     expect((await admit(service, host.key, { idempotencyKey: 'busy-key' })).verdict).toBe('key_in_use');
     // Its client went away before the body arrived: the key is free again.
     await service.release(running);
-    expect(await send(service, host.key, { products: catalogue(1) }, { idempotencyKey: 'busy-key' })).toMatchObject({ kind: 'applied' });
+    expect(await send(service, host.key, { products: catalogue(1) }, { idempotencyKey: 'busy-key' })).toMatchObject({
+      kind: 'applied',
+    });
   });
 
   it('rate limits a host whose window is full, before the body and again under the host lock', async () => {
@@ -234,7 +270,10 @@ describe.each(STORES)('the sync service (%s store)', (store) => {
     const healed = answerOf(await send(service, host.key, { products }));
     expect(healed.body.summary).toMatchObject({ unchanged: 200 });
     expect(logs).toContain('a stored receipt no longer holds; the catalogue is validated in full');
-    expect(await receiptsOf(host.hostId)).toMatchObject({ current: true, receipts: expect.not.stringContaining('0'.repeat(32)) });
+    expect(await receiptsOf(host.hostId)).toMatchObject({
+      current: true,
+      receipts: expect.not.stringContaining('0'.repeat(32)),
+    });
   });
 
   it('heals receipts that no longer hold for a body checked on a thread, whose bytes come back', async () => {
@@ -249,16 +288,26 @@ describe.each(STORES)('the sync service (%s store)', (store) => {
     expect(checkedOnThreads()).toBe(checked + 2);
     expect(healed.body.summary).toMatchObject({ unchanged: 200 });
     expect(logs).toContain('a stored receipt no longer holds; the catalogue is validated in full');
-    expect(await receiptsOf(host.hostId)).toMatchObject({ current: true, receipts: expect.not.stringContaining('0'.repeat(32)) });
+    expect(await receiptsOf(host.hostId)).toMatchObject({
+      current: true,
+      receipts: expect.not.stringContaining('0'.repeat(32)),
+    });
   });
 
   /** A receipt altered behind the service's back: its fingerprint no longer what its product's bytes give. */
   async function alterFirstReceipt(hostId: number): Promise<void> {
-    const [stored] = (await db.query<{ text: string }>('SELECT text FROM sync_receipt_pieces WHERE host_id = $1 AND piece = 0', [hostId])).rows;
+    const [stored] = (
+      await db.query<{ text: string }>('SELECT text FROM sync_receipt_pieces WHERE host_id = $1 AND piece = 0', [
+        hostId,
+      ])
+    ).rows;
     const lines = stored!.text.split('\n');
     const [digest, , id, externalId] = lines[0]!.split('\t');
     lines[0] = [digest, '0'.repeat(32), id, externalId].join('\t');
-    await db.query('UPDATE sync_receipt_pieces SET text = $2 WHERE host_id = $1 AND piece = 0', [hostId, lines.join('\n')]);
+    await db.query('UPDATE sync_receipt_pieces SET text = $2 WHERE host_id = $1 AND piece = 0', [
+      hostId,
+      lines.join('\n'),
+    ]);
     await db.query('UPDATE sync_receipts SET current = false WHERE host_id = $1', [hostId]);
   }
 
@@ -277,8 +326,12 @@ describe.each(STORES)('the sync service (%s store)', (store) => {
     const host = await onboard('Slow Pieces');
     const service = serviceWith({ SYNC_MAX_PER_WINDOW: '100' });
     // A database that takes its time over a run's actions kept in pieces: 300 ms for their COPY.
-    await db.query(`CREATE FUNCTION slow_pieces() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM pg_sleep(0.3); RETURN NULL; END $$`);
-    await db.query('CREATE TRIGGER slow_pieces AFTER INSERT ON sync_run_action_pieces FOR EACH STATEMENT EXECUTE FUNCTION slow_pieces()');
+    await db.query(
+      `CREATE FUNCTION slow_pieces() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM pg_sleep(0.3); RETURN NULL; END $$`,
+    );
+    await db.query(
+      'CREATE TRIGGER slow_pieces AFTER INSERT ON sync_run_action_pieces FOR EACH STATEMENT EXECUTE FUNCTION slow_pieces()',
+    );
     try {
       // 1 500 products, past one piece of actions (1 024): first without a key, then changed with one and replayed.
       const sent = [{ products: catalogue(1500) }, { products: catalogue(1500, 1500) }];

@@ -38,7 +38,10 @@ describe('Atom documents', () => {
     expect((await atomProblems(noId)).length).toBeGreaterThan(0);
     const badDate = buildAtom(feed([entry('x')])).replace('2026-11-24T01:00:00.000Z</updated>', 'yesterday</updated>');
     expect((await atomProblems(badDate)).length).toBeGreaterThan(0);
-    const twoAlternates = buildAtom(feed([entry('x')])).replace('</entry>', '<link href="http://x/" rel="alternate" type="text/html"/></entry>');
+    const twoAlternates = buildAtom(feed([entry('x')])).replace(
+      '</entry>',
+      '<link href="http://x/" rel="alternate" type="text/html"/></entry>',
+    );
     expect(await atomProblems(twoAlternates)).toContain('entry 1 has two alternate links of one type and hreflang');
   });
 
@@ -52,9 +55,13 @@ describe('Atom documents', () => {
 
   it('any product name and summary give a valid feed', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.string({ unit: 'binary', maxLength: 60 }), fc.string({ unit: 'grapheme', maxLength: 60 }), async (title, summary) => {
-        expect(await atomProblems(buildAtom(feed([entry(title, summary)], title)))).toEqual([]);
-      }),
+      fc.asyncProperty(
+        fc.string({ unit: 'binary', maxLength: 60 }),
+        fc.string({ unit: 'grapheme', maxLength: 60 }),
+        async (title, summary) => {
+          expect(await atomProblems(buildAtom(feed([entry(title, summary)], title)))).toEqual([]);
+        },
+      ),
       { numRuns: 40, seed: 16 },
     );
   });

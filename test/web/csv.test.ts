@@ -28,7 +28,9 @@ describe('CSV cells', () => {
     const values = ['x,y', 'q"uote', 'line\r\nbreak', '=cmd', ''];
     const text = csvRecord(values.map(csvText)) + csvRecord(['1', '2']);
     expect(text.endsWith('\r\n')).toBe(true);
-    expect(parseCsv(text)).toEqual([['x,y', 'q"uote', 'line\r\nbreak', "'=cmd", ''], ['1', '2']]);
+    expect(parseCsv(text)).toEqual([
+      ['x,y', 'q"uote', 'line\r\nbreak', "'=cmd", ''],
+      ['1', '2'],
+    ]);
   });
 });
-

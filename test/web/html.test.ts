@@ -13,7 +13,12 @@ describe('html templates', () => {
 
   it('keeps nested templates as they are, renders lists and leaves out null, undefined and false', () => {
     const items = ['<a>', 'b'].map((item) => html`<li>${item}</li>`);
-    expect(html`<ul>${items}</ul>${null}${undefined}${false}${0}`.value).toBe('<ul><li>&lt;a&gt;</li><li>b</li></ul>0');
+    expect(
+      html`<ul>
+          ${items}
+        </ul>
+        ${null}${undefined}${false}${0}`.value,
+    ).toBe('<ul><li>&lt;a&gt;</li><li>b</li></ul>0');
   });
 
   it('escapes the five characters that matter and nothing else', () => {
@@ -49,7 +54,8 @@ describe('formatting for people', () => {
   });
 
   it('formats a price the same however often and in whatever order it is asked, past the kept ones too', () => {
-    const fresh = (amount: number, currency: string) => new Intl.NumberFormat('en', { style: 'currency', currency, maximumFractionDigits: 4 }).format(amount);
+    const fresh = (amount: number, currency: string) =>
+      new Intl.NumberFormat('en', { style: 'currency', currency, maximumFractionDigits: 4 }).format(amount);
     // Past the 4 000 kept for all currencies together: the same amounts in two currencies, twice over.
     for (let round = 0; round < 2; round++) {
       for (let cents = 0; cents < 15_000; cents += 7) {
@@ -70,14 +76,24 @@ describe('formatting for people', () => {
     expect(formatDate('not a date')).toBe('not a date');
     expect(formatCount(1234567)).toBe('1,234,567');
     fc.assert(
-      fc.property(fc.date({ min: new Date('1900-01-01T00:00:00Z'), max: new Date('9999-12-31T23:59:59Z'), noInvalidDate: true }), (date) => {
-        const fresh = date.toLocaleDateString('en', { year: 'numeric', month: 'short', day: 'numeric', timeZone: 'UTC' });
-        expect(formatDate(date.toISOString())).toBe(fresh);
+      fc.property(
+        fc.date({ min: new Date('1900-01-01T00:00:00Z'), max: new Date('9999-12-31T23:59:59Z'), noInvalidDate: true }),
+        (date) => {
+          const fresh = date.toLocaleDateString('en', {
+            year: 'numeric',
+            month: 'short',
+            day: 'numeric',
+            timeZone: 'UTC',
+          });
+          expect(formatDate(date.toISOString())).toBe(fresh);
+        },
+      ),
+    );
+    fc.assert(
+      fc.property(fc.nat(), (count) => {
+        expect(formatCount(count)).toBe(count.toLocaleString('en'));
       }),
     );
-    fc.assert(fc.property(fc.nat(), (count) => {
-      expect(formatCount(count)).toBe(count.toLocaleString('en'));
-    }));
   });
 
   it('spells contract durations and spec keys', () => {

@@ -29,42 +29,58 @@ const CompareQuery = Type.Object({
   display_currency: Type.Optional(
     Type.String({
       pattern: CURRENCY_CODE_PATTERN,
-      description: "the currency of the price rows and of `converted`: EUR or one with an exchange rate (422 otherwise); default: the server's DISPLAY_CURRENCY",
+      description:
+        "the currency of the price rows and of `converted`: EUR or one with an exchange rate (422 otherwise); default: the server's DISPLAY_CURRENCY",
     }),
   ),
 });
 
 const CompareAnswer = Type.Object(
   {
-    products: Type.Array(Type.Ref(ProductDetailSchema), { description: 'the listed products among ids, in the order asked' }),
+    products: Type.Array(Type.Ref(ProductDetailSchema), {
+      description: 'the listed products among ids, in the order asked',
+    }),
     rows: Type.Array(
       Type.Object(
         {
-          key: Type.String({ description: 'provider, category, monthly_price, setup_fee, contract_duration, a spec key of the vocabulary, locations, features' }),
+          key: Type.String({
+            description:
+              'provider, category, monthly_price, setup_fee, contract_duration, a spec key of the vocabulary, locations, features',
+          }),
           label: Type.String(),
           values: Type.Array(Type.Union([Type.String(), Type.Null()]), {
-            description: 'one per product, as the page shows it (prices in the display currency); null: the plan does not say',
+            description:
+              'one per product, as the page shows it (prices in the display currency); null: the plan does not say',
           }),
           native: Type.Array(Type.Union([Type.String(), Type.Null()]), {
-            description: "of a price row: each product's own price when its currency is not the display currency; else null",
+            description:
+              "of a price row: each product's own price when its currency is not the display currency; else null",
           }),
           better: Type.Union([Type.Literal('lower'), Type.Literal('higher'), Type.Null()], {
             description: 'lower for prices, higher for the numeric specs; null for a row that is not ranked',
           }),
           best: Type.Array(Type.Integer({ minimum: 0 }), {
-            description: 'positions (in products) of the best value of the row; empty when fewer than two can be ranked or all are equal',
+            description:
+              'positions (in products) of the best value of the row; empty when fewer than two can be ranked or all are equal',
           }),
         },
         { additionalProperties: false },
       ),
     ),
-    display_currency: Type.String({ pattern: STORED_CURRENCY_PATTERN, description: 'the currency of the price rows and of every `converted`' }),
-    missing: Type.Array(Type.String(), { description: 'ids asked for that are not listed (any more): withdrawn, or never were' }),
+    display_currency: Type.String({
+      pattern: STORED_CURRENCY_PATTERN,
+      description: 'the currency of the price rows and of every `converted`',
+    }),
+    missing: Type.Array(Type.String(), {
+      description: 'ids asked for that are not listed (any more): withdrawn, or never were',
+    }),
     unlisted: Type.Array(
       Type.Object(
         {
           id: Type.String(),
-          name: Type.Union([Type.String(), Type.Null()], { description: "the plan's name when the directory had it (a withdrawn plan); null for an id it never had" }),
+          name: Type.Union([Type.String(), Type.Null()], {
+            description: "the plan's name when the directory had it (a withdrawn plan); null for an id it never had",
+          }),
           host: Type.Union([Type.String(), Type.Null()], { description: "its provider's name; null with name" }),
         },
         { additionalProperties: false },
@@ -80,13 +96,20 @@ export const COMPARE_SCHEMAS = [CompareAnswer];
 
 /** The ids of a compare query, in order, without repeats; what is wrong with them, as problems of the parameter. */
 function idsOf(raw: unknown): { ids: string[]; problems: { code: string; detail: string }[] } {
-  const parts = (Array.isArray(raw) ? raw : [raw]).flatMap((value) => (typeof value === 'string' ? value.split(',') : []));
+  const parts = (Array.isArray(raw) ? raw : [raw]).flatMap((value) =>
+    typeof value === 'string' ? value.split(',') : [],
+  );
   const ids = [...new Set(parts.map((part) => part.trim()).filter(Boolean))];
   const problems: { code: string; detail: string }[] = [];
   const malformed = ids.filter((id) => !PRODUCT_ID.test(id));
   if (ids.length === 0) problems.push({ code: 'required', detail: `name 1 to ${COMPARE_MAX} product ids` });
-  if (ids.length > COMPARE_MAX) problems.push({ code: 'maxItems', detail: `at most ${COMPARE_MAX} plans are compared at once; ${ids.length} were given` });
-  if (malformed.length > 0) problems.push({ code: 'pattern', detail: `not product ids: ${malformed.slice(0, 5).join(', ')}` });
+  if (ids.length > COMPARE_MAX)
+    problems.push({
+      code: 'maxItems',
+      detail: `at most ${COMPARE_MAX} plans are compared at once; ${ids.length} were given`,
+    });
+  if (malformed.length > 0)
+    problems.push({ code: 'pattern', detail: `not product ids: ${malformed.slice(0, 5).join(', ')}` });
   return { ids, problems };
 }
 
@@ -118,7 +141,12 @@ export const compareRoutes: FastifyPluginAsync<AppContext> = async (app, context
         });
       }
       const [products, categories, rates] = await Promise.all([
-        findListedProducts(context.directory, ids, freshnessOf(context.config.staleAfterDays, true), dayBefore(PRICE_DROP_DAYS)),
+        findListedProducts(
+          context.directory,
+          ids,
+          freshnessOf(context.config.staleAfterDays, true),
+          dayBefore(PRICE_DROP_DAYS),
+        ),
         listCategories(context.directory),
         currentRates(context.directory),
       ]);
@@ -136,30 +164,47 @@ export const compareRoutes: FastifyPluginAsync<AppContext> = async (app, context
     },
   );
 
-  app.get<{ Querystring: Record<string, unknown> }>('/compare', { onRequest: redirectToCanonical(context) }, async (request, reply) => {
-    const given = request.query.ids;
-    const { ids, problems } = given === undefined || given === '' ? { ids: [], problems: [] } : idsOf(given);
-    const ok = problems.length === 0;
-    const [products, categories, rates] = await Promise.all([
-      ok ? findListedProducts(context.directory, ids, freshnessOf(context.config.staleAfterDays, true), dayBefore(PRICE_DROP_DAYS)) : Promise.resolve([]),
-      listCategories(context.directory),
-      currentRates(context.directory),
-    ]);
-    const asked = typeof request.query.display_currency === 'string' ? request.query.display_currency.trim().toUpperCase() || null : null;
-    // A currency without a rate is shown in EUR, with a note, as on every page.
-    const view = priceView({ display: asked ?? undefined }, context.config.displayCurrency, rates, false);
-    const page = comparePage(
-      {
-        products: products.map((product) => pricedProduct(product, view)),
-        unlisted: ok ? await unlistedAmong(context.directory, ids, products) : [],
-        problems: problems.map((problem) => problem.detail.charAt(0).toUpperCase() + problem.detail.slice(1) + '.'),
-        currency: view.currency,
-        currencies: [BASE_CURRENCY, ...[...rates.keys()].sort()],
-        note: view.note,
-        asked: asked !== null && /^[A-Z]{3}$/.test(asked) ? asked : null,
-      },
-      categories,
-    );
-    return reply.status(ok ? 200 : 422).type('text/html; charset=utf-8').send(page.value);
-  });
+  app.get<{ Querystring: Record<string, unknown> }>(
+    '/compare',
+    { onRequest: redirectToCanonical(context) },
+    async (request, reply) => {
+      const given = request.query.ids;
+      const { ids, problems } = given === undefined || given === '' ? { ids: [], problems: [] } : idsOf(given);
+      const ok = problems.length === 0;
+      const [products, categories, rates] = await Promise.all([
+        ok
+          ? findListedProducts(
+              context.directory,
+              ids,
+              freshnessOf(context.config.staleAfterDays, true),
+              dayBefore(PRICE_DROP_DAYS),
+            )
+          : Promise.resolve([]),
+        listCategories(context.directory),
+        currentRates(context.directory),
+      ]);
+      const asked =
+        typeof request.query.display_currency === 'string'
+          ? request.query.display_currency.trim().toUpperCase() || null
+          : null;
+      // A currency without a rate is shown in EUR, with a note, as on every page.
+      const view = priceView({ display: asked ?? undefined }, context.config.displayCurrency, rates, false);
+      const page = comparePage(
+        {
+          products: products.map((product) => pricedProduct(product, view)),
+          unlisted: ok ? await unlistedAmong(context.directory, ids, products) : [],
+          problems: problems.map((problem) => problem.detail.charAt(0).toUpperCase() + problem.detail.slice(1) + '.'),
+          currency: view.currency,
+          currencies: [BASE_CURRENCY, ...[...rates.keys()].sort()],
+          note: view.note,
+          asked: asked !== null && /^[A-Z]{3}$/.test(asked) ? asked : null,
+        },
+        categories,
+      );
+      return reply
+        .status(ok ? 200 : 422)
+        .type('text/html; charset=utf-8')
+        .send(page.value);
+    },
+  );
 };

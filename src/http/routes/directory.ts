@@ -27,7 +27,10 @@ const nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T)
 
 const FreshnessFields = {
   confirmed_at: nullable(
-    Type.String({ format: 'date-time', description: "the host's last applied sync: when its billing system last confirmed the listing" }),
+    Type.String({
+      format: 'date-time',
+      description: "the host's last applied sync: when its billing system last confirmed the listing",
+    }),
   ),
   stale: Type.Boolean({ description: 'confirmed_at is older than STALE_AFTER_DAYS (or the host never synced)' }),
 };
@@ -37,14 +40,19 @@ const ComparableSpecsSchema = Type.Object(
     ...Object.fromEntries(
       NUMERIC_SPEC_KEYS.map((key) => [
         key,
-        Type.Optional(Type.Number({ description: `${NUMERIC_SPECS[key].label}${NUMERIC_SPECS[key].unit ? ` in ${NUMERIC_SPECS[key].unit}` : ''}; ${UNLIMITED} means unlimited / unmetered` })),
+        Type.Optional(
+          Type.Number({
+            description: `${NUMERIC_SPECS[key].label}${NUMERIC_SPECS[key].unit ? ` in ${NUMERIC_SPECS[key].unit}` : ''}; ${UNLIMITED} means unlimited / unmetered`,
+          }),
+        ),
       ]),
     ),
     disk_type: Type.Optional(Type.Union(DISK_TYPES.map((type) => Type.Literal(type)))),
   },
   {
     additionalProperties: false,
-    description: "the specs read as the vocabulary of the category's family (only what the provider's specs give); the specs as sent are in `specs`",
+    description:
+      "the specs read as the vocabulary of the category's family (only what the provider's specs give); the specs as sent are in `specs`",
   },
 );
 
@@ -64,15 +72,26 @@ const ListedProductSchema = Type.Object(
     ...CONTENT_OUTPUT,
     comparable_specs: ComparableSpecsSchema,
     monthly_price: nullable(
-      Type.Number({ description: 'the price of the tier naming the monthly period if there is one, else price; null when neither' }),
+      Type.Number({
+        description: 'the price of the tier naming the monthly period if there is one, else price; null when neither',
+      }),
     ),
     monthly_equivalent: nullable(
-      Type.Number({ description: 'per month, or the monthly equivalent of a plan sold only by longer periods (cost.monthly)' }),
+      Type.Number({
+        description: 'per month, or the monthly equivalent of a plan sold only by longer periods (cost.monthly)',
+      }),
     ),
     base_monthly_price: nullable(
-      Type.Number({ description: 'monthly_equivalent in EUR, by the latest rate of the currency: what a price sort and max_price use across currencies; null without a rate' }),
+      Type.Number({
+        description:
+          'monthly_equivalent in EUR, by the latest rate of the currency: what a price sort and max_price use across currencies; null without a rate',
+      }),
     ),
-    order_url: nullable(Type.String({ description: "the provider's order page for this product (from its order-link template); null when it has none" })),
+    order_url: nullable(
+      Type.String({
+        description: "the provider's order page for this product (from its order-link template); null when it has none",
+      }),
+    ),
     cost: CostSchema,
     converted: ConvertedSchema,
     created_at: Type.String({ format: 'date-time' }),
@@ -98,7 +117,11 @@ export const ProductDetailSchema = Type.Object(
     ...ListedProductSchema.properties,
     places: Type.Array(PlaceSchema, { description: 'datacenter_locations in order, each with its city and country' }),
   },
-  { $id: 'ListedProductDetail', additionalProperties: false, description: 'an active product of an active host, with the places of its locations' },
+  {
+    $id: 'ListedProductDetail',
+    additionalProperties: false,
+    description: 'an active product of an active host, with the places of its locations',
+  },
 );
 
 const ListedHostSchema = Type.Object(
@@ -118,16 +141,23 @@ const ListedHostSchema = Type.Object(
 );
 
 const NextCursor = nullable(Type.String({ description: 'pass as cursor for the next page; null on the last page' }));
-const DisplayCurrency = Type.String({ pattern: STORED_CURRENCY_PATTERN, description: 'the currency of every `converted`' });
+const DisplayCurrency = Type.String({
+  pattern: STORED_CURRENCY_PATTERN,
+  description: 'the currency of every `converted`',
+});
 const Unconverted = Type.Array(Type.String({ pattern: STORED_CURRENCY_PATTERN }), {
-  description: 'currencies of listed products in this scope that have no exchange rate: their products are not converted and sort after the converted ones',
+  description:
+    'currencies of listed products in this scope that have no exchange rate: their products are not converted and sort after the converted ones',
 });
 
 const HostsQuery = Type.Object({
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50 })),
   cursor: Type.Optional(Type.String({ maxLength: 200 })),
 });
-const HostsPage = Type.Object({ hosts: Type.Array(Type.Ref(ListedHostSchema)), next_cursor: NextCursor }, { $id: 'HostsPage', additionalProperties: false });
+const HostsPage = Type.Object(
+  { hosts: Type.Array(Type.Ref(ListedHostSchema)), next_cursor: NextCursor },
+  { $id: 'HostsPage', additionalProperties: false },
+);
 const HostParams = Type.Object({ slug: Type.String({ maxLength: 100 }) });
 const HostProductsQuery = Type.Omit(ProductSearchQuery, ['host']);
 const HostPage = Type.Object(
@@ -160,7 +190,9 @@ const ProductsPage = Type.Object(
       Type.Object(
         {
           count: Type.Integer({ minimum: 0 }),
-          more: Type.Boolean({ description: `true: there are more than count (${COUNT_CAP}) matches (found so within the last 5 seconds)` }),
+          more: Type.Boolean({
+            description: `true: there are more than count (${COUNT_CAP}) matches (found so within the last 5 seconds)`,
+          }),
         },
         { additionalProperties: false, description: 'with count=true: how many products match the filters' },
       ),
@@ -177,7 +209,9 @@ const ProductAnswer = Type.Object(
 const PricePointSchema = Type.Object(
   {
     from: Type.String({ format: 'date-time', description: 'since when these prices were in effect' }),
-    to: nullable(Type.String({ format: 'date-time', description: 'when a sync replaced them; null for the current prices' })),
+    to: nullable(
+      Type.String({ format: 'date-time', description: 'when a sync replaced them; null for the current prices' }),
+    ),
     price: CONTENT_OUTPUT.price,
     monthly_price: nullable(Type.Number()),
     currency: CONTENT_OUTPUT.currency,
@@ -190,14 +224,24 @@ const PriceHistoryAnswer = Type.Object(
   {
     product_id: Type.String({ pattern: idPattern('prd') }),
     points: Type.Array(Type.Ref(PricePointSchema), { description: 'oldest first; the last is the current prices' }),
-    truncated: Type.Boolean({ description: `earlier changes were forgotten: at most ${PRICE_HISTORY_MAX_CHANGES} are kept per product` }),
+    truncated: Type.Boolean({
+      description: `earlier changes were forgotten: at most ${PRICE_HISTORY_MAX_CHANGES} are kept per product`,
+    }),
   },
   { $id: 'PriceHistory', additionalProperties: false },
 );
 
 /** The directory's named schemas, each after those it refers to. */
 export const DIRECTORY_SCHEMAS = [
-  ListedProductSchema, ProductDetailSchema, ListedHostSchema, HostsPage, HostPage, ProductsPage, ProductAnswer, PricePointSchema, PriceHistoryAnswer,
+  ListedProductSchema,
+  ProductDetailSchema,
+  ListedHostSchema,
+  HostsPage,
+  HostPage,
+  ProductsPage,
+  ProductAnswer,
+  PricePointSchema,
+  PriceHistoryAnswer,
 ];
 
 function decodeHostCursor(cursor: string | undefined): string | null {
@@ -205,7 +249,9 @@ function decodeHostCursor(cursor: string | undefined): string | null {
   const slug = Buffer.from(cursor, 'base64url').toString('utf8');
   if (!isHostSlug(slug)) {
     throw new Problem('VALIDATION_FAILED', 'the cursor is not one this server issued', {
-      errors: [{ parameter: 'cursor', code: 'invalid_cursor', detail: 'pass next_cursor from a previous page unchanged' }],
+      errors: [
+        { parameter: 'cursor', code: 'invalid_cursor', detail: 'pass next_cursor from a previous page unchanged' },
+      ],
     });
   }
   return slug;
@@ -217,7 +263,12 @@ export const directoryRoutes: FastifyPluginAsync<AppContext> = async (app, conte
   const { staleAfterDays } = context.config;
   /** The display currency of a request: one without a rate is refused (422). */
   const viewOf = (query: ProductSearchQuery, prices: PriceContext) =>
-    priceView({ display: query.display_currency, filter: given(query.currency)?.toUpperCase() }, context.config.displayCurrency, prices.rates, true);
+    priceView(
+      { display: query.display_currency, filter: given(query.currency)?.toUpperCase() },
+      context.config.displayCurrency,
+      prices.rates,
+      true,
+    );
   /** A request's search at a price context: a refused display currency is named before the search's own errors. */
   const searchOf = (query: ProductSearchQuery, prices: PriceContext): ProductSearch =>
     toProductSearch(query, { staleAfterDays }, viewOf(query, prices));
@@ -243,14 +294,25 @@ export const directoryRoutes: FastifyPluginAsync<AppContext> = async (app, conte
 
   app.get<{ Querystring: Static<typeof HostsQuery> }>(
     '/api/v1/directory/hosts',
-    { schema: { tags: TAGS, operationId: 'listDirectoryHosts', summary: 'Listed hosts with their product counts, by slug', querystring: HostsQuery, response: { 200: json('one page of hosts', HostsPage) } } },
+    {
+      schema: {
+        tags: TAGS,
+        operationId: 'listDirectoryHosts',
+        summary: 'Listed hosts with their product counts, by slug',
+        querystring: HostsQuery,
+        response: { 200: json('one page of hosts', HostsPage) },
+      },
+    },
     async (request) => {
       const page = await listListedHosts(context.directory, {
         limit: request.query.limit ?? 50,
         afterSlug: decodeHostCursor(request.query.cursor),
         freshness: freshnessOf(staleAfterDays, true),
       });
-      return { hosts: page.hosts, next_cursor: page.next ? Buffer.from(page.next, 'utf8').toString('base64url') : null };
+      return {
+        hosts: page.hosts,
+        next_cursor: page.next ? Buffer.from(page.next, 'utf8').toString('base64url') : null,
+      };
     },
   );
 
@@ -270,7 +332,10 @@ export const directoryRoutes: FastifyPluginAsync<AppContext> = async (app, conte
       const host = await findListedHost(context.directory, request.params.slug, freshnessOf(staleAfterDays, true));
       if (!host) throw new Problem('NOT_FOUND', `no listed host "${request.params.slug}"`);
       // A host asked for by name lists its products, stale or not: its answer says whether it is.
-      return { host, ...(await listing({ ...request.query, host: host.slug, include_stale: '1' }, { hostSlug: host.slug })) };
+      return {
+        host,
+        ...(await listing({ ...request.query, host: host.slug, include_stale: '1' }, { hostSlug: host.slug })),
+      };
     },
   );
 
@@ -305,7 +370,12 @@ export const directoryRoutes: FastifyPluginAsync<AppContext> = async (app, conte
     },
     async (request) => {
       const [product, rates] = await Promise.all([
-        findListedProduct(context.directory, request.params.id, freshnessOf(staleAfterDays, true), dayBefore(PRICE_DROP_DAYS)),
+        findListedProduct(
+          context.directory,
+          request.params.id,
+          freshnessOf(staleAfterDays, true),
+          dayBefore(PRICE_DROP_DAYS),
+        ),
         currentRates(context.directory),
       ]);
       if (!product) throw new Problem('NOT_FOUND', `no listed product "${request.params.id}"`);

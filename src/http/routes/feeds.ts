@@ -9,7 +9,13 @@ import { listCategories } from '../../store/categories.js';
 import type { ListedProduct } from '../../store/directory/listed-product.js';
 import { searchProducts } from '../../store/directory/product-listing.js';
 import type { ProductSearch } from '../../store/directory/search.js';
-import { changesAfter, directoryVersion, listedProductsById, recentPriceDrops, type ChangePosition } from '../../store/feeds.js';
+import {
+  changesAfter,
+  directoryVersion,
+  listedProductsById,
+  recentPriceDrops,
+  type ChangePosition,
+} from '../../store/feeds.js';
 import { dayBefore, freshnessOf } from '../../store/freshness.js';
 import { ATOM_TYPE, buildAtom, type AtomEntry } from '../../web/atom.js';
 import { CSV_TYPE, csvNumber, csvRecord, csvText } from '../../web/csv.js';
@@ -36,7 +42,9 @@ const EXPORT_PAGE = 500;
 const CHANGE_CURSOR = /^\d{1,20}$/;
 const RUN_ID = new RegExp(idPattern('syn'));
 const ChangesQuery = Type.Object({
-  since: Type.Optional(Type.String({ maxLength: 200, description: 'next_since of the previous answer; absent: from the first change' })),
+  since: Type.Optional(
+    Type.String({ maxLength: 200, description: 'next_since of the previous answer; absent: from the first change' }),
+  ),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
 });
 
@@ -48,16 +56,27 @@ const ChangesPage = Type.Object(
       Type.Object(
         {
           product_id: Type.String({ pattern: idPattern('prd') }),
-          action: Type.Union([Type.Literal('created'), Type.Literal('updated'), Type.Literal('reactivated'), Type.Literal('deactivated')]),
+          action: Type.Union([
+            Type.Literal('created'),
+            Type.Literal('updated'),
+            Type.Literal('reactivated'),
+            Type.Literal('deactivated'),
+          ]),
           host: Type.String({ description: "the host's slug" }),
           sync_id: Type.String({ pattern: idPattern('syn'), description: 'the sync that made the change' }),
           at: Type.String({ format: 'date-time', description: 'when that sync was applied' }),
-          listed: Type.Boolean({ description: 'whether the product is listed now (see GET /api/v1/directory/products/{id})' }),
+          listed: Type.Boolean({
+            description: 'whether the product is listed now (see GET /api/v1/directory/products/{id})',
+          }),
         },
         { additionalProperties: false },
       ),
     ),
-    next_since: nullable(Type.String({ description: 'pass as since to read on; the same as since when nothing is new yet; null before any change' })),
+    next_since: nullable(
+      Type.String({
+        description: 'pass as since to read on; the same as since when nothing is new yet; null before any change',
+      }),
+    ),
     more: Type.Boolean({ description: 'more changes can be read at once' }),
   },
   { $id: 'DirectoryChanges', additionalProperties: false },
@@ -67,7 +86,9 @@ const ChangesPage = Type.Object(
 export const FEED_SCHEMAS = [ChangesPage];
 
 function encodePosition(position: ChangePosition | null): string | null {
-  return position ? Buffer.from(JSON.stringify([position.xid, position.runId, position.index]), 'utf8').toString('base64url') : null;
+  return position
+    ? Buffer.from(JSON.stringify([position.xid, position.runId, position.index]), 'utf8').toString('base64url')
+    : null;
 }
 
 function decodePosition(since: string | undefined): ChangePosition | null {
@@ -79,14 +100,22 @@ function decodePosition(since: string | undefined): ChangePosition | null {
     content = null;
   }
   const [xid, runId, index] = Array.isArray(content) ? (content as unknown[]) : [];
-  if (typeof xid !== 'string' || !CHANGE_CURSOR.test(xid) || typeof runId !== 'string' || !RUN_ID.test(runId) || !Number.isSafeInteger(index) || (index as number) < 0) {
+  if (
+    typeof xid !== 'string' ||
+    !CHANGE_CURSOR.test(xid) ||
+    typeof runId !== 'string' ||
+    !RUN_ID.test(runId) ||
+    !Number.isSafeInteger(index) ||
+    (index as number) < 0
+  ) {
     throw new Problem('VALIDATION_FAILED', 'since is not a position this server issued', {
-      errors: [{ parameter: 'since', code: 'invalid_cursor', detail: 'pass next_since of a previous answer unchanged' }],
+      errors: [
+        { parameter: 'since', code: 'invalid_cursor', detail: 'pass next_since of a previous answer unchanged' },
+      ],
     });
   }
   return { xid, runId, index: index as number };
 }
-
 
 /** The query string of the filters a search was given, in a fixed order: what names the feed. */
 function filterQuery(query: Record<string, unknown>): string {
@@ -128,8 +157,22 @@ function notModified(request: FastifyRequest, reply: FastifyReply, etag: string)
 }
 
 const CSV_HEADER = [
-  'id', 'name', 'host', 'host_name', 'category', 'monthly_price', 'price', 'currency', 'setup_fee', 'contract_duration',
-  'datacenter_locations', 'features', 'url', 'confirmed_at', 'stale', 'updated_at',
+  'id',
+  'name',
+  'host',
+  'host_name',
+  'category',
+  'monthly_price',
+  'price',
+  'currency',
+  'setup_fee',
+  'contract_duration',
+  'datacenter_locations',
+  'features',
+  'url',
+  'confirmed_at',
+  'stale',
+  'updated_at',
 ];
 
 function csvRow(product: ListedProduct, base: string): string {
@@ -164,12 +207,17 @@ export const feedRoutes: FastifyPluginAsync<AppContext> = async (app, context) =
         operationId: 'getDirectoryFeed',
         summary: 'Atom feed of a search: its newest plans and price drops (same filters as /directory/products)',
         querystring: FeedQuery,
-        response: { 200: { description: 'an Atom 1.0 feed', content: { 'application/atom+xml': { schema: Type.String() } } } },
+        response: {
+          200: { description: 'an Atom 1.0 feed', content: { 'application/atom+xml': { schema: Type.String() } } },
+        },
       },
     },
     async (request, reply) => {
       const base = publicBaseUrl(context.config, request);
-      const search: ProductSearch = toProductSearch({ ...request.query, sort: 'newest', limit: FEED_ENTRIES }, { staleAfterDays });
+      const search: ProductSearch = toProductSearch(
+        { ...request.query, sort: 'newest', limit: FEED_ENTRIES },
+        { staleAfterDays },
+      );
       const [plans, drops, categories] = await Promise.all([
         searchProducts(context.directory, search),
         recentPriceDrops(context.directory, search),
@@ -190,7 +238,10 @@ export const feedRoutes: FastifyPluginAsync<AppContext> = async (app, context) =
       ]
         .sort((a, b) => (a.updated < b.updated ? 1 : a.updated > b.updated ? -1 : a.id < b.id ? -1 : 1))
         .slice(0, FEED_ENTRIES)
-        .map((entry) => ({ ...entry, categories: entry.categories?.map((c) => ({ term: c.term, label: label.get(c.term) ?? c.term })) }));
+        .map((entry) => ({
+          ...entry,
+          categories: entry.categories?.map((c) => ({ term: c.term, label: label.get(c.term) ?? c.term })),
+        }));
       const query = filterQuery(request.query);
       const atom = buildAtom({
         id: `tag:hostdir,2026:feed${query}`,
@@ -217,13 +268,19 @@ export const feedRoutes: FastifyPluginAsync<AppContext> = async (app, context) =
         operationId: 'exportDirectoryProducts',
         summary: 'Every result of a search as CSV (same filters and sorts as /directory/products), streamed',
         querystring: ExportQuery,
-        response: { 200: { description: 'RFC 4180 CSV with a header row', content: { 'text/csv': { schema: Type.String() } } } },
+        response: {
+          200: { description: 'RFC 4180 CSV with a header row', content: { 'text/csv': { schema: Type.String() } } },
+        },
       },
     },
     async (request, reply) => {
       const base = publicBaseUrl(context.config, request);
       const first = toProductSearch({ ...request.query, limit: 100 }, { staleAfterDays });
-      const etag = streamEtag([base, filterQuery(request.query), await directoryVersion(context.directory, first.freshness.staleBefore)]);
+      const etag = streamEtag([
+        base,
+        filterQuery(request.query),
+        await directoryVersion(context.directory, first.freshness.staleBefore),
+      ]);
       if (notModified(request, reply, etag)) return reply.code(304).send();
       const directory = context.directory;
       async function* rows(): AsyncGenerator<string> {

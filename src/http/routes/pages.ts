@@ -32,7 +32,13 @@ import {
 import { dayBefore, freshnessOf } from '../../store/freshness.js';
 import { listedPriceHistory } from '../../store/price-history.js';
 import type { AppContext } from '../context.js';
-import { encodeSearchCursor, PRICE_DROP_DAYS, SPEC_RANGE_PARAMETERS, toProductSearch, type ProductSearchQuery } from '../directory-query.js';
+import {
+  encodeSearchCursor,
+  PRICE_DROP_DAYS,
+  SPEC_RANGE_PARAMETERS,
+  toProductSearch,
+  type ProductSearchQuery,
+} from '../directory-query.js';
 import { BASE_CURRENCY } from '../../catalog/rates.js';
 import { readPriceContext, type PriceContext } from '../../store/rates.js';
 import { priceView, pricedProduct, unconvertedAmong, type PriceView } from '../listed-prices.js';
@@ -57,8 +63,21 @@ function text(query: RawQuery, name: string, maxLength = 200): string | undefine
 /** Parameters a page reads; anything else in its query (utm_…, a stray field) is no filter and is ignored. */
 const RANGE_PARAMETERS = new Set<string>(SPEC_RANGE_PARAMETERS);
 const PAGE_PARAMETERS = new Set([
-  'q', 'category', 'location', 'feature', 'country', 'disk_type', 'max_price', 'currency', 'display_currency', 'period', 'view', 'sort', 'cursor',
-  'include_stale', 'price_dropped_since',
+  'q',
+  'category',
+  'location',
+  'feature',
+  'country',
+  'disk_type',
+  'max_price',
+  'currency',
+  'display_currency',
+  'period',
+  'view',
+  'sort',
+  'cursor',
+  'include_stale',
+  'price_dropped_since',
 ]);
 
 /**
@@ -87,15 +106,18 @@ function filtersOf(query: RawQuery, fixed: { category?: string } = {}): { filter
   if (feature) filters.feature = feature;
   if (country) {
     filters.country = country.toUpperCase();
-    if (!/^[A-Za-z]{2}$/.test(country) || !COUNTRY_LABELS.has(country.toUpperCase())) problems.push(`Country “${country}” is not a country code the directory knows (such as DE, NL or US).`);
+    if (!/^[A-Za-z]{2}$/.test(country) || !COUNTRY_LABELS.has(country.toUpperCase()))
+      problems.push(`Country “${country}” is not a country code the directory knows (such as DE, NL or US).`);
   }
   if (diskType) {
     filters.disk_type = diskType;
-    if (!(DISK_TYPES as readonly string[]).includes(diskType)) problems.push(`Disk type: ${notOneOf(diskType, DISK_TYPES)}.`);
+    if (!(DISK_TYPES as readonly string[]).includes(diskType))
+      problems.push(`Disk type: ${notOneOf(diskType, DISK_TYPES)}.`);
   }
   if (maxPrice) {
     filters.max_price = maxPrice;
-    if (!/^\d{1,9}(\.\d{1,4})?$/.test(maxPrice)) problems.push(`Max. per month “${maxPrice}” is not a price (such as 10 or 4.99).`);
+    if (!/^\d{1,9}(\.\d{1,4})?$/.test(maxPrice))
+      problems.push(`Max. per month “${maxPrice}” is not a price (such as 10 or 4.99).`);
   }
   if (currency) {
     filters.currency = currency.toUpperCase();
@@ -128,14 +150,18 @@ function filtersOf(query: RawQuery, fixed: { category?: string } = {}): { filter
   }
   for (const [name, value] of Object.entries(query)) {
     if (!PAGE_PARAMETERS.has(name) && !RANGE_PARAMETERS.has(name)) continue;
-    if (typeof value === 'string' && value.trim().length > (name === 'category' ? 64 : name === 'cursor' ? 500 : 200)) problems.push(`The ${name} parameter is too long.`);
+    if (typeof value === 'string' && value.trim().length > (name === 'category' ? 64 : name === 'cursor' ? 500 : 200))
+      problems.push(`The ${name} parameter is too long.`);
     if (Array.isArray(value)) problems.push(`The ${name} parameter is given more than once.`);
   }
   return { filters, problems };
 }
 
 /** The sorts a page takes: its own, and each numeric spec's, lowest or highest first (the table's headers). */
-const PAGE_SORT_VALUES = [...Object.keys(PAGE_SORTS), ...NUMERIC_SPEC_KEYS.flatMap((key) => [`${key}_asc`, `${key}_desc`])];
+const PAGE_SORT_VALUES = [
+  ...Object.keys(PAGE_SORTS),
+  ...NUMERIC_SPEC_KEYS.flatMap((key) => [`${key}_asc`, `${key}_desc`]),
+];
 
 /** "RAM (GB) at least" for min_ram_gb. */
 function rangeLabel(parameter: string): string {
@@ -144,7 +170,13 @@ function rangeLabel(parameter: string): string {
   return `${SPEC_LABELS[key]}${unit} ${parameter.startsWith('min_') ? 'at least' : 'at most'}`;
 }
 
-function searchOf(filters: PageFilters, cursor: string | undefined, staleAfterDays: number, view: PriceView, host?: string): ProductSearch {
+function searchOf(
+  filters: PageFilters,
+  cursor: string | undefined,
+  staleAfterDays: number,
+  view: PriceView,
+  host?: string,
+): ProductSearch {
   const { sort, order } = pageSort(filters.sort) ?? PAGE_SORTS.price;
   const ranges = Object.fromEntries(Object.entries(filters.ranges ?? {}).map(([name, value]) => [name, Number(value)]));
   return toProductSearch(
@@ -238,7 +270,12 @@ function canonicalParams(filters: PageFilters, withCategory: boolean): Record<st
 
 /** The display currency of a page and its rates; one without a rate falls back to EUR, with a note. */
 function pageView(context: AppContext, filters: PageFilters, prices: PriceContext): PriceView {
-  return priceView({ display: filters.display_currency, filter: filters.currency }, context.config.displayCurrency, prices.rates, false);
+  return priceView(
+    { display: filters.display_currency, filter: filters.currency },
+    context.config.displayCurrency,
+    prices.rates,
+    false,
+  );
 }
 
 /** The display currencies a visitor may pick: EUR and every currency with a rate. */
@@ -279,19 +316,23 @@ async function resultPage(
   ]);
   const view = pageView(context, shown.filters, prices);
   const cursor = encodeSearchCursor(search.sort, search.order, page.next);
-  const unmatched = page.products.length === 0 && onFirstPage ? await unmatchedWords(context, search, path, params) : null;
-  return { view, page: {
-    products: page.products.map((product) => pricedProduct(product, view)),
-    prices: priceDisplay(view, shown.filters, unconvertedAmong(prices, page.products, choices.currencies)),
-    nextHref: cursor ? `${path}${queryString({ ...params, cursor })}` : null,
-    firstHref: onFirstPage ? null : `${path}${queryString(params)}`,
-    ...links,
-    count,
-    clearHref: clearHref(path, params),
-    sortHref: (sort) => `${path}${queryString({ ...params, sort: sort === 'price' ? undefined : sort })}`,
-    problems: [],
-    unmatched,
-  } };
+  const unmatched =
+    page.products.length === 0 && onFirstPage ? await unmatchedWords(context, search, path, params) : null;
+  return {
+    view,
+    page: {
+      products: page.products.map((product) => pricedProduct(product, view)),
+      prices: priceDisplay(view, shown.filters, unconvertedAmong(prices, page.products, choices.currencies)),
+      nextHref: cursor ? `${path}${queryString({ ...params, cursor })}` : null,
+      firstHref: onFirstPage ? null : `${path}${queryString(params)}`,
+      ...links,
+      count,
+      clearHref: clearHref(path, params),
+      sortHref: (sort) => `${path}${queryString({ ...params, sort: sort === 'price' ? undefined : sort })}`,
+      problems: [],
+      unmatched,
+    },
+  };
 }
 
 /** Parameters of a page that choose no plans: how the list is shown, and its words. */
@@ -313,17 +354,28 @@ async function unmatchedWords(
   if (unmatched.length === 0) return null;
   const instead = matched.join(' ');
   // Without any of its words, the search is the page's other filters alone (every plan, when there are none).
-  return { words: unmatched, insteadQuery: instead, insteadHref: `${path}${queryString({ ...params, q: instead || undefined, cursor: undefined })}` };
+  return {
+    words: unmatched,
+    insteadQuery: instead,
+    insteadHref: `${path}${queryString({ ...params, q: instead || undefined, cursor: undefined })}`,
+  };
 }
 
 /** The page without its filters (the words of a search stay: they are what was searched), or null without any. */
 function clearHref(path: string, params: Record<string, string | undefined>): string | null {
-  const filtered = Object.entries(params).some(([name, value]) => value !== undefined && name !== 'q' && name !== 'view' && name !== 'sort');
+  const filtered = Object.entries(params).some(
+    ([name, value]) => value !== undefined && name !== 'q' && name !== 'view' && name !== 'sort',
+  );
   return filtered ? `${path}${queryString({ q: params.q, view: params.view })}` : null;
 }
 
 /** A page that lists nothing and says what was wrong with its filters. */
-function problemPage(path: string, params: Record<string, string | undefined>, problems: string[], prices: ResultPage['prices']): ResultPage {
+function problemPage(
+  path: string,
+  params: Record<string, string | undefined>,
+  problems: string[],
+  prices: ResultPage['prices'],
+): ResultPage {
   return {
     products: [],
     prices,
@@ -344,7 +396,9 @@ function problemsOf(error: unknown): string[] | null {
   if (!(error instanceof Problem) || error.code !== 'VALIDATION_FAILED') return null;
   const errors = (error.extra?.errors ?? []) as { parameter?: string; detail?: string }[];
   if (errors.some((e) => e.parameter === 'cursor')) return null;
-  return errors.map((e) => (e.parameter && RANGE_PARAMETERS.has(e.parameter) ? `${rangeLabel(e.parameter)}: ${e.detail}` : String(e.detail)));
+  return errors.map((e) =>
+    e.parameter && RANGE_PARAMETERS.has(e.parameter) ? `${rangeLabel(e.parameter)}: ${e.detail}` : String(e.detail),
+  );
 }
 
 /**
@@ -365,7 +419,8 @@ async function listing(
   };
   if (problems.length > 0) return refused(problems);
   try {
-    const build = (prices: PriceContext) => searchOf(filters, cursor, context.config.staleAfterDays, pageView(context, filters, prices), host);
+    const build = (prices: PriceContext) =>
+      searchOf(filters, cursor, context.config.staleAfterDays, pageView(context, filters, prices), host);
     return await resultPage(context, build, path, params, !cursor, takeAwayLinks(filters, host), { filters, scope });
   } catch (error) {
     const found = problemsOf(error);
@@ -381,9 +436,14 @@ function sendPage(reply: FastifyReply, page: Html, status = 200, head?: Html): F
 }
 
 /** What a page's head holds that depends on the request, not on its data: its absolute canonical address. */
-function canonical(context: AppContext, request: FastifyRequest, path: string, params: Record<string, string | undefined> = {}): { url: string; head: Html } {
+function canonical(
+  context: AppContext,
+  request: FastifyRequest,
+  path: string,
+  params: Record<string, string | undefined> = {},
+): { url: string; head: Html } {
   const url = `${publicBaseUrl(context.config, request)}${path}${queryString(params)}`;
-  return { url, head: html`<link rel="canonical" href="${url}">` };
+  return { url, head: html`<link rel="canonical" href="${url}" />` };
 }
 
 /** A cursor that does not fit the page's sort is a stale or edited link: say so in HTML. */
@@ -418,7 +478,9 @@ export function canonicalQuery(search: string, defaultDisplay: string): string |
   for (const [name, value] of given) {
     const bare = value.replace(CONTROL_CHARACTERS, ' ').trim();
     const unset =
-      bare === '' || FORM_DEFAULTS.get(name) === bare || (name === 'display_currency' && !currencyFiltered && bare.toUpperCase() === defaultDisplay);
+      bare === '' ||
+      FORM_DEFAULTS.get(name) === bare ||
+      (name === 'display_currency' && !currencyFiltered && bare.toUpperCase() === defaultDisplay);
     if (unset) dropped = true;
     else kept.append(name, value);
   }
@@ -447,7 +509,11 @@ export function sendNotFoundPage(reply: FastifyReply, what: string): FastifyRepl
 /** A page that cannot be answered now (503): said in HTML, with the problem's headers (Retry-After). */
 export function sendUnavailablePage(reply: FastifyReply, problem: Problem): FastifyReply {
   const what = problem.detail.replace(/;.*$/, '');
-  return sendPage(reply.headers(problem.extra.headers ?? {}), unavailablePage(`${what.charAt(0).toUpperCase()}${what.slice(1)}.`), 503);
+  return sendPage(
+    reply.headers(problem.extra.headers ?? {}),
+    unavailablePage(`${what.charAt(0).toUpperCase()}${what.slice(1)}.`),
+    503,
+  );
 }
 
 export const pageRoutes: FastifyPluginAsync<AppContext> = async (app, context) => {
@@ -468,7 +534,12 @@ export const pageRoutes: FastifyPluginAsync<AppContext> = async (app, context) =
     const after = text(request.query, 'after', 63) ?? null;
     const page = await listListedHosts(context.directory, { limit: 60, afterSlug: after, freshness: hostsFreshness() });
     const head = canonical(context, request, '/hosts', { after: after ?? undefined }).head;
-    return sendPage(reply, hostsPage(page.hosts, page.next ? `/hosts${queryString({ after: page.next })}` : null), 200, head);
+    return sendPage(
+      reply,
+      hostsPage(page.hosts, page.next ? `/hosts${queryString({ after: page.next })}` : null),
+      200,
+      head,
+    );
   });
 
   app.get<{ Params: { slug: string }; Querystring: RawQuery }>('/hosts/:slug', async (request, reply) => {
@@ -477,7 +548,11 @@ export const pageRoutes: FastifyPluginAsync<AppContext> = async (app, context) =
     return orBadRequest(reply, async () => {
       const cursor = text(request.query, 'cursor', 500);
       const { display_currency, period } = filtersOf(request.query).filters;
-      const filters: PageFilters = { sort: 'price', ...(display_currency ? { display_currency } : {}), ...(period ? { period } : {}) };
+      const filters: PageFilters = {
+        sort: 'price',
+        ...(display_currency ? { display_currency } : {}),
+        ...(period ? { period } : {}),
+      };
       const params = { display_currency: filters.display_currency, period: filters.period };
       const path = `/hosts/${encodeURIComponent(host.slug)}`;
       const scope = { hostSlug: host.slug };
@@ -507,7 +582,12 @@ export const pageRoutes: FastifyPluginAsync<AppContext> = async (app, context) =
         keptFilterChoices(context.directory, scope),
       ]);
       const head = canonical(context, request, path, canonicalParams(filters, false)).head;
-      return sendPage(reply, categoryPage(category, filters, choices, page, all, displayChoices(view)), page.problems.length > 0 ? 422 : 200, head);
+      return sendPage(
+        reply,
+        categoryPage(category, filters, choices, page, all, displayChoices(view)),
+        page.problems.length > 0 ? 422 : 200,
+        head,
+      );
     });
   });
 
@@ -523,7 +603,12 @@ export const pageRoutes: FastifyPluginAsync<AppContext> = async (app, context) =
         keptFilterChoices(context.directory, scope),
       ]);
       const head = canonical(context, request, '/search', canonicalParams(filters, true)).head;
-      return sendPage(reply, searchPage(filters, choices, page, all, displayChoices(view)), page.problems.length > 0 ? 422 : 200, head);
+      return sendPage(
+        reply,
+        searchPage(filters, choices, page, all, displayChoices(view)),
+        page.problems.length > 0 ? 422 : 200,
+        head,
+      );
     }),
   );
 
@@ -534,13 +619,19 @@ export const pageRoutes: FastifyPluginAsync<AppContext> = async (app, context) =
       readPriceContext(context.directory),
       categories(),
     ]);
-    if (!product) return sendNotFoundPage(reply, 'This product is not listed (any more). The provider may have withdrawn it.');
+    if (!product)
+      return sendNotFoundPage(reply, 'This product is not listed (any more). The provider may have withdrawn it.');
     const { display_currency } = filtersOf(request.query).filters;
     const filters: PageFilters = { sort: 'price', ...(display_currency ? { display_currency } : {}) };
     const view = pageView(context, filters, prices);
     const { url, head } = canonical(context, request, `/products/${encodeURIComponent(product.id)}`);
     const label = all.find((category) => category.slug === product.category)?.label ?? product.category;
-    const page = productPage(pricedProduct(product, view), all, { ...priceDisplay(view, filters, []), carry: '' }, history);
-    return sendPage(reply, page, 200, html`${head}\n${jsonLdScript(productStructuredData(product, url, label))}`);
+    const page = productPage(
+      pricedProduct(product, view),
+      all,
+      { ...priceDisplay(view, filters, []), carry: '' },
+      history,
+    );
+    return sendPage(reply, page, 200, html`${head} ${jsonLdScript(productStructuredData(product, url, label))}`);
   });
 };

@@ -8,7 +8,9 @@ import { decodeCursor, encodeCursor } from '../paging.js';
 import { ALWAYS, json, problem, PROVIDER_AUTH, PROVIDER_SECURITY, ProductsPage } from '../schemas.js';
 
 const ProductsQuery = Type.Object({
-  status: Type.Optional(Type.Union([Type.Literal('active'), Type.Literal('inactive'), Type.Literal('all')], { default: 'active' })),
+  status: Type.Optional(
+    Type.Union([Type.Literal('active'), Type.Literal('inactive'), Type.Literal('all')], { default: 'active' }),
+  ),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100, description: 'products per page' })),
   cursor: Type.Optional(Type.String({ maxLength: 200, description: 'next_cursor of the previous page' })),
 });
@@ -20,7 +22,8 @@ export const productRoutes: FastifyPluginAsync<AppContext> = async (app, context
       schema: {
         operationId: 'listOwnProducts',
         summary: "The provider's own listing as the directory holds it",
-        description: 'Normalized values: prices as numbers, currency upper case, contract_duration in ISO form, spec values as strings, cleared fields null. In id (creation) order.',
+        description:
+          'Normalized values: prices as numbers, currency upper case, contract_duration in ISO form, spec values as strings, cleared fields null. In id (creation) order.',
         tags: ['listing'],
         security: PROVIDER_SECURITY,
         querystring: ProductsQuery,

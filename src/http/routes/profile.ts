@@ -3,7 +3,13 @@ import type { FastifyPluginAsync } from 'fastify';
 import { findHostById, updateHostProfile } from '../../store/hosts.js';
 import { authenticateProvider } from '../auth.js';
 import type { AppContext } from '../context.js';
-import { checkedProfileChange, ProfileAnswer, ProfileChangeBody, profileOf, refuseUnknownProfileFields } from '../profile-schema.js';
+import {
+  checkedProfileChange,
+  ProfileAnswer,
+  ProfileChangeBody,
+  profileOf,
+  refuseUnknownProfileFields,
+} from '../profile-schema.js';
 import { Problem } from '../problems.js';
 import { ALWAYS, json, problem, PROVIDER_AUTH, PROVIDER_SECURITY } from '../schemas.js';
 

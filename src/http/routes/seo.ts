@@ -4,7 +4,14 @@ import type { FastifyPluginAsync } from 'fastify';
 import { idPattern } from '../../catalog/ids.js';
 import { HOST_SLUG_PATTERN } from '../../catalog/slugs.js';
 import { keptListedCategories } from '../../store/directory/listed-categories.js';
-import { sitemapHostRanges, sitemapHosts, sitemapProductRanges, sitemapProducts, type SitemapEntry, type SitemapRange } from '../../store/sitemap.js';
+import {
+  sitemapHostRanges,
+  sitemapHosts,
+  sitemapProductRanges,
+  sitemapProducts,
+  type SitemapEntry,
+  type SitemapRange,
+} from '../../store/sitemap.js';
 import { FAVICON_ICO, FAVICON_SVG } from '../../web/favicon.js';
 import { queryString } from '../../web/html.js';
 import { robotsTxt, sitemapIndex, sitemapUrls, URLSET_CLOSE, URLSET_OPEN } from '../../web/seo.js';
@@ -15,7 +22,10 @@ const XML = 'application/xml; charset=utf-8';
 
 const rangeQuery = (pattern: string) =>
   Type.Object(
-    { from: Type.Optional(Type.String({ pattern, maxLength: 100 })), to: Type.Optional(Type.String({ pattern, maxLength: 100 })) },
+    {
+      from: Type.Optional(Type.String({ pattern, maxLength: 100 })),
+      to: Type.Optional(Type.String({ pattern, maxLength: 100 })),
+    },
     { additionalProperties: false },
   );
 const ProductRange = rangeQuery(idPattern('prd'));
@@ -29,7 +39,8 @@ function pageUrl(base: string, path: string, range: SitemapRange): string {
 /** A sitemap page, written a chunk of rows at a time. */
 async function urlset(entries: AsyncGenerator<SitemapEntry[]>, loc: (key: string) => string): Promise<string> {
   let xml = URLSET_OPEN;
-  for await (const chunk of entries) xml += sitemapUrls(chunk.map((entry) => ({ loc: loc(entry.key), lastmod: entry.lastmod })));
+  for await (const chunk of entries)
+    xml += sitemapUrls(chunk.map((entry) => ({ loc: loc(entry.key), lastmod: entry.lastmod })));
   return xml + URLSET_CLOSE;
 }
 
@@ -71,19 +82,33 @@ export const seoRoutes: FastifyPluginAsync<AppContext> = async (app, context) =>
     );
   });
 
-  app.get<{ Querystring: Range }>('/sitemaps/hosts.xml', { schema: { querystring: HostRange } }, async (request, reply) => {
-    const base = publicBaseUrl(config, request);
-    const range = { from: request.query.from ?? null, to: request.query.to ?? null };
-    const xml = await urlset(sitemapHosts(context.directory, range, perPage), (slug) => `${base}/hosts/${encodeURIComponent(slug)}`);
-    return reply.type(XML).send(xml);
-  });
+  app.get<{ Querystring: Range }>(
+    '/sitemaps/hosts.xml',
+    { schema: { querystring: HostRange } },
+    async (request, reply) => {
+      const base = publicBaseUrl(config, request);
+      const range = { from: request.query.from ?? null, to: request.query.to ?? null };
+      const xml = await urlset(
+        sitemapHosts(context.directory, range, perPage),
+        (slug) => `${base}/hosts/${encodeURIComponent(slug)}`,
+      );
+      return reply.type(XML).send(xml);
+    },
+  );
 
-  app.get<{ Querystring: Range }>('/sitemaps/products.xml', { schema: { querystring: ProductRange } }, async (request, reply) => {
-    const base = publicBaseUrl(config, request);
-    const range = { from: request.query.from ?? null, to: request.query.to ?? null };
-    const xml = await urlset(sitemapProducts(context.directory, range, perPage), (id) => `${base}/products/${encodeURIComponent(id)}`);
-    return reply.type(XML).send(xml);
-  });
+  app.get<{ Querystring: Range }>(
+    '/sitemaps/products.xml',
+    { schema: { querystring: ProductRange } },
+    async (request, reply) => {
+      const base = publicBaseUrl(config, request);
+      const range = { from: request.query.from ?? null, to: request.query.to ?? null };
+      const xml = await urlset(
+        sitemapProducts(context.directory, range, perPage),
+        (id) => `${base}/products/${encodeURIComponent(id)}`,
+      );
+      return reply.type(XML).send(xml);
+    },
+  );
 
   app.get('/favicon.svg', async (_request, reply) => reply.type('image/svg+xml').send(FAVICON_SVG));
   app.get('/favicon.ico', async (_request, reply) => reply.type('image/x-icon').send(FAVICON_ICO));

@@ -7,7 +7,16 @@ import { authenticateProvider } from '../auth.js';
 import type { AppContext } from '../context.js';
 import { decodeCursor, encodeCursor } from '../paging.js';
 import { Problem } from '../problems.js';
-import { ALWAYS, json, problem, PROVIDER_AUTH, PROVIDER_SECURITY, SyncAnswer, SyncRunsPage, nativeJsonSerializer } from '../schemas.js';
+import {
+  ALWAYS,
+  json,
+  problem,
+  PROVIDER_AUTH,
+  PROVIDER_SECURITY,
+  SyncAnswer,
+  SyncRunsPage,
+  nativeJsonSerializer,
+} from '../schemas.js';
 
 const RunsQuery = Type.Object({
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'runs per page' })),

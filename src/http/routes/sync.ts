@@ -11,7 +11,15 @@ import { checkBodyHeaders, readBodiesWithin, type ReceivedBody } from '../body.j
 import type { AppContext } from '../context.js';
 import { countProducts, syncOutcome } from '../metrics.js';
 import { Problem } from '../problems.js';
-import { ALWAYS, json, nativeJsonSerializer, problem, PROVIDER_AUTH, PROVIDER_SECURITY, SyncAnswer } from '../schemas.js';
+import {
+  ALWAYS,
+  json,
+  nativeJsonSerializer,
+  problem,
+  PROVIDER_AUTH,
+  PROVIDER_SECURITY,
+  SyncAnswer,
+} from '../schemas.js';
 import { answerTo, refusalOf, syncAnswers, tooManyRefused, WINDOW_HEADERS, windowHeaders } from '../sync-answers.js';
 
 /** The answers that count against a host's budget of refused requests. */
@@ -20,9 +28,12 @@ const REFUSALS = new Set([413, 415, 422]);
 const DRY_RUN_VALUES = ['true', 'false', '1', '0'] as const;
 const SyncQuery = Type.Object({
   dry_run: Type.Optional(
-    Type.Union(DRY_RUN_VALUES.map((value) => Type.Literal(value)), {
-      description: 'true (or 1): validate and answer with the plan, changing nothing; dry runs have their own window',
-    }),
+    Type.Union(
+      DRY_RUN_VALUES.map((value) => Type.Literal(value)),
+      {
+        description: 'true (or 1): validate and answer with the plan, changing nothing; dry runs have their own window',
+      },
+    ),
   ),
 });
 const SyncHeaders = Type.Object({
@@ -42,18 +53,30 @@ function dryRunOf(request: FastifyRequest): boolean | Problem {
   const query = request.query as Record<string, unknown>;
   const unknown = Object.keys(query).filter((name) => name !== 'dry_run');
   if (unknown.length > 0) {
-    const errors = unknown.slice(0, 10).map((name) => ({ parameter: name, code: 'unknown_field', detail: 'unknown query parameter; the only one is dry_run' }));
+    const errors = unknown.slice(0, 10).map((name) => ({
+      parameter: name,
+      code: 'unknown_field',
+      detail: 'unknown query parameter; the only one is dry_run',
+    }));
     return new Problem('VALIDATION_FAILED', `${unknown.length} problem(s) in the request`, { errors });
   }
   if (query.dry_run === undefined || query.dry_run === 'false' || query.dry_run === '0') return false;
   if (query.dry_run === 'true' || query.dry_run === '1') return true;
   const detail = `must be one of: ${DRY_RUN_VALUES.join(', ')} (given once)`;
-  return new Problem('VALIDATION_FAILED', '1 problem(s) in the request', { errors: [{ parameter: 'dry_run', code: 'enum', detail }] });
+  return new Problem('VALIDATION_FAILED', '1 problem(s) in the request', {
+    errors: [{ parameter: 'dry_run', code: 'enum', detail }],
+  });
 }
 
 export const syncRoutes: FastifyPluginAsync<AppContext> = async (app, context) => {
   const { config, metrics } = context;
-  const sync = new SyncService({ db: context.db, config, instanceId: context.instanceId, slots: context.syncSlots, answers: syncAnswers });
+  const sync = new SyncService({
+    db: context.db,
+    config,
+    instanceId: context.instanceId,
+    slots: context.syncSlots,
+    answers: syncAnswers,
+  });
   readBodiesWithin(app, config);
 
   app.post<{ Querystring: Static<typeof SyncQuery>; Headers: Static<typeof SyncHeaders> }>(
@@ -73,7 +96,10 @@ export const syncRoutes: FastifyPluginAsync<AppContext> = async (app, context) =
         headers: SyncHeaders,
         documentedBody: syncRequestBodySchema(config.maxProducts),
         response: {
-          200: json('the plan, applied (or, for a dry run, not)', SyncAnswer, [...WINDOW_HEADERS, 'idempotent-replayed']),
+          200: json('the plan, applied (or, for a dry run, not)', SyncAnswer, [
+            ...WINDOW_HEADERS,
+            'idempotent-replayed',
+          ]),
           ...PROVIDER_AUTH,
           409: problem(['IDEMPOTENCY_KEY_IN_USE'], WINDOW_HEADERS),
           413: problem(['PAYLOAD_TOO_LARGE'], WINDOW_HEADERS),
@@ -91,12 +117,18 @@ export const syncRoutes: FastifyPluginAsync<AppContext> = async (app, context) =
         const length = Number(request.headers['content-length']);
         const encoded = (request.headers['content-encoding'] ?? 'identity') !== 'identity';
         const receipts = mayUseReceipts(Number.isInteger(length) ? length : null, encoded);
-        const caller = await authenticateProviderBy(request, (digest) => sync.findCaller(digest, dryRun === true, receipts));
+        const caller = await authenticateProviderBy(request, (digest) =>
+          sync.findCaller(digest, dryRun === true, receipts),
+        );
         request.provider = caller;
         if (sync.refusedTooOften(caller)) throw tooManyRefused(config, caller.refusals);
         if (dryRun instanceof Problem) throw dryRun;
         reply.headers(windowHeaders(sync.windowOf(dryRun), caller.usage));
-        request.syncAdmission = await sync.admit(caller, { dryRun, idempotencyKey: keyDigest(request.headers['idempotency-key']), startedAt });
+        request.syncAdmission = await sync.admit(caller, {
+          dryRun,
+          idempotencyKey: keyDigest(request.headers['idempotency-key']),
+          startedAt,
+        });
         const refusal = refusalOf(request.syncAdmission);
         if (refusal) throw refusal;
         checkBodyHeaders(request.raw, config.maxBodyBytes);
@@ -106,10 +138,20 @@ export const syncRoutes: FastifyPluginAsync<AppContext> = async (app, context) =
       // next request once it has this answer finds the budget as this one left it.
       onSend: async (request, reply, payload) => {
         if (request.syncAdmission) {
-          await sync.release(request.syncAdmission).catch((error: unknown) => request.log.warn({ err: error }, 'could not release an Idempotency-Key; its lease will'));
+          await sync
+            .release(request.syncAdmission)
+            .catch((error: unknown) =>
+              request.log.warn({ err: error }, 'could not release an Idempotency-Key; its lease will'),
+            );
         }
-        if (request.provider && REFUSALS.has(reply.statusCode) && reply.getHeader('idempotent-replayed') === undefined) {
-          await sync.recordRefusal(request.provider.hostId).catch((error: unknown) => request.log.warn({ err: error }, 'could not record a refused request'));
+        if (
+          request.provider &&
+          REFUSALS.has(reply.statusCode) &&
+          reply.getHeader('idempotent-replayed') === undefined
+        ) {
+          await sync
+            .recordRefusal(request.provider.hostId)
+            .catch((error: unknown) => request.log.warn({ err: error }, 'could not record a refused request'));
         }
         return payload;
       },
@@ -119,8 +161,13 @@ export const syncRoutes: FastifyPluginAsync<AppContext> = async (app, context) =
     },
     async (request, reply) => {
       const body = request.body as ReceivedBody | undefined;
-      if (body === undefined) throw new Problem('UNSUPPORTED_MEDIA_TYPE', 'send the catalogue as an application/json body');
-      const outcome = await sync.run(request.syncAdmission!, body, { id: request.id, instance: request.url.split('?')[0] ?? '', log: request.log });
+      if (body === undefined)
+        throw new Problem('UNSUPPORTED_MEDIA_TYPE', 'send the catalogue as an application/json body');
+      const outcome = await sync.run(request.syncAdmission!, body, {
+        id: request.id,
+        instance: request.url.split('?')[0] ?? '',
+        log: request.log,
+      });
       if (outcome.kind === 'applied' && !outcome.dryRun) countProducts(metrics, outcome.summary);
       const answer = answerTo(outcome, config.lockTimeoutMs);
       if (answer instanceof Problem) throw answer;

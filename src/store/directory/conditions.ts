@@ -72,23 +72,31 @@ export class Conditions {
  * The WHERE clause of a search's filters (freshness and price drops included); null when it can match nothing (a text
  * of only punctuation).
  */
-export async function conditionsOf(db: Queryable, search: Omit<ProductSearch, 'sort' | 'order' | 'limit' | 'after'>): Promise<Conditions | null> {
+export async function conditionsOf(
+  db: Queryable,
+  search: Omit<ProductSearch, 'sort' | 'order' | 'limit' | 'after'>,
+): Promise<Conditions | null> {
   const filters = new Conditions();
   const { where } = filters;
   if (search.category !== undefined) filters.served(`p.category = ${filters.param(search.category)}`);
   // The host's id, not its slug, is what the products' host indexes lead with: read once, before the walk (a
   // condition on the joined host's slug left PostgreSQL to sort the host's products after the join).
-  if (search.hostSlug !== undefined) where.push(`p.host_id = (SELECT id FROM hosts WHERE slug = ${filters.param(search.hostSlug)})`);
+  if (search.hostSlug !== undefined)
+    where.push(`p.host_id = (SELECT id FROM hosts WHERE slug = ${filters.param(search.hostSlug)})`);
   const facets = facetsOf(search);
   if (facets.length > 0) where.push(`p.facets @> ${filters.param(JSON.stringify(facets))}::jsonb`);
   for (const range of search.ranges ?? []) {
-    if (range.min !== undefined) where.push(`${specExpression(range.key)} >= ${filters.param(String(range.min))}::numeric`);
-    if (range.max !== undefined) where.push(`${specExpression(range.key)} <= ${filters.param(String(range.max))}::numeric`);
+    if (range.min !== undefined)
+      where.push(`${specExpression(range.key)} >= ${filters.param(String(range.min))}::numeric`);
+    if (range.max !== undefined)
+      where.push(`${specExpression(range.key)} <= ${filters.param(String(range.max))}::numeric`);
   }
   if (search.diskType !== undefined) where.push(`p.spec_values ->> 'disk_type' = ${filters.param(search.diskType)}`);
   if (search.currency !== undefined) where.push(`p.currency = ${filters.param(search.currency)}`);
-  if (search.maxMonthlyPrice !== undefined) where.push(`p.monthly_price <= ${filters.param(String(search.maxMonthlyPrice))}::numeric`);
-  if (search.maxBasePrice !== undefined) where.push(`p.base_monthly_price <= ${filters.param(String(search.maxBasePrice))}::numeric`);
+  if (search.maxMonthlyPrice !== undefined)
+    where.push(`p.monthly_price <= ${filters.param(String(search.maxMonthlyPrice))}::numeric`);
+  if (search.maxBasePrice !== undefined)
+    where.push(`p.base_monthly_price <= ${filters.param(String(search.maxBasePrice))}::numeric`);
   if (!search.freshness.includeStale) where.push(confirmedWithin(search.freshness, filters));
   filters.dropsSince = search.priceDrops.since;
   if (search.priceDrops.only) where.push(droppedSince(filters.since));
@@ -96,7 +104,9 @@ export async function conditionsOf(db: Queryable, search: Omit<ProductSearch, 's
     const terms = searchTerms(search.text);
     if (terms.length === 0) return null;
     await matchTerms(db, filters, terms);
-    filters.wordsDecidingPlan = terms.flatMap((term) => (term.facet !== undefined ? [] : term.token !== undefined ? [term.token] : term.words));
+    filters.wordsDecidingPlan = terms.flatMap((term) =>
+      term.facet !== undefined ? [] : term.token !== undefined ? [term.token] : term.words,
+    );
   }
   filters.valuesSteerPlan = where.length > plainConditions(search);
   return filters;
@@ -117,7 +127,12 @@ function confirmedWithin(freshness: Freshness, filters: Conditions): string {
 
 /** How many conditions a search has that leave the plan to the sort index: status, category, host and freshness. */
 function plainConditions(search: Omit<ProductSearch, 'sort' | 'order' | 'limit' | 'after'>): number {
-  return 2 + Number(search.category !== undefined) + Number(search.hostSlug !== undefined) + Number(!search.freshness.includeStale);
+  return (
+    2 +
+    Number(search.category !== undefined) +
+    Number(search.hostSlug !== undefined) +
+    Number(!search.freshness.includeStale)
+  );
 }
 
 /** The facets a search's location, country and feature filters look for (catalog/derived.ts). */
@@ -125,7 +140,13 @@ function facetsOf(search: Pick<ProductSearch, 'location' | 'feature' | 'country'
   const facets: string[] = [];
   if (search.location !== undefined) {
     const place = placeOf(search.location);
-    facets.push(place === null ? facet.location(search.location) : place.city === null ? facet.country(place.country) : facet.place(place.key));
+    facets.push(
+      place === null
+        ? facet.location(search.location)
+        : place.city === null
+          ? facet.country(place.country)
+          : facet.place(place.key),
+    );
   }
   if (search.country !== undefined) facets.push(facet.country(search.country));
   if (search.feature !== undefined) facets.push(facet.feature(search.feature));
@@ -142,7 +163,8 @@ async function matchTerms(db: Queryable, filters: Conditions, terms: SearchTerm[
   const names = await keptNamedWords(db);
   for (const term of terms) {
     const alternatives = [`p.search_text @@ to_tsquery('simple', ${filters.param(termQuery(term))})`];
-    if (term.facet !== undefined) alternatives.push(`p.facets @> ${filters.param(JSON.stringify([term.facet]))}::jsonb`);
+    if (term.facet !== undefined)
+      alternatives.push(`p.facets @> ${filters.param(JSON.stringify([term.facet]))}::jsonb`);
     if (term.words.length === 1 && term.token === undefined) {
       const { hosts, categories } = namesMatching(names, term.words[0]!);
       if (hosts.length > 0) alternatives.push(`p.host_id = ANY (${filters.param(hosts)}::bigint[])`);
@@ -151,4 +173,3 @@ async function matchTerms(db: Queryable, filters: Conditions, terms: SearchTerm[
     filters.where.push(alternatives.length === 1 ? alternatives[0]! : `(${alternatives.join(' OR ')})`);
   }
 }
-

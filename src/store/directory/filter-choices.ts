@@ -17,8 +17,13 @@ export interface FilterChoices {
  * Locations, features and currencies to offer as filters, the most frequent first, read from a bounded sample
  * of the listing so that a category of a hundred thousand products costs no more than a small one.
  */
-export function keptFilterChoices(db: Queryable, scope: { category?: string; hostSlug?: string }): Promise<FilterChoices> {
-  return keptFigure(db, `choices:${scope.category ?? ''}:${scope.hostSlug ?? ''}`, LISTING_FIGURES_TTL_MS, () => sampleChoices(db, scope));
+export function keptFilterChoices(
+  db: Queryable,
+  scope: { category?: string; hostSlug?: string },
+): Promise<FilterChoices> {
+  return keptFigure(db, `choices:${scope.category ?? ''}:${scope.hostSlug ?? ''}`, LISTING_FIGURES_TTL_MS, () =>
+    sampleChoices(db, scope),
+  );
 }
 
 async function sampleChoices(db: Queryable, scope: { category?: string; hostSlug?: string }): Promise<FilterChoices> {
@@ -50,7 +55,8 @@ async function sampleChoices(db: Queryable, scope: { category?: string; hostSlug
     if (place) countries.add(place.country);
   }
   const features = new Map<string, string>();
-  for (const feature of of('feature')) if (!features.has(facet.feature(feature))) features.set(facet.feature(feature), feature);
+  for (const feature of of('feature'))
+    if (!features.has(facet.feature(feature))) features.set(facet.feature(feature), feature);
   // The most frequent currency comes first: it is the one a price limit most likely means.
   return {
     locations: alphabetical(locations),

@@ -21,7 +21,10 @@ export function keptCategoryRegistry(db: Queryable): Promise<Category[]> {
 }
 
 /** A category of the registry with every category, or null for a slug that is none (read afresh to be sure). */
-export async function findCategory(db: Queryable, slug: string): Promise<{ category: Category; all: Category[] } | null> {
+export async function findCategory(
+  db: Queryable,
+  slug: string,
+): Promise<{ category: Category; all: Category[] } | null> {
   const inRegistry = (all: Category[]) => {
     const category = all.find((candidate) => candidate.slug === slug);
     return category ? { category, all } : null;
@@ -36,7 +39,9 @@ export function keptListedCategories(db: Queryable): Promise<ListedCategory[]> {
 }
 
 async function countListedCategories(db: Queryable): Promise<ListedCategory[]> {
-  const { rows: categories } = await db.query<{ slug: string; label: string }>('SELECT slug, label FROM categories ORDER BY label');
+  const { rows: categories } = await db.query<{ slug: string; label: string }>(
+    'SELECT slug, label FROM categories ORDER BY label',
+  );
   if (categories.length === 0) return [];
   // One subquery per category with its slug written in (slugs are checked by the table: [a-z0-9_-]): planned for a
   // parameter, PostgreSQL expects an average category and read the directory through for each small one.
@@ -51,5 +56,9 @@ async function countListedCategories(db: Queryable): Promise<ListedCategory[]> {
       .join('\nUNION ALL\n'),
   );
   const counts = new Map(rows.map((row) => [Number(row.k), Number(row.n)]));
-  return categories.map((category, k) => ({ slug: category.slug, label: category.label, product_count: counts.get(k) ?? 0 }));
+  return categories.map((category, k) => ({
+    slug: category.slug,
+    label: category.label,
+    product_count: counts.get(k) ?? 0,
+  }));
 }

@@ -48,8 +48,13 @@ export async function listListedHosts(
     { prepared: true },
   );
   const listed = rows.slice(0, page.limit);
-  const counts = await keptProductCounts(db, listed.map((row) => String(row.id)));
-  const hosts = listed.map((row) => toListedHost({ ...row, product_count: counts.get(String(row.id)) ?? 0 }, page.freshness));
+  const counts = await keptProductCounts(
+    db,
+    listed.map((row) => String(row.id)),
+  );
+  const hosts = listed.map((row) =>
+    toListedHost({ ...row, product_count: counts.get(String(row.id)) ?? 0 }, page.freshness),
+  );
   return { hosts, next: rows.length > page.limit ? (hosts.at(-1)?.slug ?? null) : null };
 }
 
@@ -70,8 +75,12 @@ function keptProductCounts(db: Queryable, hostIds: string[]): Promise<Map<string
 }
 
 export async function findListedHost(db: Queryable, slug: string, freshness: Freshness): Promise<ListedHost | null> {
-  const { rows } = await db.query(`SELECT ${HOST_COLUMNS}, ${PRODUCT_COUNT} FROM hosts h WHERE h.slug = $1 AND h.status = 'active'`, [slug], {
-    prepared: true,
-  });
+  const { rows } = await db.query(
+    `SELECT ${HOST_COLUMNS}, ${PRODUCT_COUNT} FROM hosts h WHERE h.slug = $1 AND h.status = 'active'`,
+    [slug],
+    {
+      prepared: true,
+    },
+  );
   return rows[0] ? toListedHost(rows[0], freshness) : null;
 }

@@ -47,7 +47,9 @@ export interface ListedProduct extends Content {
   price_drop: { since: string; previous_monthly_price: number } | null;
 }
 /** The columns of a listed product; `since` is the SQL of the day price drops are shown since. */
-export const productColumns = (since: string) => `p.id, ${SELECT_CONTENT}, p.spec_values, p.monthly_price::float8 AS monthly_price,
+export const productColumns = (
+  since: string,
+) => `p.id, ${SELECT_CONTENT}, p.spec_values, p.monthly_price::float8 AS monthly_price,
   p.monthly_equivalent::float8 AS monthly_equivalent, p.base_monthly_price::float8 AS base_monthly_price, p.created_at,
   p.updated_at, h.slug AS host_slug, h.name AS host_name, h.confirmed_at, h.order_url_template, p.external_id,
   ${since}::text AS drop_since, ${monthlyPriceSince(since)}::float8 AS price_then`;
@@ -68,22 +70,33 @@ export function toListedProduct(row: Record<string, unknown>, freshness: Freshne
   return {
     id: String(row.id),
     ...contentOfRow(row),
-    comparable_specs: (row.spec_values ?? {}) as ComparableSpecs,
+    comparable_specs: row.spec_values ?? {},
     places: placesOf(row.datacenter_locations as string[] | null),
     monthly_price: monthly,
     monthly_equivalent: numberOrNull(row.monthly_equivalent),
     base_monthly_price: numberOrNull(row.base_monthly_price),
-    order_url: typeof row.order_url_template === 'string' ? expandOrderUrl(row.order_url_template, String(row.external_id)) : null,
+    order_url:
+      typeof row.order_url_template === 'string'
+        ? expandOrderUrl(row.order_url_template, String(row.external_id))
+        : null,
     created_at: iso(row.created_at),
     updated_at: iso(row.updated_at),
     host: { slug: String(row.host_slug), name: String(row.host_name) },
     confirmed_at: confirmedAt,
     stale: isStale(confirmedAt, freshness),
-    price_drop: monthly !== null && then !== null && then > monthly ? { since: String(row.drop_since), previous_monthly_price: then } : null,
+    price_drop:
+      monthly !== null && then !== null && then > monthly
+        ? { since: String(row.drop_since), previous_monthly_price: then }
+        : null,
   };
 }
 /** A listed product, stale or not (its page says so); price drops are shown since `dropsSince` (YYYY-MM-DD). */
-export async function findListedProduct(db: Queryable, id: string, freshness: Freshness, dropsSince: string): Promise<ListedProduct | null> {
+export async function findListedProduct(
+  db: Queryable,
+  id: string,
+  freshness: Freshness,
+  dropsSince: string,
+): Promise<ListedProduct | null> {
   const { rows } = await db.query(
     `SELECT ${productColumns('$2::text')}
      FROM products p JOIN hosts h ON h.id = p.host_id
@@ -96,7 +109,12 @@ export async function findListedProduct(db: Queryable, id: string, freshness: Fr
 }
 
 /** The listed products among `ids`, in the order of `ids`; ids that are not listed (any more) are left out. */
-export async function findListedProducts(db: Queryable, ids: readonly string[], freshness: Freshness, dropsSince: string): Promise<ListedProduct[]> {
+export async function findListedProducts(
+  db: Queryable,
+  ids: readonly string[],
+  freshness: Freshness,
+  dropsSince: string,
+): Promise<ListedProduct[]> {
   if (ids.length === 0) return [];
   const { rows } = await db.query(
     `SELECT ${productColumns('$2::text')}

@@ -30,8 +30,10 @@ export function keptNamedWords(db: Queryable): Promise<NamedWords> {
     ]);
     return {
       hosts: hosts.rows.map((row) => ({ id: row.id, words: searchWords(row.name) })),
-      categories: categories.rows.map((row) => ({ slug: row.slug, words: searchWords(`${row.label} ${row.slug.replaceAll('_', ' ')}`) })),
+      categories: categories.rows.map((row) => ({
+        slug: row.slug,
+        words: searchWords(`${row.label} ${row.slug.replaceAll('_', ' ')}`),
+      })),
     };
   });
 }
-

@@ -72,4 +72,3 @@ async function wordShares(db: Queryable, words: string[]): Promise<boolean> {
   );
   return Number(rows[0]?.share ?? 0) >= COMMON_WORD_SHARE;
 }
-

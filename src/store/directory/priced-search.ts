@@ -44,4 +44,3 @@ export async function pricedSearch<T>(
   }
   return { search, page, beside: counted, prices };
 }
-

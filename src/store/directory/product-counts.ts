@@ -13,11 +13,17 @@ const broadSearches = new WeakMap<Queryable, Map<string, number>>();
  * (what a page that found nothing can name: "no plan here matches “cheap”") and the others. Asked only of a search
  * that found nothing; with two terms or more, each term is one count of at most one.
  */
-export async function termsMatchingNothing(db: Queryable, search: ProductSearch): Promise<{ unmatched: string[]; matched: string[] }> {
+export async function termsMatchingNothing(
+  db: Queryable,
+  search: ProductSearch,
+): Promise<{ unmatched: string[]; matched: string[] }> {
   const typed = searchTerms(search.text ?? '').map((term) => term.words.join(' '));
   if (typed.length < 2) return { unmatched: [], matched: typed };
   const counted = await Promise.all(typed.map((text) => countProducts(db, { ...search, text, after: null }, 1)));
-  return { unmatched: typed.filter((_, at) => counted[at]!.count === 0), matched: typed.filter((_, at) => counted[at]!.count > 0) };
+  return {
+    unmatched: typed.filter((_, at) => counted[at]!.count === 0),
+    matched: typed.filter((_, at) => counted[at]!.count > 0),
+  };
 }
 
 /**
@@ -27,7 +33,11 @@ export async function termsMatchingNothing(db: Queryable, search: ProductSearch)
  * is the most visited and the dearest to count, and "more than 1 000" holds for seconds. Once that time is up, one
  * caller counts again while the others say what was counted last. A smaller count is always counted afresh.
  */
-export async function countProducts(db: Queryable, search: ProductSearch, cap: number): Promise<{ count: number; more: boolean }> {
+export async function countProducts(
+  db: Queryable,
+  search: ProductSearch,
+  cap: number,
+): Promise<{ count: number; more: boolean }> {
   const filters = await conditionsOf(db, search);
   if (filters === null) return { count: 0, more: false };
   const { where } = filters;
@@ -55,4 +65,3 @@ export async function countProducts(db: Queryable, search: ProductSearch, cap: n
   broad.set(key, startedAt);
   return { count: cap, more: true };
 }
-

@@ -28,7 +28,13 @@ export async function searchProducts(
   // million products: about half the CPU, and PostgreSQL may share the scan among its workers). Elsewhere a sort index
   // is walked, or a text search's few matches sorted, where reading the page's rows a second time would cost more than
   // it saves.
-  const pageOf = async (conditions: Conditions, key: SortKey, page: Pick<ProductSearch, 'order' | 'limit'>, textLeads: boolean, after: Keyset | null) => {
+  const pageOf = async (
+    conditions: Conditions,
+    key: SortKey,
+    page: Pick<ProductSearch, 'order' | 'limit'>,
+    textLeads: boolean,
+    after: Keyset | null,
+  ) => {
     const hostSorts = search.hostSlug !== undefined && !hostIndexed(key, textLeads);
     const how = { textLeads, narrowSort: hostSorts || !specIndexed(key, search) };
     if (textLeads || search.hostSlug !== undefined || words.length === 0 || !walkIndexed(key, search)) {
@@ -37,10 +43,21 @@ export async function searchProducts(
     // Words each common may still be rare together ("ryzen xeon": a tenth of the products each, none both), and the
     // statistics cannot tell: the sort index is walked for at most the rows a page of matches as common as a common
     // word would fill, and a page not filled within them is read again with the words leading. Both are exact.
-    const walked = await readPage(db, conditions.copy(), key, page, { ...how, walkAtMost: rareTogetherWalkBound(page.limit) }, after, version);
+    const walked = await readPage(
+      db,
+      conditions.copy(),
+      key,
+      page,
+      { ...how, walkAtMost: rareTogetherWalkBound(page.limit) },
+      after,
+      version,
+    );
     return walked.more ? walked : readPage(db, conditions, key, page, { ...how, textLeads: true }, after, version);
   };
-  const pageResult = (rows: Record<string, unknown>[], more: boolean, freshness: Freshness) => ({ ...resultOf(rows, more, freshness), ...version.read });
+  const pageResult = (rows: Record<string, unknown>[], more: boolean, freshness: Freshness) => ({
+    ...resultOf(rows, more, freshness),
+    ...version.read,
+  });
   // PostgreSQL guesses that a word it has no statistics for matches 0.5 % of the rows (a prefix 2 %, while its
   // statistics hold fewer than a hundred common words), and then walks the sort index looking for it: for a rare word
   // that reads the whole listing. Unless every word is known to be common, the sort is put on an expression no index
@@ -146,11 +163,14 @@ async function readPage(
   return { rows: rows.slice(0, search.limit), more: rows.length > search.limit };
 }
 
-function resultOf(rows: Record<string, unknown>[], more: boolean, freshness: Freshness): { products: ListedProduct[]; next: Keyset | null } {
+function resultOf(
+  rows: Record<string, unknown>[],
+  more: boolean,
+  freshness: Freshness,
+): { products: ListedProduct[]; next: Keyset | null } {
   const last = rows.at(-1);
   return {
     products: rows.map((row) => toListedProduct(row, freshness)),
     next: more && last ? { key: String(last.sort_key), id: String(last.id) } : null,
   };
 }
-

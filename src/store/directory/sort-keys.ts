@@ -17,7 +17,11 @@ function specSortKey(key: NumericSpec): SortKey {
 /** The sort key of each sort. */
 export const SORT_KEY: Record<DirectorySort, SortKey> = {
   price: { expression: 'p.base_monthly_price', unwalkable: '(p.base_monthly_price + 0)', cast: '::numeric' },
-  name: { expression: 'lower(p.name) COLLATE "C"', unwalkable: `(lower(p.name) || '') COLLATE "C"`, cast: '::text COLLATE "C"' },
+  name: {
+    expression: 'lower(p.name) COLLATE "C"',
+    unwalkable: `(lower(p.name) || '') COLLATE "C"`,
+    cast: '::text COLLATE "C"',
+  },
   newest: { expression: 'p.id', unwalkable: `(p.id || '')`, cast: '::text' },
   ...(Object.fromEntries(NUMERIC_SPEC_KEYS.map((key) => [key, specSortKey(key)])) as Record<NumericSpec, SortKey>),
 };
@@ -37,7 +41,11 @@ export function segmented(sort: DirectorySort): boolean {
 export const UNPRICED_KEY = '';
 
 /** The monthly price as sent, for a price sort within one currency. */
-export const NATIVE_PRICE_KEY: SortKey = { expression: 'p.monthly_price', unwalkable: '(p.monthly_price + 0)', cast: '::numeric' };
+export const NATIVE_PRICE_KEY: SortKey = {
+  expression: 'p.monthly_price',
+  unwalkable: '(p.monthly_price + 0)',
+  cast: '::numeric',
+};
 
 /** Unpriced products, sorted by price, are in id order with the cursor key UNPRICED_KEY. */
 export const UNPRICED_SORT_KEY: SortKey = { expression: 'p.id', unwalkable: `(p.id || '')`, cast: '::text', key: `''` };
