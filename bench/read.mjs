@@ -32,7 +32,8 @@ import { startNginx } from './nginx.mjs';
 import {
   databaseUrlOf,
   freePort,
-  postgresCpuMs,
+  postgresCpuBetween,
+  postgresCpuReading,
   startHostdir,
   stopProcess,
   treeCpuMs,
@@ -398,7 +399,7 @@ async function cpuNow(pid) {
   const own = process.cpuUsage();
   return {
     server: pid === undefined ? NaN : await treeCpuMs(pid),
-    db: await postgresCpuMs(),
+    db: await postgresCpuReading(),
     client: (own.user + own.system) / 1000,
   };
 }
@@ -417,7 +418,7 @@ async function measure(base, paths, pid) {
   return {
     ...figures,
     server_cpu_ms: perRequest(after.server - before.server, requests),
-    db_cpu_ms: perRequest(after.db - before.db, requests),
+    db_cpu_ms: perRequest(postgresCpuBetween(before.db, after.db), requests),
     client_cpu_ms: perRequest(after.client - before.client, requests),
   };
 }

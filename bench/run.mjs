@@ -23,7 +23,8 @@ import { body, catalogue, mixedCatalogue } from './products.mjs';
 import {
   cpuMs,
   freePort,
-  postgresCpuMs,
+  postgresCpuBetween,
+  postgresCpuReading,
   serverArguments,
   serverEnvironment,
   stopProcess,
@@ -527,9 +528,10 @@ async function benchStore(store) {
             dbSyncText(products, 1_000_000 + k * SIZES.hosts + h, `${k}x${h}x${randomBytes(4).toString('hex')}`),
           ),
         async (texts, k) => {
-          const before = store === 'postgres' ? await postgresCpuMs() : NaN;
+          const before = store === 'postgres' ? await postgresCpuReading() : null;
           await floorDb.syncs(texts);
-          if (k >= SIZES.warmups) floorDbCpu.push(store === 'postgres' ? (await postgresCpuMs()) - before : NaN);
+          if (k >= SIZES.warmups)
+            floorDbCpu.push(before ? postgresCpuBetween(before, await postgresCpuReading()) : NaN);
         },
       ],
       create_ms: [(k) => createHosts[k], (key) => syncAs(server, key, payload)],
@@ -567,14 +569,19 @@ async function benchStore(store) {
       throughput_ms: [
         (k) => throughputHosts[k],
         async (hostKeys, k) => {
-          const databaseCpu = () => (store === 'postgres' ? postgresCpuMs() : NaN);
+          const databaseCpu = () => (store === 'postgres' ? postgresCpuReading() : null);
           const before = await Promise.all([cpuMs(pid), databaseCpu()]);
           await concurrently(
             small.map((b, h) => () => syncAs(server, hostKeys[h], b)),
             SIZES.clients,
           );
           const after = await Promise.all([cpuMs(pid), databaseCpu()]);
-          if (k >= SIZES.warmups) throughputCpu.push([after[0] - before[0], after[1] - before[1]]);
+          if (k >= SIZES.warmups) {
+            throughputCpu.push([
+              after[0] - before[0],
+              before[1] && after[1] ? postgresCpuBetween(before[1], after[1]) : NaN,
+            ]);
+          }
         },
       ],
       steady_ms: [

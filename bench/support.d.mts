@@ -7,7 +7,8 @@ export declare function databaseUrlOf(serverUrl: string | URL, name: string): st
 export declare function freePort(): Promise<number>;
 export declare function stopProcess(child: ChildProcess, graceMs?: number): Promise<void>;
 export declare function cpuMs(pid: number): Promise<number>;
-export declare function postgresCpuMs(): Promise<number>;
+export declare function postgresCpuReading(): Promise<Map<string, number>>;
+export declare function postgresCpuBetween(before: Map<string, number>, after: Map<string, number>): number;
 export declare function treeCpuMs(pid: number): Promise<number>;
 export declare function serverEnvironment(): Record<string, string>;
 export declare function serverArguments(main?: string, env?: Record<string, string>): string[];

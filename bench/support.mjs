@@ -88,18 +88,27 @@ export async function cpuMs(pid) {
  * scenario, read before and after it. Not for the embedded store, whose database runs inside the server (its CPU is
  * the server's) and the floor's inside the benchmark.
  */
-export async function postgresCpuMs() {
-  let ns = 0;
+export async function postgresCpuReading() {
+  const reading = new Map();
   for (const pid of await readdir('/proc')) {
     if (!/^\d+$/.test(pid)) continue;
     const comm = await readFile(`/proc/${pid}/comm`, 'utf8').catch(() => '');
     if (comm.trim() !== 'postgres') continue;
-    ns += await cpuMs(pid).then(
-      (ms) => ms * 1e6,
-      () => 0,
-    );
+    const ms = await cpuMs(pid).catch(() => null);
+    if (ms !== null) reading.set(pid, ms);
   }
-  return ns / 1e6;
+  return reading;
+}
+
+/**
+ * The CPU PostgreSQL's processes spent between two readings, in milliseconds: each process's growth (a process that
+ * started between them, all of its own). A process that ended between them is left out rather than subtracted, so
+ * that backends of other clients closing meanwhile never make the figure negative.
+ */
+export function postgresCpuBetween(before, after) {
+  let ms = 0;
+  for (const [pid, spent] of after) ms += Math.max(0, spent - (before.get(pid) ?? 0));
+  return ms;
 }
 
 /** CPU time so far of the process and of every process under it (a server's cluster workers), in milliseconds (Linux). */
