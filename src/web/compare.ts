@@ -225,9 +225,7 @@ function unlistedNotice(unlisted: UnlistedPlan[]): Html | '' {
   const named = unlisted.map((plan) =>
     plan.name === null ? `${plan.id}, which this directory never listed` : `${plan.name} by ${plan.host}`,
   );
-  return html`<p class="problem" role="status">
-    ${unlisted.length === 1 ? 'One plan is' : `${unlisted.length} plans are`} not listed any more: ${named.join('; ')}.
-  </p>`;
+  return html`<p class="problem" role="status">${unlisted.length === 1 ? 'One plan is' : `${unlisted.length} plans are`} not listed any more: ${named.join('; ')}.</p>`;
 }
 
 /** The day of the rates the costs were converted at (the oldest among the plans), or null when none was. */
@@ -264,68 +262,24 @@ export function comparePage(view: CompareView, categories: Category[]): Html {
         'Hosting plans side by side: prices, setup fees, minimum terms and specs normalized across providers.',
     },
     html`<nav aria-label="Breadcrumb" class="breadcrumb"><a href="/">All categories</a> › <span>Compare</span></nav>
-      <h1>Compare plans</h1>
-      ${
-        view.problems.length > 0
-          ? html`<div class="problem" role="alert">
-              <h2>This comparison could not be made</h2>
-              <ul>
-                ${view.problems.map((problem) => html`<li>${problem}</li>`)}
-              </ul>
-            </div>`
-          : ''
-      }
-      ${unlistedNotice(view.unlisted)} ${view.note ? html`<p class="notice" role="status">${view.note}</p>` : ''}
-      ${
-        products.length === 0
-          ? html`<p>
-              Pick up to ${COMPARE_MAX} plans with their “Compare” boxes on a <a href="/search">search</a> or category
-              page, then choose “Compare selected”.
-            </p>`
-          : html`<form class="compare-currency" action="/compare" method="get" aria-label="Currency">
-                <input type="hidden" name="ids" value="${ids.join(',')}" />
-                <label for="compare-currency">Show prices in</label>
-                <select id="compare-currency" name="display_currency">
-                  ${view.currencies.map((code) => html`<option value="${code}" ${code === currency ? html` selected` : ''}>${code}</option>`)}
-                </select>
-                <button type="submit">Show</button>
-              </form>
-              ${day ? html`<p class="muted">Converted at the exchange rates of <time datetime="${day}">${day}</time>; a plan priced in another currency shows its own price below the figure.</p>` : ''}
-              <div class="scroll">
-                <table class="compare plans-${products.length}">
-                  <caption class="visually-hidden">
-                    The plans side by side; the best of each row is marked Lowest or Most
-                  </caption>
-                  <thead>
-                    <tr>
-                      <td></td>
-                      ${products.map(
-                        (p) =>
-                          html`<th scope="col">
-                            <a href="/products/${encodeURIComponent(p.id)}${carry}">${p.name}</a><br /><a
-                              class="muted"
-                              href="${without(p.id)}"
-                              >Remove<span class="visually-hidden"> ${p.name}</span></a
-                            >
-                          </th>`,
-                      )}
-                    </tr>
-                  </thead>
-                  <tbody>
-                    ${rows.map(
-                      (row) =>
-                        html`<tr>
-                          <th scope="row">${row.label}</th>
-                          ${row.values.map((_, index) => cell(row, index))}
-                        </tr>`,
-                    )}
-                    <tr>
-                      <th scope="row">Specs as listed</th>
-                      ${products.map((p) => html`<td>${Object.entries(p.specs ?? {}).map(([key, value]) => html`<div>${key}: ${value}</div>`)}${Object.keys(p.specs ?? {}).length === 0 ? html`<span class="muted">—</span>` : ''}</td>`)}
-                    </tr>
-                  </tbody>
-                </table>
-              </div>`
-      }`,
+<h1>Compare plans</h1>
+${view.problems.length > 0 ? html`<div class="problem" role="alert"><h2>This comparison could not be made</h2><ul>${view.problems.map((problem) => html`<li>${problem}</li>`)}</ul></div>` : ''}
+${unlistedNotice(view.unlisted)}
+${view.note ? html`<p class="notice" role="status">${view.note}</p>` : ''}
+${
+  products.length === 0
+    ? html`<p>Pick up to ${COMPARE_MAX} plans with their “Compare” boxes on a <a href="/search">search</a> or category page, then choose “Compare selected”.</p>`
+    : html`<form class="compare-currency" action="/compare" method="get" aria-label="Currency">
+<input type="hidden" name="ids" value="${ids.join(',')}">
+<label for="compare-currency">Show prices in</label> <select id="compare-currency" name="display_currency">${view.currencies.map((code) => html`<option value="${code}"${code === currency ? html` selected` : ''}>${code}</option>`)}</select> <button type="submit">Show</button>
+</form>
+${day ? html`<p class="muted">Converted at the exchange rates of <time datetime="${day}">${day}</time>; a plan priced in another currency shows its own price below the figure.</p>` : ''}
+<div class="scroll"><table class="compare plans-${products.length}">
+<caption class="visually-hidden">The plans side by side; the best of each row is marked Lowest or Most</caption>
+<thead><tr><td></td>${products.map((p) => html`<th scope="col"><a href="/products/${encodeURIComponent(p.id)}${carry}">${p.name}</a><br><a class="muted" href="${without(p.id)}">Remove<span class="visually-hidden"> ${p.name}</span></a></th>`)}</tr></thead>
+<tbody>${rows.map((row) => html`<tr><th scope="row">${row.label}</th>${row.values.map((_, index) => cell(row, index))}</tr>`)}
+<tr><th scope="row">Specs as listed</th>${products.map((p) => html`<td>${Object.entries(p.specs ?? {}).map(([key, value]) => html`<div>${key}: ${value}</div>`)}${Object.keys(p.specs ?? {}).length === 0 ? html`<span class="muted">—</span>` : ''}</td>`)}</tr>
+</tbody></table></div>`
+}`,
   );
 }

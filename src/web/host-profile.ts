@@ -11,7 +11,7 @@ export function hostProfile(host: ListedHost): Html {
     host.website ? html`<a href="${host.website}" rel="nofollow noopener">${displayUrl(host.website)}</a>` : '',
   ].filter((fact) => fact !== '');
   return html`${host.description ? html`<p class="description">${host.description}</p>` : ''}
-  ${facts.length > 0 ? html`<p>${facts.map((fact, k) => html`${k > 0 ? ' · ' : ''}${fact}`)}</p>` : ''}`;
+${facts.length > 0 ? html`<p>${facts.map((fact, k) => html`${k > 0 ? ' · ' : ''}${fact}`)}</p>` : ''}`;
 }
 
 /** "example.com/hosting" for https://www.example.com/hosting/. */
@@ -23,7 +23,5 @@ function displayUrl(url: string): string {
 
 export function orderLink(product: PricedProduct): Html | '' {
   if (product.order_url === null) return '';
-  return html`<p>
-    <a class="button" href="${product.order_url}" rel="nofollow noopener">Order at ${product.host.name}</a>
-  </p>`;
+  return html`<p><a class="button" href="${product.order_url}" rel="nofollow noopener">Order at ${product.host.name}</a></p>`;
 }

@@ -78,51 +78,36 @@ export interface PageFrame {
 
 export function layout(frame: PageFrame, content: Html): Html {
   return html`<!doctype html>
-    <html lang="en">
-      <head>
-        <meta charset="utf-8" />
-        <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <title>${frame.title} — hostdir</title>
-        ${frame.description ? html`<meta name="description" content="${frame.description}" />` : ''}
-        <link rel="icon" href="/favicon.svg" type="image/svg+xml" />
-        ${frame.feed ? html`<link rel="alternate" type="application/atom+xml" title="New plans and price drops" href="${frame.feed}" />` : ''}
-        <style>
-          ${new Html(STYLE)}
-        </style>
-      </head>
-      <body>
-        <a class="skip" href="#main">Skip to content</a>
-        <header class="site">
-          <div class="bar">
-            <a class="brand" href="/">hostdir</a>
-            <nav aria-label="Main">
-              <ul>
-                <li><a href="/">Categories</a></li>
-                <li><a href="/hosts">Hosts</a></li>
-                <li><a href="/search">Search</a></li>
-              </ul>
-            </nav>
-            <form role="search" action="/search" method="get" aria-label="Site search">
-              <label class="visually-hidden" for="site-search">Search products</label>
-              <input
-                id="site-search"
-                type="search"
-                name="q"
-                value="${frame.query ?? ''}"
-                placeholder="Search products, e.g. nvme vps"
-                maxlength="200"
-              />
-              <button type="submit">Search</button>
-            </form>
-          </div>
-        </header>
-        <main id="main" tabindex="-1">${content}</main>
-        <footer class="site">
-          <p>
-            hostdir lists the catalogues hosting providers sync from their billing systems. Prices are the providers'
-            own, in their currencies, and are updated whenever a provider syncs.
-          </p>
-        </footer>
-      </body>
-    </html> `;
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${frame.title} — hostdir</title>
+${frame.description ? html`<meta name="description" content="${frame.description}">` : ''}
+<link rel="icon" href="/favicon.svg" type="image/svg+xml">
+${frame.feed ? html`<link rel="alternate" type="application/atom+xml" title="New plans and price drops" href="${frame.feed}">` : ''}
+<style>${new Html(STYLE)}</style>
+</head>
+<body>
+<a class="skip" href="#main">Skip to content</a>
+<header class="site">
+<div class="bar">
+<a class="brand" href="/">hostdir</a>
+<nav aria-label="Main"><ul><li><a href="/">Categories</a></li><li><a href="/hosts">Hosts</a></li><li><a href="/search">Search</a></li></ul></nav>
+<form role="search" action="/search" method="get" aria-label="Site search">
+<label class="visually-hidden" for="site-search">Search products</label>
+<input id="site-search" type="search" name="q" value="${frame.query ?? ''}" placeholder="Search products, e.g. nvme vps" maxlength="200">
+<button type="submit">Search</button>
+</form>
+</div>
+</header>
+<main id="main" tabindex="-1">
+${content}
+</main>
+<footer class="site">
+<p>hostdir lists the catalogues hosting providers sync from their billing systems. Prices are the providers' own, in their currencies, and are updated whenever a provider syncs.</p>
+</footer>
+</body>
+</html>
+`;
 }

@@ -121,46 +121,28 @@ function categoryLabel(categories: Category[], slug: string): string {
 /** When the provider's billing system last confirmed a listing, and whether that is too long ago. */
 export function confirmation(item: { confirmed_at: string | null; stale: boolean }): Html {
   if (item.confirmed_at === null) return html`<span class="stale">Never confirmed by the provider</span>`;
-  const when = html`<time datetime="${item.confirmed_at}" title="${item.confirmed_at}"
-    >${formatAgo(item.confirmed_at)}</time
-  >`;
+  const when = html`<time datetime="${item.confirmed_at}" title="${item.confirmed_at}">${formatAgo(item.confirmed_at)}</time>`;
   return item.stale ? html`<span class="stale">Stale: last confirmed ${when}</span>` : html`Confirmed ${when}`;
 }
 
 function priceDropMark(product: ListedProduct): Html | '' {
   const drop = product.price_drop;
   if (drop === null) return '';
-  return html`<p>
-    <span class="drop">Price dropped</span>
-    <span class="muted"
-      >from ${formatPrice(drop.previous_monthly_price, product.currency)} since
-      <time datetime="${drop.since}">${formatDate(drop.since)}</time></span
-    >
-  </p>`;
+  return html`<p><span class="drop">Price dropped</span> <span class="muted">from ${formatPrice(drop.previous_monthly_price, product.currency)} since <time datetime="${drop.since}">${formatDate(drop.since)}</time></span></p>`;
 }
 
 function productCard(product: PricedProduct, categories: Category[], prices: PriceDisplay, showHost = true): Html {
   const specs = Object.entries(product.specs ?? {}).slice(0, 3);
   return html`<li class="card">
-    <h2><a href="/products/${encodeURIComponent(product.id)}${prices.carry}">${product.name}</a></h2>
-    <p class="compare-pick">
-      <input type="checkbox" name="ids" value="${product.id}" id="cmp-${product.id}" />
-      <label for="cmp-${product.id}">Compare<span class="visually-hidden"> ${product.name}</span></label>
-    </p>
-    <p class="muted">
-      ${showHost ? html`<a href="/hosts/${encodeURIComponent(product.host.slug)}">${product.host.name}</a> · ` : ''}${categoryLabel(categories, product.category)}
-    </p>
-    ${cardPrices(product, prices)} ${priceDropMark(product)}
-    <p class="muted confirmed">${confirmation(product)}</p>
-    ${specs.length > 0 ? html`<p class="muted">${specs.map(([key, value], i) => html`${i > 0 ? ' · ' : ''}${specLabel(key)}: ${value}`)}</p>` : ''}
-    ${
-      product.places.length > 0
-        ? html`<ul class="tags" aria-label="Locations">
-            ${product.places.slice(0, 4).map((place) => html`<li>${placeLabel(place)}</li>`)}
-          </ul>`
-        : ''
-    }
-  </li>`;
+<h2><a href="/products/${encodeURIComponent(product.id)}${prices.carry}">${product.name}</a></h2>
+<p class="compare-pick"><input type="checkbox" name="ids" value="${product.id}" id="cmp-${product.id}"> <label for="cmp-${product.id}">Compare<span class="visually-hidden"> ${product.name}</span></label></p>
+<p class="muted">${showHost ? html`<a href="/hosts/${encodeURIComponent(product.host.slug)}">${product.host.name}</a> · ` : ''}${categoryLabel(categories, product.category)}</p>
+${cardPrices(product, prices)}
+${priceDropMark(product)}
+<p class="muted confirmed">${confirmation(product)}</p>
+${specs.length > 0 ? html`<p class="muted">${specs.map(([key, value], i) => html`${i > 0 ? ' · ' : ''}${specLabel(key)}: ${value}`)}</p>` : ''}
+${product.places.length > 0 ? html`<ul class="tags" aria-label="Locations">${product.places.slice(0, 4).map((place) => html`<li>${placeLabel(place)}</li>`)}</ul>` : ''}
+</li>`;
 }
 
 /** The page's feed, announced only beside results: a search that found nothing has none to follow. */
@@ -169,10 +151,7 @@ function feedOf(page: ResultPage): string | undefined {
 }
 
 function takeAway(page: ResultPage): Html {
-  return html`<p class="muted">
-    <a href="${page.feedHref}" type="application/atom+xml">Atom feed of new plans and price drops</a> ·
-    <a href="${page.csvHref}" type="text/csv">Download all results as CSV</a>
-  </p>`;
+  return html`<p class="muted"><a href="${page.feedHref}" type="application/atom+xml">Atom feed of new plans and price drops</a> · <a href="${page.csvHref}" type="text/csv">Download all results as CSV</a></p>`;
 }
 
 /**
@@ -192,9 +171,7 @@ function nothingFound(page: ResultPage, words: string | undefined): Html {
     return html`<p>No plan here matches ${quoted}. <a href="${unmatched.insteadHref}">${instead}</a>.</p>`;
   }
   if (page.clearHref !== null)
-    return html`<p>
-      No plan here matches all of these filters. <a href="${page.clearHref}">Clear the filters</a>, or loosen one.
-    </p>`;
+    return html`<p>No plan here matches all of these filters. <a href="${page.clearHref}">Clear the filters</a>, or loosen one.</p>`;
   if (words !== undefined) return html`<p>No plan here matches all of “${words}” at once. Try fewer words.</p>`;
   return html`<p>No plan is listed here yet.</p>`;
 }
@@ -207,20 +184,11 @@ function countLine(page: ResultPage): Html {
       : counted.more
         ? `More than ${formatCount(counted.count)} plans`
         : `${formatCount(counted.count)} ${counted.count === 1 ? 'plan' : 'plans'}`;
-  return html`<div class="summary">
-    <p class="count" role="status">${what}</p>
-    ${page.clearHref ? html`<p><a href="${page.clearHref}">Clear filters</a></p>` : ''}
-  </div>`;
+  return html`<div class="summary"><p class="count" role="status">${what}</p>${page.clearHref ? html`<p><a href="${page.clearHref}">Clear filters</a></p>` : ''}</div>`;
 }
 
 function problemsBox(problems: string[]): Html {
-  return html`<div class="problem" role="alert">
-    <h2>Some filters could not be used</h2>
-    <ul>
-      ${problems.map((problem) => html`<li>${problem}</li>`)}
-    </ul>
-    <p>Correct them above, or clear the filters.</p>
-  </div>`;
+  return html`<div class="problem" role="alert"><h2>Some filters could not be used</h2><ul>${problems.map((problem) => html`<li>${problem}</li>`)}</ul><p>Correct them above, or clear the filters.</p></div>`;
 }
 
 function resultList(
@@ -239,29 +207,25 @@ function resultList(
   const price = (product: ListedProduct) => cardPrices(product as PricedProduct, page.prices);
   const listing =
     table === null
-      ? html`<ul class="grid">
-          ${page.products.map((product) => productCard(product, categories, page.prices, showHost))}
-        </ul>`
+      ? html`<ul class="grid">${page.products.map((product) => productCard(product, categories, page.prices, showHost))}</ul>`
       : resultTable(page.products, table.columns, { current: table.sort, hrefOf: page.sortHref }, price, showHost);
-  return html`${countLine(page)} ${notes}
-    <form action="/compare" method="get" aria-label="Compare plans">
-      ${page.prices.asked ? html`<input type="hidden" name="display_currency" value="${page.prices.asked}" />` : ''}
-      ${listing}
-      <p class="compare-bar">
-        <button type="submit">Compare selected</button> <span class="muted">up to 4 plans</span>
-      </p>
-    </form>
-    <nav class="pager" aria-label="Pages">
-      ${page.firstHref ? html`<a href="${page.firstHref}">First page</a> ` : ''}
-      ${page.nextHref ? html`<a class="button" rel="next" href="${page.nextHref}">Next page</a>` : ''}
-    </nav>
-    ${takeAway(page)}`;
+  return html`${countLine(page)}
+${notes}
+<form action="/compare" method="get" aria-label="Compare plans">
+${page.prices.asked ? html`<input type="hidden" name="display_currency" value="${page.prices.asked}">` : ''}
+${listing}
+<p class="compare-bar"><button type="submit">Compare selected</button> <span class="muted">up to 4 plans</span></p>
+</form>
+<nav class="pager" aria-label="Pages">
+${page.firstHref ? html`<a href="${page.firstHref}">First page</a> ` : ''}
+${page.nextHref ? html`<a class="button" rel="next" href="${page.nextHref}">Next page</a>` : ''}
+</nav>
+${takeAway(page)}`;
 }
 
 function options(values: string[], current: string | undefined, anyLabel: string): Html {
   const all = current && !values.includes(current) ? [current, ...values] : values;
-  return html`<option value="">${anyLabel}</option>
-    ${all.map((value) => html`<option value="${value}" ${selected(value, current)}>${value}</option>`)}`;
+  return html`<option value="">${anyLabel}</option>${all.map((value) => html`<option value="${value}"${selected(value, current)}>${value}</option>`)}`;
 }
 
 /** A labelled control: the label names only the control, never the control's current value. */
@@ -287,42 +251,18 @@ function rangeKeys(filters: PageFilters): NumericSpec[] {
 
 function rangeFields(filters: PageFilters): Html {
   const unit = (key: NumericSpec) => (NUMERIC_SPECS[key].unit ? ` (${NUMERIC_SPECS[key].unit})` : '');
-  return html`<fieldset class="ranges">
-    <legend>Specs</legend>
-    ${rangeKeys(filters).map(
-      (key) =>
-        html`<div class="range">
-          <span class="range-name" id="r-${key}">${SPEC_LABELS[key]}${unit(key)}</span>
-          <label class="visually-hidden" for="f-min-${key}">${SPEC_LABELS[key]} at least</label
-          ><input
-            id="f-min-${key}"
-            name="min_${key}"
-            inputmode="decimal"
-            size="5"
-            placeholder="min"
-            value="${filters.ranges?.[`min_${key}`] ?? ''}"
-          />
-          <label class="visually-hidden" for="f-max-${key}">${SPEC_LABELS[key]} at most</label
-          ><input
-            id="f-max-${key}"
-            name="max_${key}"
-            inputmode="decimal"
-            size="5"
-            placeholder="max"
-            value="${filters.ranges?.[`max_${key}`] ?? ''}"
-          />
-        </div>`,
-    )}
-  </fieldset>`;
+  return html`<fieldset class="ranges"><legend>Specs</legend>${rangeKeys(filters).map(
+    (key) => html`<div class="range"><span class="range-name" id="r-${key}">${SPEC_LABELS[key]}${unit(key)}</span>
+<label class="visually-hidden" for="f-min-${key}">${SPEC_LABELS[key]} at least</label><input id="f-min-${key}" name="min_${key}" inputmode="decimal" size="5" placeholder="min" value="${filters.ranges?.[`min_${key}`] ?? ''}">
+<label class="visually-hidden" for="f-max-${key}">${SPEC_LABELS[key]} at most</label><input id="f-max-${key}" name="max_${key}" inputmode="decimal" size="5" placeholder="max" value="${filters.ranges?.[`max_${key}`] ?? ''}"></div>`,
+  )}</fieldset>`;
 }
 
 function sortOptions(filters: PageFilters): Html {
   const spec = specPageSort(filters.sort);
-  return html`${Object.entries(PAGE_SORTS).map(([value, sort]) => html`<option value="${value}" ${selected(value, filters.sort)}>${sort.label}</option>`)}${
+  return html`${Object.entries(PAGE_SORTS).map(([value, sort]) => html`<option value="${value}"${selected(value, filters.sort)}>${sort.label}</option>`)}${
     spec
-      ? html`<option value="${filters.sort}" selected>
-          ${SPEC_LABELS[spec.key]}: ${spec.order === 'asc' ? 'lowest first' : 'highest first'}
-        </option>`
+      ? html`<option value="${filters.sort}" selected>${SPEC_LABELS[spec.key]}: ${spec.order === 'asc' ? 'lowest first' : 'highest first'}</option>`
       : ''
   }`;
 }
@@ -376,8 +316,7 @@ function locationOptions(locations: string[], current: string | undefined): Html
     return [{ location, label }];
   });
   named.sort((a, b) => a.label.localeCompare(b.label, 'en'));
-  return html`<option value="">Any location</option>
-    ${named.map(({ location, label }) => html`<option value="${location}" ${selected(location, current)}>${label}</option>`)}`;
+  return html`<option value="">Any location</option>${named.map(({ location, label }) => html`<option value="${location}"${selected(location, current)}>${label}</option>`)}`;
 }
 
 /**
@@ -393,12 +332,10 @@ function filterForm(
   displayChoices: string[],
 ): Html {
   const active = activeFilters(filters, categories, page.prices);
-  return html`<details class="filters-fold" ${page.problems.length > 0 ? html` open` : ''}>
-    <summary>
-      Filters and sort <span class="muted">${active.length === 0 ? '· none set' : `· ${active.join(' · ')}`}</span>
-    </summary>
-    ${filterFields(action, filters, choices, categories, page.prices, displayChoices)}
-  </details>`;
+  return html`<details class="filters-fold"${page.problems.length > 0 ? html` open` : ''}>
+<summary>Filters and sort <span class="muted">${active.length === 0 ? '· none set' : `· ${active.join(' · ')}`}</span></summary>
+${filterFields(action, filters, choices, categories, page.prices, displayChoices)}
+</details>`;
 }
 
 function filterFields(
@@ -414,102 +351,29 @@ function filterFields(
       ? choices.countries
       : [filters.country, ...choices.countries];
   return html`<form class="filters" action="${action}" method="get" aria-label="Filters">
-    ${
-      categories === null
-        ? filters.q
-          ? html`<input type="hidden" name="q" value="${filters.q}" />`
-          : ''
-        : html`${field('f-q', 'Words', html`<input id="f-q" type="search" name="q" value="${filters.q ?? ''}" maxlength="200" />`)}
-          ${field(
-            'f-category',
-            'Category',
-            html`<select id="f-category" name="category">
-              <option value="">Any category</option>
-              ${categories.map((category) => html`<option value="${category.slug}" ${selected(category.slug, filters.category)}>${category.label}</option>`)}
-            </select>`,
-          )}`
-    }
-    ${field(
-      'f-location',
-      'Location',
-      html`<select id="f-location" name="location">
-        ${locationOptions(choices.locations, filters.location)}
-      </select>`,
-    )}
-    ${field(
-      'f-country',
-      'Country',
-      html`<select id="f-country" name="country">
-        <option value="">Any country</option>
-        ${countries.map((code) => html`<option value="${code}" ${selected(code, filters.country)}>${COUNTRY_LABELS.get(code) ?? code}</option>`)}
-      </select>`,
-    )}
-    ${field(
-      'f-feature',
-      'Feature',
-      html`<select id="f-feature" name="feature">
-        ${options(choices.features, filters.feature, 'Any feature')}
-      </select>`,
-    )}
-    ${field(
-      'f-disk',
-      'Disk type',
-      html`<select id="f-disk" name="disk_type">
-        <option value="">Any disk</option>
-        ${[...DISK_TYPES, ...(filters.disk_type && !(DISK_TYPES as readonly string[]).includes(filters.disk_type) ? [filters.disk_type] : [])].map((type) => html`<option value="${type}" ${selected(type, filters.disk_type)}>${formatSpecValue('disk_type', type)}</option>`)}
-      </select>`,
-    )}
-    ${field('f-max', `Max. per month (${prices.currency})`, html`<input id="f-max" type="number" name="max_price" min="0" step="0.01" inputmode="decimal" value="${filters.max_price ?? ''}" size="7" />`)}
-    ${field(
-      'f-currency',
-      'Priced in',
-      html`<select id="f-currency" name="currency">
-        ${options(choices.currencies, filters.currency, 'Any currency')}
-      </select>`,
-    )}
-    ${field(
-      'f-display',
-      'Show prices in',
-      html`<select id="f-display" name="display_currency">
-        ${displayChoices.map((code) => html`<option value="${code}" ${selected(code, prices.currency)}>${code}</option>`)}
-      </select>`,
-    )}
-    ${field(
-      'f-period',
-      'Prices per',
-      html`<select id="f-period" name="period">
-        <option value="month">Month</option>
-        <option value="year" ${selected('year', filters.period)}>Year</option>
-      </select>`,
-    )}
-    ${field('f-dropped', 'Price dropped since', html`<input id="f-dropped" type="date" name="price_dropped_since" value="${filters.price_dropped_since ?? ''}" />`)}
-    <div class="field check">
-      <input
-        id="f-stale"
-        type="checkbox"
-        name="include_stale"
-        value="1"
-        ${filters.include_stale ? html` checked` : ''}
-      /><label for="f-stale">Include stale providers</label>
-    </div>
-    ${field(
-      'f-sort',
-      'Sort',
-      html`<select id="f-sort" name="sort">
-        ${sortOptions(filters)}
-      </select>`,
-    )}
-    ${field(
-      'f-view',
-      'View',
-      html`<select id="f-view" name="view">
-        <option value="">Cards</option>
-        <option value="table" ${filters.view === 'table' ? html` selected` : ''}>Table</option>
-      </select>`,
-    )}
-    ${rangeFields(filters)}
-    <button type="submit">Apply</button>
-  </form>`;
+${
+  categories === null
+    ? filters.q
+      ? html`<input type="hidden" name="q" value="${filters.q}">`
+      : ''
+    : html`${field('f-q', 'Words', html`<input id="f-q" type="search" name="q" value="${filters.q ?? ''}" maxlength="200">`)}
+${field('f-category', 'Category', html`<select id="f-category" name="category"><option value="">Any category</option>${categories.map((category) => html`<option value="${category.slug}"${selected(category.slug, filters.category)}>${category.label}</option>`)}</select>`)}`
+}
+${field('f-location', 'Location', html`<select id="f-location" name="location">${locationOptions(choices.locations, filters.location)}</select>`)}
+${field('f-country', 'Country', html`<select id="f-country" name="country"><option value="">Any country</option>${countries.map((code) => html`<option value="${code}"${selected(code, filters.country)}>${COUNTRY_LABELS.get(code) ?? code}</option>`)}</select>`)}
+${field('f-feature', 'Feature', html`<select id="f-feature" name="feature">${options(choices.features, filters.feature, 'Any feature')}</select>`)}
+${field('f-disk', 'Disk type', html`<select id="f-disk" name="disk_type"><option value="">Any disk</option>${[...DISK_TYPES, ...(filters.disk_type && !(DISK_TYPES as readonly string[]).includes(filters.disk_type) ? [filters.disk_type] : [])].map((type) => html`<option value="${type}"${selected(type, filters.disk_type)}>${formatSpecValue('disk_type', type)}</option>`)}</select>`)}
+${field('f-max', `Max. per month (${prices.currency})`, html`<input id="f-max" type="number" name="max_price" min="0" step="0.01" inputmode="decimal" value="${filters.max_price ?? ''}" size="7">`)}
+${field('f-currency', 'Priced in', html`<select id="f-currency" name="currency">${options(choices.currencies, filters.currency, 'Any currency')}</select>`)}
+${field('f-display', 'Show prices in', html`<select id="f-display" name="display_currency">${displayChoices.map((code) => html`<option value="${code}"${selected(code, prices.currency)}>${code}</option>`)}</select>`)}
+${field('f-period', 'Prices per', html`<select id="f-period" name="period"><option value="month">Month</option><option value="year"${selected('year', filters.period)}>Year</option></select>`)}
+${field('f-dropped', 'Price dropped since', html`<input id="f-dropped" type="date" name="price_dropped_since" value="${filters.price_dropped_since ?? ''}">`)}
+<div class="field check"><input id="f-stale" type="checkbox" name="include_stale" value="1"${filters.include_stale ? html` checked` : ''}><label for="f-stale">Include stale providers</label></div>
+${field('f-sort', 'Sort', html`<select id="f-sort" name="sort">${sortOptions(filters)}</select>`)}
+${field('f-view', 'View', html`<select id="f-view" name="view"><option value="">Cards</option><option value="table"${filters.view === 'table' ? html` selected` : ''}>Table</option></select>`)}
+${rangeFields(filters)}
+<button type="submit">Apply</button>
+</form>`;
 }
 
 export function homePage(categories: ListedCategory[], hosts: ListedHost[]): Html {
@@ -520,42 +384,21 @@ export function homePage(categories: ListedCategory[], hosts: ListedHost[]): Htm
       description: 'Compare hosting plans that providers sync straight from their billing systems.',
     },
     html`<h1>Find hosting, compared across providers</h1>
-      <form role="search" action="/search" method="get" class="filters" aria-label="Search the directory">
-        <div class="field grow">
-          <label for="home-search">Search all products</label
-          ><input id="home-search" type="search" name="q" placeholder="e.g. nvme vps frankfurt" maxlength="200" />
-        </div>
-        <button type="submit">Search</button>
-      </form>
-      <section aria-labelledby="categories">
-        <h2 id="categories">Categories</h2>
-        ${
-          listed.length === 0
-            ? html`<p>
-                No provider has synced a catalogue yet. Run <code>hostdir seed-demo</code> to fill the directory with
-                examples.
-              </p>`
-            : html`<ul class="grid">
-                ${listed.map(
-                  (category) =>
-                    html`<li class="card">
-                      <h3><a href="/categories/${encodeURIComponent(category.slug)}">${category.label}</a></h3>
-                      <p class="muted">
-                        ${category.product_count >= CATEGORY_COUNT_CAP ? `${CATEGORY_COUNT_CAP}+` : category.product_count}
-                        ${category.product_count === 1 ? 'plan' : 'plans'}
-                      </p>
-                    </li>`,
-                )}
-              </ul>`
-        }
-      </section>
-      <section aria-labelledby="hosts">
-        <h2 id="hosts">Providers</h2>
-        <ul class="tags">
-          ${hosts.map((host) => html`<li><a href="/hosts/${encodeURIComponent(host.slug)}">${host.name}</a></li>`)}
-        </ul>
-        <p><a href="/hosts">All providers</a></p>
-      </section>`,
+<form role="search" action="/search" method="get" class="filters" aria-label="Search the directory">
+<div class="field grow"><label for="home-search">Search all products</label><input id="home-search" type="search" name="q" placeholder="e.g. nvme vps frankfurt" maxlength="200"></div>
+<button type="submit">Search</button>
+</form>
+<section aria-labelledby="categories"><h2 id="categories">Categories</h2>
+${
+  listed.length === 0
+    ? html`<p>No provider has synced a catalogue yet. Run <code>hostdir seed-demo</code> to fill the directory with examples.</p>`
+    : html`<ul class="grid">${listed.map((category) => html`<li class="card"><h3><a href="/categories/${encodeURIComponent(category.slug)}">${category.label}</a></h3><p class="muted">${category.product_count >= CATEGORY_COUNT_CAP ? `${CATEGORY_COUNT_CAP}+` : category.product_count} ${category.product_count === 1 ? 'plan' : 'plans'}</p></li>`)}</ul>`
+}
+</section>
+<section aria-labelledby="hosts"><h2 id="hosts">Providers</h2>
+<ul class="tags">${hosts.map((host) => html`<li><a href="/hosts/${encodeURIComponent(host.slug)}">${host.name}</a></li>`)}</ul>
+<p><a href="/hosts">All providers</a></p>
+</section>`,
   );
 }
 
@@ -567,32 +410,22 @@ export function hostsPage(hosts: ListedHost[], nextHref: string | null): Html {
         'Every hosting provider listed in hostdir, with the number of plans each syncs from its billing system.',
     },
     html`<h1>Providers</h1>
-      ${
-        hosts.length === 0
-          ? html`<p>No provider is listed yet.</p>`
-          : html`<ul class="grid">
-              ${hosts.map(
-                (host) =>
-                  html`<li class="card">
-                    <h2><a href="/hosts/${encodeURIComponent(host.slug)}">${host.name}</a></h2>
-                    <p class="muted">
-                      ${host.product_count} ${host.product_count === 1 ? 'plan' : 'plans'} · ${confirmation(host)}
-                    </p>
-                  </li>`,
-              )}
-            </ul>`
-      }
-      ${nextHref ? html`<nav class="pager" aria-label="Pages"><a class="button" rel="next" href="${nextHref}">Next page</a></nav>` : ''}`,
+${
+  hosts.length === 0
+    ? html`<p>No provider is listed yet.</p>`
+    : html`<ul class="grid">${hosts.map(
+        (host) => html`<li class="card"><h2><a href="/hosts/${encodeURIComponent(host.slug)}">${host.name}</a></h2>
+<p class="muted">${host.product_count} ${host.product_count === 1 ? 'plan' : 'plans'} · ${confirmation(host)}</p></li>`,
+      )}</ul>`
+}
+${nextHref ? html`<nav class="pager" aria-label="Pages"><a class="button" rel="next" href="${nextHref}">Next page</a></nav>` : ''}`,
   );
 }
 
 /** Said on every page of a stale provider: its plans are left out of searches until it syncs again. */
 function staleNotice(name: string, stale: boolean): Html | '' {
   return stale
-    ? html`<p class="notice" role="note">
-        <strong>Stale listing.</strong> ${name}'s billing system has not confirmed this catalogue recently: prices and
-        plans may have changed. Its plans are left out of searches until it syncs again.
-      </p>`
+    ? html`<p class="notice" role="note"><strong>Stale listing.</strong> ${name}'s billing system has not confirmed this catalogue recently: prices and plans may have changed. Its plans are left out of searches until it syncs again.</p>`
     : '';
 }
 
@@ -600,11 +433,10 @@ export function hostPage(host: ListedHost, page: ResultPage, categories: Categor
   return layout(
     { title: host.name, description: `${host.name}: ${host.product_count} hosting plans`, feed: feedOf(page) },
     html`<h1>${host.name}</h1>
-      ${staleNotice(host.name, host.stale)}
-      <p class="muted">
-        ${host.product_count} ${host.product_count === 1 ? 'plan' : 'plans'} listed · ${confirmation(host)}
-      </p>
-      ${hostProfile(host)} ${resultList(page, categories, false)}`,
+${staleNotice(host.name, host.stale)}
+<p class="muted">${host.product_count} ${host.product_count === 1 ? 'plan' : 'plans'} listed · ${confirmation(host)}</p>
+${hostProfile(host)}
+${resultList(page, categories, false)}`,
   );
 }
 
@@ -628,9 +460,9 @@ export function categoryPage(
   return layout(
     { title: category.label, description: describeListing(filters, categories), feed: feedOf(page) },
     html`${breadcrumb(html`<span>${category.label}</span>`)}
-      <h1>${category.label}</h1>
-      ${filterForm(`/categories/${encodeURIComponent(category.slug)}`, filters, choices, null, page, displayChoices)}
-      ${resultList(page, categories, true, tableOf(filters), filters)}`,
+<h1>${category.label}</h1>
+${filterForm(`/categories/${encodeURIComponent(category.slug)}`, filters, choices, null, page, displayChoices)}
+${resultList(page, categories, true, tableOf(filters), filters)}`,
   );
 }
 
@@ -650,9 +482,9 @@ export function searchPage(
       feed: feedOf(page),
     },
     html`${breadcrumb(html`<span>Search</span>`)}
-      <h1>${heading}</h1>
-      ${filterForm('/search', filters, choices, categories, page, displayChoices)}
-      ${resultList(page, categories, true, tableOf(filters), filters)}`,
+<h1>${heading}</h1>
+${filterForm('/search', filters, choices, categories, page, displayChoices)}
+${resultList(page, categories, true, tableOf(filters), filters)}`,
   );
 }
 
@@ -660,38 +492,12 @@ export function searchPage(
 function priceHistorySection(product: ListedProduct, history: { points: PricePoint[]; truncated: boolean }): Html {
   const chart = priceChart(history.points, product.currency, new Date().toISOString());
   const rows = [...history.points].reverse();
-  return html`<section aria-labelledby="price-history">
-    <h2 id="price-history">Price history</h2>
-    ${history.points.length === 1 ? html`<p class="muted">The price has not changed since the plan was listed.</p>` : ''}
-    ${chart ?? ''}
-    <table>
-      <caption class="visually-hidden">
-        Monthly price over time
-      </caption>
-      <thead>
-        <tr>
-          <th scope="col">From</th>
-          <th scope="col">Monthly price</th>
-          <th scope="col">Setup fee</th>
-        </tr>
-      </thead>
-      <tbody>
-        ${rows.map(
-          (point) =>
-            html`<tr>
-              <td>
-                <time datetime="${point.from}">${formatDate(point.from)}</time>${point.to === null ? ' (now)' : ''}
-              </td>
-              <td>
-                ${point.monthly_price === null ? PRICE_ON_REQUEST : formatPrice(point.monthly_price, point.currency)}
-              </td>
-              <td>${point.setup_fee === null ? '—' : formatPrice(point.setup_fee, point.currency)}</td>
-            </tr>`,
-        )}
-      </tbody>
-    </table>
-    ${history.truncated ? html`<p class="muted">Older changes are no longer kept.</p>` : ''}
-  </section>`;
+  return html`<section aria-labelledby="price-history"><h2 id="price-history">Price history</h2>
+${history.points.length === 1 ? html`<p class="muted">The price has not changed since the plan was listed.</p>` : ''}
+${chart ?? ''}
+<table><caption class="visually-hidden">Monthly price over time</caption><thead><tr><th scope="col">From</th><th scope="col">Monthly price</th><th scope="col">Setup fee</th></tr></thead><tbody>${rows.map((point) => html`<tr><td><time datetime="${point.from}">${formatDate(point.from)}</time>${point.to === null ? ' (now)' : ''}</td><td>${point.monthly_price === null ? PRICE_ON_REQUEST : formatPrice(point.monthly_price, point.currency)}</td><td>${point.setup_fee === null ? '—' : formatPrice(point.setup_fee, point.currency)}</td></tr>`)}</tbody></table>
+${history.truncated ? html`<p class="muted">Older changes are no longer kept.</p>` : ''}
+</section>`;
 }
 
 export function productPage(
@@ -704,95 +510,35 @@ export function productPage(
   const specs = Object.entries(product.specs ?? {});
   return layout(
     { title: `${product.name} by ${product.host.name}`, description: `${product.name}: ${headlineText(product)}` },
-    html`<p class="muted">
-        <a href="/categories/${encodeURIComponent(product.category)}">${categoryLabel(categories, product.category)}</a>
-      </p>
-      <h1>${product.name}</h1>
-      <p>by <a href="/hosts/${encodeURIComponent(product.host.slug)}">${product.host.name}</a></p>
-      ${staleNotice(product.host.name, product.stale)}
-      <div class="layout">
-        <aside aria-labelledby="pricing" class="card">
-          <h2 id="pricing">Pricing</h2>
-          ${cardPrices(product, { ...prices, period: 'month' })} ${keySpecs(product)} ${orderLink(product)}
-          ${costDetails(product)}
-          ${
-            tiers.length > 0
-              ? html`<table>
-                  <caption class="visually-hidden">
-                    Prices by billing period
-                  </caption>
-                  <thead>
-                    <tr>
-                      <th scope="col">Billing period</th>
-                      <th scope="col">Price</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    ${tiers.map(
-                      (tier) =>
-                        html`<tr>
-                          <td>${periodLabel(tier)}</td>
-                          <td>
-                            ${formatPrice(tier.price, product.currency)}
-                            <span class="muted">${periodSuffix(tier)}</span>
-                          </td>
-                        </tr>`,
-                    )}
-                  </tbody>
-                </table>`
-              : ''
-          }
-          <p>
-            Minimum term:
-            ${product.contract_duration === null ? 'not stated' : formatDuration(product.contract_duration)}
-          </p>
-          ${priceDropMark(product)}
-          <p class="muted confirmed">${confirmation(product)}</p>
-          <p class="muted">
-            Content last changed <time datetime="${product.updated_at}">${formatDate(product.updated_at)}</time>
-          </p>
-        </aside>
-        <div class="details">
-          ${product.description ? html`<p class="description">${product.description}</p>` : ''}
-          <h2>Specifications</h2>
-          ${comparableSpecs(product)}
-          ${
-            specs.length > 0
-              ? html`<table>
-                  <caption class="visually-hidden">
-                    Specifications
-                  </caption>
-                  <tbody>
-                    ${specs.map(
-                      ([key, value]) =>
-                        html`<tr>
-                          <th scope="row">${specLabel(key)}</th>
-                          <td>${value}</td>
-                        </tr>`,
-                    )}
-                  </tbody>
-                </table>`
-              : html`<p class="muted">The provider lists no specifications.</p>`
-          }
-          <h2>Features</h2>
-          ${
-            product.features?.length
-              ? html`<ul>
-                  ${product.features.map((feature) => html`<li>${feature}</li>`)}
-                </ul>`
-              : html`<p class="muted">None listed.</p>`
-          }
-          <h2>Datacenter locations</h2>
-          ${
-            product.places.length
-              ? html`<ul>
-                  ${product.places.map((place) => html`<li>${placeLabel(place)}${place.city !== null && place.city !== place.location ? html` <span class="muted">(listed as “${place.location}”)</span>` : ''}</li>`)}
-                </ul>`
-              : html`<p class="muted">None listed.</p>`
-          }
-          ${history ? priceHistorySection(product, history) : ''}
-        </div>
-      </div>`,
+    html`<p class="muted"><a href="/categories/${encodeURIComponent(product.category)}">${categoryLabel(categories, product.category)}</a></p>
+<h1>${product.name}</h1>
+<p>by <a href="/hosts/${encodeURIComponent(product.host.slug)}">${product.host.name}</a></p>
+${staleNotice(product.host.name, product.stale)}
+<div class="layout">
+<aside aria-labelledby="pricing" class="card">
+<h2 id="pricing">Pricing</h2>
+${cardPrices(product, { ...prices, period: 'month' })}
+${keySpecs(product)}
+${orderLink(product)}
+${costDetails(product)}
+${tiers.length > 0 ? html`<table><caption class="visually-hidden">Prices by billing period</caption><thead><tr><th scope="col">Billing period</th><th scope="col">Price</th></tr></thead><tbody>${tiers.map((tier) => html`<tr><td>${periodLabel(tier)}</td><td>${formatPrice(tier.price, product.currency)} <span class="muted">${periodSuffix(tier)}</span></td></tr>`)}</tbody></table>` : ''}
+<p>Minimum term: ${product.contract_duration === null ? 'not stated' : formatDuration(product.contract_duration)}</p>
+${priceDropMark(product)}
+<p class="muted confirmed">${confirmation(product)}</p>
+<p class="muted">Content last changed <time datetime="${product.updated_at}">${formatDate(product.updated_at)}</time></p>
+</aside>
+<div class="details">
+${product.description ? html`<p class="description">${product.description}</p>` : ''}
+<h2>Specifications</h2>
+${comparableSpecs(product)}
+${specs.length > 0 ? html`<table><caption class="visually-hidden">Specifications</caption><tbody>${specs.map(([key, value]) => html`<tr><th scope="row">${specLabel(key)}</th><td>${value}</td></tr>`)}</tbody></table>` : html`<p class="muted">The provider lists no specifications.</p>`}
+<h2>Features</h2>
+${product.features?.length ? html`<ul>${product.features.map((feature) => html`<li>${feature}</li>`)}</ul>` : html`<p class="muted">None listed.</p>`}
+<h2>Datacenter locations</h2>
+${product.places.length ? html`<ul>${product.places.map((place) => html`<li>${placeLabel(place)}${place.city !== null && place.city !== place.location ? html` <span class="muted">(listed as “${place.location}”)</span>` : ''}</li>`)}</ul>` : html`<p class="muted">None listed.</p>`}
+${history ? priceHistorySection(product, history) : ''}
+</div>
+</div>`,
   );
 }
 
@@ -802,38 +548,21 @@ function keySpecs(product: ListedProduct): Html | '' {
     .filter((key) => product.comparable_specs[key] !== undefined)
     .slice(0, 4);
   if (keys.length === 0) return '';
-  return html`<ul class="keyspecs" aria-label="Key specs">
-    ${keys.map((key) => html`<li><span class="muted">${SPEC_LABELS[key]}</span> ${formatSpecValue(key, product.comparable_specs[key]!)}</li>`)}
-  </ul>`;
+  return html`<ul class="keyspecs" aria-label="Key specs">${keys.map((key) => html`<li><span class="muted">${SPEC_LABELS[key]}</span> ${formatSpecValue(key, product.comparable_specs[key]!)}</li>`)}</ul>`;
 }
 
 /** The product's specs read as the vocabulary, beside the provider's own (shown as sent below them). */
 function comparableSpecs(product: ListedProduct): Html {
   const keys = (Object.keys(SPEC_LABELS) as SpecKey[]).filter((key) => product.comparable_specs[key] !== undefined);
   if (keys.length === 0) return '' as unknown as Html;
-  return html`<table class="comparable">
-      <caption>
-        Compared as
-      </caption>
-      <tbody>
-        ${keys.map(
-          (key) =>
-            html`<tr>
-              <th scope="row">${SPEC_LABELS[key]}</th>
-              <td>${formatSpecValue(key, product.comparable_specs[key]!)}</td>
-            </tr>`,
-        )}
-      </tbody>
-    </table>
-    <p class="muted">As the provider lists them:</p>`;
+  return html`<table class="comparable"><caption>Compared as</caption><tbody>${keys.map((key) => html`<tr><th scope="row">${SPEC_LABELS[key]}</th><td>${formatSpecValue(key, product.comparable_specs[key]!)}</td></tr>`)}</tbody></table>
+<p class="muted">As the provider lists them:</p>`;
 }
 
 export function notFoundPage(what: string): Html {
   return layout(
     { title: 'Not found', description: 'This page is not in the directory of hosting plans.' },
-    html`<h1>Not found</h1>
-      <p>${what}</p>
-      <p><a href="/">Back to the directory</a> or search above.</p>`,
+    html`<h1>Not found</h1><p>${what}</p><p><a href="/">Back to the directory</a> or search above.</p>`,
   );
 }
 
@@ -843,18 +572,14 @@ export function unavailablePage(what: string): Html {
       title: 'Try again in a moment',
       description: 'The directory of hosting plans could not answer this page just now.',
     },
-    html`<h1>Try again in a moment</h1>
-      <p>${what}</p>
-      <p><a href="">Load this page again</a> in a few seconds, or go <a href="/">back to the directory</a>.</p>`,
+    html`<h1>Try again in a moment</h1><p>${what}</p><p><a href="">Load this page again</a> in a few seconds, or go <a href="/">back to the directory</a>.</p>`,
   );
 }
 
 export function badRequestPage(what: string): Html {
   return layout(
     { title: 'Bad request', description: 'This link to the directory of hosting plans is out of date.' },
-    html`<h1>That request did not work</h1>
-      <p>${what}</p>
-      <p><a href="/">Back to the directory</a></p>`,
+    html`<h1>That request did not work</h1><p>${what}</p><p><a href="/">Back to the directory</a></p>`,
   );
 }
 

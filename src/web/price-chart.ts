@@ -65,27 +65,15 @@ export function priceChart(
       ? `${formatPrice(first.monthly_price, currency)} per month since ${formatDate(first.from)}, unchanged.`
       : `From ${formatPrice(first.monthly_price, currency)} on ${formatDate(first.from)} to ${formatPrice(last.monthly_price, currency)} now; ` +
         `lowest ${formatPrice(low, currency)}, highest ${formatPrice(high, currency)}, ${priced.length} prices.`;
-  return html`<svg
-    class="chart"
-    role="img"
-    aria-labelledby="${id}-title ${id}-desc"
-    viewBox="0 0 ${WIDTH} ${HEIGHT}"
-    width="${WIDTH}"
-    height="${HEIGHT}"
-    xmlns="http://www.w3.org/2000/svg"
-  >
-    <title id="${id}-title">${title}</title>
-    <desc id="${id}-desc">${description}</desc>
-    <line x1="${LEFT}" y1="${HEIGHT - BOTTOM}" x2="${WIDTH - RIGHT}" y2="${HEIGHT - BOTTOM}" stroke="#6b7380" />
-    <line x1="${LEFT}" y1="${TOP}" x2="${LEFT}" y2="${HEIGHT - BOTTOM}" stroke="#6b7380" />
-    <text x="${LEFT - 4}" y="${y(high) + 4}" text-anchor="end" font-size="11" fill="#1b1f24">
-      ${formatPrice(high, currency)}
-    </text>
-    ${low !== high ? html`<text x="${LEFT - 4}" y="${y(low) + 4}" text-anchor="end" font-size="11" fill="#1b1f24">${formatPrice(low, currency)}</text>` : ''}
-    <text x="${LEFT}" y="${HEIGHT - 6}" font-size="11" fill="#1b1f24">${formatDate(points[0]!.from)}</text>
-    <text x="${WIDTH - RIGHT}" y="${HEIGHT - 6}" text-anchor="end" font-size="11" fill="#1b1f24">
-      ${formatDate(new Date(end).toISOString())}
-    </text>
-    <path d="${segments.join('')}" fill="none" stroke="#0a4fb3" stroke-width="2.5" />
-  </svg>`;
+  return html`<svg class="chart" role="img" aria-labelledby="${id}-title ${id}-desc" viewBox="0 0 ${WIDTH} ${HEIGHT}" width="${WIDTH}" height="${HEIGHT}" xmlns="http://www.w3.org/2000/svg">
+<title id="${id}-title">${title}</title>
+<desc id="${id}-desc">${description}</desc>
+<line x1="${LEFT}" y1="${HEIGHT - BOTTOM}" x2="${WIDTH - RIGHT}" y2="${HEIGHT - BOTTOM}" stroke="#6b7380"/>
+<line x1="${LEFT}" y1="${TOP}" x2="${LEFT}" y2="${HEIGHT - BOTTOM}" stroke="#6b7380"/>
+<text x="${LEFT - 4}" y="${y(high) + 4}" text-anchor="end" font-size="11" fill="#1b1f24">${formatPrice(high, currency)}</text>
+${low !== high ? html`<text x="${LEFT - 4}" y="${y(low) + 4}" text-anchor="end" font-size="11" fill="#1b1f24">${formatPrice(low, currency)}</text>` : ''}
+<text x="${LEFT}" y="${HEIGHT - 6}" font-size="11" fill="#1b1f24">${formatDate(points[0]!.from)}</text>
+<text x="${WIDTH - RIGHT}" y="${HEIGHT - 6}" text-anchor="end" font-size="11" fill="#1b1f24">${formatDate(new Date(end).toISOString())}</text>
+<path d="${segments.join('')}" fill="none" stroke="#0a4fb3" stroke-width="2.5"/>
+</svg>`;
 }

@@ -60,10 +60,7 @@ function convertedLine(product: PricedProduct, display: PriceDisplay): Html | ''
   const amount = display.period === 'year' ? converted.yearly : converted.monthly;
   if (amount === null) return '';
   const date = converted.rate_date;
-  return html`<p class="converted">
-    ≈ ${formatPrice(amount, converted.currency)}
-    ${display.period === 'year' ? 'per year' : 'per month'}${date ? html` <span class="muted">(rates of <time datetime="${date}">${date}</time>)</span>` : ''}
-  </p>`;
+  return html`<p class="converted">≈ ${formatPrice(amount, converted.currency)} ${display.period === 'year' ? 'per year' : 'per month'}${date ? html` <span class="muted">(rates of <time datetime="${date}">${date}</time>)</span>` : ''}</p>`;
 }
 
 function setupAndTerm(product: PricedProduct): Html | '' {
@@ -80,8 +77,9 @@ function setupAndTerm(product: PricedProduct): Html | '' {
 export function cardPrices(product: PricedProduct, display: PriceDisplay): Html {
   const { amount, per, equivalent } = headline(product, display.period);
   return html`<p><span class="price">${amount}</span>${per ? html` <span class="muted">${per}</span>` : ''}</p>
-    ${equivalent ? html`<p class="muted">${equivalent}</p>` : ''} ${convertedLine(product, display)}
-    ${setupAndTerm(product)}`;
+${equivalent ? html`<p class="muted">${equivalent}</p>` : ''}
+${convertedLine(product, display)}
+${setupAndTerm(product)}`;
 }
 
 /** The price of a product page's description: "€120.00 per year". */
@@ -98,40 +96,19 @@ export function costDetails(product: PricedProduct): Html {
       ? html` <span class="muted">(≈ ${formatPrice(value, converted.currency)})</span>`
       : '';
   return html`<dl class="cost">
-    ${
-      cost.monthly !== null
-        ? html`<dt>${cost.monthly_is_equivalent ? 'Per month (equivalent)' : 'Per month'}</dt>
-            <dd>${formatPrice(round2(cost.monthly), currency)}${approx(converted?.monthly)}</dd>`
-        : ''
-    }
-    ${
-      cost.yearly !== null
-        ? html`<dt>${cost.yearly_is_equivalent ? 'Per year (12 × monthly)' : 'Per year'}</dt>
-            <dd>${formatPrice(cost.yearly, currency)}${approx(converted?.yearly)}</dd>`
-        : ''
-    }
-    <dt>Setup fee</dt>
-    <dd>
-      ${cost.setup_fee === null ? 'none listed' : cost.setup_fee === 0 ? 'free' : html`${formatPrice(cost.setup_fee, currency)}${approx(converted?.setup_fee)}`}
-    </dd>
-    ${
-      cost.first_term !== null
-        ? html`<dt>${termLabel(cost.first_term.months)}, setup included</dt>
-            <dd>${formatPrice(cost.first_term.cost, currency)}${approx(converted?.first_term_cost)}</dd>`
-        : ''
-    }
-  </dl>`;
+${cost.monthly !== null ? html`<dt>${cost.monthly_is_equivalent ? 'Per month (equivalent)' : 'Per month'}</dt><dd>${formatPrice(round2(cost.monthly), currency)}${approx(converted?.monthly)}</dd>` : ''}
+${cost.yearly !== null ? html`<dt>${cost.yearly_is_equivalent ? 'Per year (12 × monthly)' : 'Per year'}</dt><dd>${formatPrice(cost.yearly, currency)}${approx(converted?.yearly)}</dd>` : ''}
+<dt>Setup fee</dt><dd>${cost.setup_fee === null ? 'none listed' : cost.setup_fee === 0 ? 'free' : html`${formatPrice(cost.setup_fee, currency)}${approx(converted?.setup_fee)}`}</dd>
+${cost.first_term !== null ? html`<dt>${termLabel(cost.first_term.months)}, setup included</dt><dd>${formatPrice(cost.first_term.cost, currency)}${approx(converted?.first_term_cost)}</dd>` : ''}
+</dl>`;
 }
 
 /** What the list says about currencies: the display currency, what was not converted, and why. */
 export function currencyNotes(display: PriceDisplay, maxPriceGiven: boolean): Html {
   return html`${display.note ? html`<p class="notice" role="status">${display.note}</p>` : ''}
-  ${
-    display.unconverted.length > 0
-      ? html`<p class="notice" role="status">
-          Not converted (no exchange rate): ${display.unconverted.join(', ')}.
-          ${maxPriceGiven ? 'Their plans cannot be compared with the maximum price and are left out.' : 'Sorted by price, their plans come after the converted ones.'}
-        </p>`
-      : ''
-  }`;
+${
+  display.unconverted.length > 0
+    ? html`<p class="notice" role="status">Not converted (no exchange rate): ${display.unconverted.join(', ')}. ${maxPriceGiven ? 'Their plans cannot be compared with the maximum price and are left out.' : 'Sorted by price, their plans come after the converted ones.'}</p>`
+    : ''
+}`;
 }

@@ -51,10 +51,7 @@ function sortHeader(
     state === 'ascending' ? descending : state === 'descending' ? ascending : firstDescending ? descending : ascending;
   const arrow = state === 'ascending' ? ' ▲' : state === 'descending' ? ' ▼' : '';
   const how = next === ascending ? 'lowest first' : 'highest first';
-  return html`<th scope="col" ${extra(index)}${state ? html` aria-sort="${state}"` : ''}>
-    <a href="${sorting.hrefOf(next)}">${label}<span class="visually-hidden">, sort ${how}</span></a
-    >${arrow}
-  </th>`;
+  return html`<th scope="col"${extra(index)}${state ? html` aria-sort="${state}"` : ''}><a href="${sorting.hrefOf(next)}">${label}<span class="visually-hidden">, sort ${how}</span></a>${arrow}</th>`;
 }
 
 export function resultTable(
@@ -64,47 +61,26 @@ export function resultTable(
   price: (product: ListedProduct) => Html,
   showHost: boolean,
 ): Html {
-  return html`<div class="scroll">
-    <table class="results">
-      <caption class="visually-hidden">
-        Plans with their normalized specs; column headers sort
-      </caption>
-      <thead>
-        <tr>
-          <th scope="col"><span class="visually-hidden">Compare</span></th>
-          ${sortHeader('Plan', 'name', 'name_desc', false, sorting)}
-          ${sortHeader('Price', 'price', 'price_desc', false, sorting)}
-          ${columns.map((key, index) =>
-            key === 'disk_type'
-              ? html`<th scope="col" ${extra(index)}>${SPEC_LABELS[key]}</th>`
-              : sortHeader(SPEC_LABELS[key], `${key}_asc`, `${key}_desc`, true, sorting, index),
-          )}
-        </tr>
-      </thead>
-      <tbody>
-        ${products.map(
-          (product) =>
-            html`<tr>
-              <td>
-                <input
-                  type="checkbox"
-                  name="ids"
-                  value="${product.id}"
-                  id="cmp-${product.id}"
-                  aria-label="Compare ${product.name}"
-                />
-              </td>
-              <th scope="row">
-                <a href="/products/${encodeURIComponent(product.id)}">${product.name}</a
-                >${showHost ? html`<br /><span class="muted">${product.host.name}</span>` : ''}
-              </th>
-              <td>${price(product)}</td>
-              ${columns.map((key, index) => html`<td${extra(index)}>${specCell(product, key)}</td>`)}
-            </tr>`,
-        )}
-      </tbody>
-    </table>
-  </div>`;
+  return html`<div class="scroll"><table class="results">
+<caption class="visually-hidden">Plans with their normalized specs; column headers sort</caption>
+<thead><tr><th scope="col"><span class="visually-hidden">Compare</span></th>
+${sortHeader('Plan', 'name', 'name_desc', false, sorting)}
+${sortHeader('Price', 'price', 'price_desc', false, sorting)}
+${columns.map((key, index) =>
+  key === 'disk_type'
+    ? html`<th scope="col"${extra(index)}>${SPEC_LABELS[key]}</th>`
+    : sortHeader(SPEC_LABELS[key], `${key}_asc`, `${key}_desc`, true, sorting, index),
+)}
+</tr></thead>
+<tbody>${products.map(
+    (product) => html`<tr>
+<td><input type="checkbox" name="ids" value="${product.id}" id="cmp-${product.id}" aria-label="Compare ${product.name}"></td>
+<th scope="row"><a href="/products/${encodeURIComponent(product.id)}">${product.name}</a>${showHost ? html`<br><span class="muted">${product.host.name}</span>` : ''}</th>
+<td>${price(product)}</td>
+${columns.map((key, index) => html`<td${extra(index)}>${specCell(product, key)}</td>`)}
+</tr>`,
+  )}</tbody>
+</table></div>`;
 }
 
 /** The spec sorts a table offers, as page sort values: `<key>_asc` and `<key>_desc`. */

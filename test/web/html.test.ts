@@ -13,12 +13,7 @@ describe('html templates', () => {
 
   it('keeps nested templates as they are, renders lists and leaves out null, undefined and false', () => {
     const items = ['<a>', 'b'].map((item) => html`<li>${item}</li>`);
-    expect(
-      html`<ul>
-          ${items}
-        </ul>
-        ${null}${undefined}${false}${0}`.value,
-    ).toBe('<ul><li>&lt;a&gt;</li><li>b</li></ul>0');
+    expect(html`<ul>${items}</ul>${null}${undefined}${false}${0}`.value).toBe('<ul><li>&lt;a&gt;</li><li>b</li></ul>0');
   });
 
   it('escapes the five characters that matter and nothing else', () => {

@@ -443,7 +443,7 @@ function canonical(
   params: Record<string, string | undefined> = {},
 ): { url: string; head: Html } {
   const url = `${publicBaseUrl(context.config, request)}${path}${queryString(params)}`;
-  return { url, head: html`<link rel="canonical" href="${url}" />` };
+  return { url, head: html`<link rel="canonical" href="${url}">` };
 }
 
 /** A cursor that does not fit the page's sort is a stale or edited link: say so in HTML. */
@@ -632,6 +632,6 @@ export const pageRoutes: FastifyPluginAsync<AppContext> = async (app, context) =
       { ...priceDisplay(view, filters, []), carry: '' },
       history,
     );
-    return sendPage(reply, page, 200, html`${head} ${jsonLdScript(productStructuredData(product, url, label))}`);
+    return sendPage(reply, page, 200, html`${head}\n${jsonLdScript(productStructuredData(product, url, label))}`);
   });
 };

@@ -47,25 +47,12 @@ export const problemPageRoutes: FastifyPluginAsync<AppContext> = async (app, con
     if (String(request.headers.accept ?? '').includes('application/json')) return page;
     reply.type('text/html; charset=utf-8');
     return html`<!doctype html>
-      <html lang="en">
-        <head>
-          <meta charset="utf-8" />
-          <meta name="viewport" content="width=device-width, initial-scale=1" />
-          <title>${type.title} — hostdir</title>
-          <meta
-            name="description"
-            content="${`What the hostdir API's ${type.status} ${code} problem means, and what to do about it.`}"
-          />
-          <link rel="icon" href="/favicon.svg" type="image/svg+xml" />
-          <link rel="canonical" href="${publicBaseUrl(context.config, request)}${page.type}" />
-        </head>
-        <body>
-          <main>
-            <h1>${type.status} ${type.title}</h1>
-            <p>Code: <code>${code}</code></p>
-            <p>${type.about}</p>
-          </main>
-        </body>
-      </html>`.value;
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${type.title} — hostdir</title>
+<meta name="description" content="${`What the hostdir API's ${type.status} ${code} problem means, and what to do about it.`}">
+<link rel="icon" href="/favicon.svg" type="image/svg+xml">
+<link rel="canonical" href="${publicBaseUrl(context.config, request)}${page.type}"></head>
+<body><main><h1>${type.status} ${type.title}</h1>
+<p>Code: <code>${code}</code></p><p>${type.about}</p></main></body></html>`.value;
   });
 };
