@@ -84,6 +84,11 @@ function arrayText(values: readonly unknown[]): string {
  * of a large sync is hundreds of kilobytes.
  */
 function quote(value: string): string {
+  // A NUL would end the query's text on the wire, and what follows it would be read as the protocol's next message:
+  // refused as PostgreSQL refuses it as a parameter (22021), before anything is sent.
+  if (value.includes('\u0000')) {
+    throw Object.assign(new Error('invalid byte sequence for encoding "UTF8": 0x00'), { code: '22021' });
+  }
   const quoted = value.replaceAll("'", "''");
   return value.includes('\\') ? ` E'${quoted.replaceAll('\\', '\\\\')}'` : `'${quoted}'`;
 }
