@@ -72,6 +72,8 @@ export interface Config {
    * links, the sitemap, robots.txt, structured data; null: see src/http/public-url.ts
    */
   publicUrl: string | null;
+  /** the SMTP server mail goes through (smtp:// or smtps://, `?from=` for the sender); null: .eml files under DATA_DIR/mail */
+  smtpUrl: string | null;
 
   // Fixed in code, each the named constant beside the code that uses it; no variable sets them. Fields only so that a
   // test can run a server with other values.
@@ -191,6 +193,12 @@ export function loadConfig(env: Env = process.env): Config {
   if (!/^[A-Z]{3}$/.test(displayCurrency) || !isKnownCurrency(displayCurrency)) {
     throw new ConfigError(`DISPLAY_CURRENCY must be an ISO 4217 currency code, got "${displayCurrency}"`);
   }
+  const smtpUrl = text(env, 'SMTP_URL');
+  if (smtpUrl !== null && !isSmtpUrl(smtpUrl)) {
+    throw new ConfigError(
+      'SMTP_URL must be an smtp:// or smtps:// URL, such as smtps://user:password@mail.example.org:465',
+    );
+  }
   const ratesUrl = text(env, 'RATES_URL');
   if (ratesUrl !== null && !/^https?:\/\/[^\s]+$/.test(ratesUrl)) {
     throw new ConfigError('RATES_URL must be an http:// or https:// URL');
@@ -238,6 +246,7 @@ export function loadConfig(env: Env = process.env): Config {
     trustProxy,
     staleAfterDays: positiveNumber(env, 'STALE_AFTER_DAYS', 30, 36_500),
     publicUrl,
+    smtpUrl,
     syncQueueLimit: SYNC_QUEUE_LIMIT,
     headersTimeoutMs: Math.min(HEADERS_TIMEOUT_MS, requestTimeoutMs),
     minUploadBytesPerS: MIN_UPLOAD_BYTES_PER_S,
@@ -264,6 +273,15 @@ const IDEMPOTENCY_LEASE_MIN_SECONDS = 300;
  */
 function idempotencyLeaseSeconds(requestTimeoutMs: number, statementTimeoutMs: number): number {
   return Math.max(IDEMPOTENCY_LEASE_MIN_SECONDS, Math.ceil((requestTimeoutMs + 2 * statementTimeoutMs) / 1000));
+}
+
+function isSmtpUrl(raw: string): boolean {
+  try {
+    const url = new URL(raw);
+    return (url.protocol === 'smtp:' || url.protocol === 'smtps:') && url.hostname !== '';
+  } catch {
+    return false;
+  }
 }
 
 /** An http(s) origin, with no path, query or fragment: "https://directory.example.org" (a trailing slash is dropped). */

@@ -4,6 +4,7 @@ import cluster from 'node:cluster';
 import { adminTokenPath, resolveAdminToken } from './admin-token.js';
 import { joinMetricsCollection, runPrimary } from './cluster.js';
 import { loadConfig, type Config } from './config.js';
+import { createMailer } from './mail/mailer.js';
 import { buildApp, loggerOptions, type LogDestination } from './http/app.js';
 import { isUnavailable, type Database } from './store/db.js';
 import { migrate } from './store/migrate.js';
@@ -41,8 +42,10 @@ export async function startServer(config: Config = loadConfig(), log?: LogDestin
       ? app.log.info({ replica }, `the directory reads from replica ${replica} again: ${why}`)
       : app.log.warn({ replica }, `the directory reads from the primary instead of replica ${replica}: ${why}`),
   );
+  const mailer = createMailer(config);
   const app = await buildApp({
     config,
+    mailer,
     db,
     directory: replicas ?? db,
     replicas: replicas ?? undefined,
@@ -104,6 +107,7 @@ export async function startServer(config: Config = loadConfig(), log?: LogDestin
     {
       store: db.kind === 'postgres' ? 'postgresql' : `embedded (${config.dataDir})`,
       admin_token: admin.source === 'env' ? 'from ADMIN_TOKEN' : `in ${adminTokenPath(config.dataDir)}`,
+      mail: config.smtpUrl ? `through ${mailer.destination}` : `no SMTP_URL: written as .eml ${mailer.destination}`,
     },
     `hostdir listening on ${url}`,
   );

@@ -177,3 +177,18 @@ describe('PUBLIC_URL', () => {
     }
   });
 });
+
+describe('SMTP_URL', () => {
+  it('is unset by default (mail is written as .eml files), and kept as given when set', () => {
+    expect(loadConfig({}).smtpUrl).toBeNull();
+    expect(loadConfig({ SMTP_URL: 'smtps://user:secret@mail.example.org:465?from=a@example.org' }).smtpUrl).toBe(
+      'smtps://user:secret@mail.example.org:465?from=a@example.org',
+    );
+  });
+
+  it('refuses anything but an smtp:// or smtps:// URL', () => {
+    for (const bad of ['mail.example.org', 'https://mail.example.org', 'smtp://', 'smtp:mail']) {
+      expect(() => loadConfig({ SMTP_URL: bad }), bad).toThrow(/SMTP_URL/);
+    }
+  });
+});

@@ -18,6 +18,7 @@ import { newId } from '../catalog/ids.js';
 import { isUnavailable, StatementTimeoutError } from '../store/db.js';
 import { DirectoryBusyError, ReadShare } from '../store/read-share.js';
 import { AuthFailures } from './auth-failures.js';
+import { createMailer, type Mailer } from '../mail/mailer.js';
 import type { AppContext } from './context.js';
 import { PRIVATE_CACHE_CONTROL, revalidatedByEtag } from './freshness.js';
 import { createMetrics, metricsRoutes } from './metrics.js';
@@ -44,8 +45,10 @@ const PACKAGE_VERSION = (
   JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
 ).version;
 
-export interface AppOptions extends Omit<AppContext, 'metrics' | 'syncSlots' | 'directory'> {
+export interface AppOptions extends Omit<AppContext, 'metrics' | 'syncSlots' | 'directory' | 'mailer'> {
   logger?: FastifyServerOptions['logger'];
+  /** where mail goes (default: as SMTP_URL and DATA_DIR say); closed with the app */
+  mailer?: Mailer;
   /** where the public directory reads (default: db) */
   directory?: AppContext['directory'];
 }
@@ -286,6 +289,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     directory,
     syncSlots,
     metrics: createMetrics(settings.db, syncSlots, directory, settings.replicas),
+    mailer: settings.mailer ?? createMailer(settings.config),
   };
   const { config } = context;
   const app = Fastify({
@@ -328,6 +332,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   // Every method each path answers, kept apart to tell "wrong method" (405) from "no such path" (404).
   const known = FindMyWay({ ignoreTrailingSlash: true });
+  app.addHook('onClose', () => context.mailer.close());
   app.addHook('onRoute', (route) => {
     // A catch-all (the CORS plugin's OPTIONS *, which passes on to "not found" outside the public scope) names no path.
     if (route.url === '*') return;

@@ -1,4 +1,5 @@
 // What every route plugin receives: settings, the database, and the server's lifecycle state.
+import type { Mailer } from '../mail/mailer.js';
 import type { Config } from '../config.js';
 import type { KeyOwner } from '../store/api-keys.js';
 import type { Database, Queryable } from '../store/db.js';
@@ -27,6 +28,8 @@ export interface AppContext {
   metrics: Metrics;
   /** bounds the sync transactions this process runs at once */
   syncSlots: SyncSlots;
+  /** the mail this process sends: through SMTP_URL, or as .eml files under DATA_DIR/mail */
+  mailer: Mailer;
 }
 
 declare module 'fastify' {
