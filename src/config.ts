@@ -8,8 +8,9 @@ import { AUTH_FAILURE_LIMIT, AUTH_FAILURE_WINDOW_SECONDS } from './http/auth-fai
 import { MIN_UPLOAD_BYTES_PER_S, UPLOAD_GRACE_SECONDS } from './http/body.js';
 import { RATES_REFRESH_SECONDS } from './rates-refresh.js';
 import { LOCK_TIMEOUT_MS } from './store/sync.js';
-import { IDEMPOTENCY_KEY_TTL_SECONDS } from './sync/idempotency.js';
+import { IDEMPOTENCY_KEY_TTL_SECONDS, IDEMPOTENCY_MAX_KEYS_PER_HOST } from './sync/idempotency.js';
 import { SYNC_QUEUE_LIMIT } from './sync/slots.js';
+import { DRY_RUNS_PER_APPLIED_SYNC, REFUSED_PER_WINDOW } from './sync/window.js';
 import { SITEMAP_URLS_PER_PAGE } from './web/seo.js';
 
 export interface Config {
@@ -28,14 +29,17 @@ export interface Config {
   maxBodyBytes: number;
   maxProducts: number;
   syncMaxPerWindow: number;
+  /** derived: dry runs per host per SYNC_WINDOW_SECONDS, DRY_RUNS_PER_APPLIED_SYNC × SYNC_MAX_PER_WINDOW */
   dryRunMaxPerWindow: number;
   syncWindowSeconds: number;
-  /** refused sync requests (413, 415, 422) per host per SYNC_WINDOW_SECONDS before it gets 429 */
+  /**
+   * derived: refused sync requests (413, 415, 422) per host per SYNC_WINDOW_SECONDS before it gets 429,
+   * REFUSED_PER_WINDOW or SYNC_MAX_PER_WINDOW if that is more
+   */
   refusedMaxPerWindow: number;
   /** derived: how long a running request's claim on its Idempotency-Key lasts if nothing releases it */
   idempotencyLeaseSeconds: number;
-  /** finished Idempotency-Keys kept per host, and the bytes of their stored answers */
-  idempotencyMaxKeysPerHost: number;
+  /** the bytes of the answers kept for finished Idempotency-Keys per host */
   idempotencyMaxBytesPerHost: number;
   dbPoolSize: number;
   /** how long a stopping server lets running requests finish */
@@ -89,6 +93,8 @@ export interface Config {
   authFailureWindowSeconds: number;
   /** IDEMPOTENCY_KEY_TTL_SECONDS (sync/idempotency.ts): how long an Idempotency-Key and its answer are kept */
   idempotencyKeyTtlSeconds: number;
+  /** IDEMPOTENCY_MAX_KEYS_PER_HOST (sync/idempotency.ts): finished Idempotency-Keys kept per host */
+  idempotencyMaxKeysPerHost: number;
   /** LOCK_TIMEOUT_MS (store/sync.ts): how long a sync waits for another sync of the same host before it gets 429 */
   lockTimeoutMs: number;
   /** RATES_REFRESH_SECONDS (rates-refresh.ts): how often RATES_URL is fetched */
@@ -155,6 +161,7 @@ export function loadConfig(env: Env = process.env): Config {
   const syncConcurrency = integer(env, 'SYNC_CONCURRENCY', 4, 1, 1000);
   const requestTimeoutMs = integer(env, 'REQUEST_TIMEOUT_MS', 120_000, 100, 3_600_000);
   const statementTimeoutMs = integer(env, 'STATEMENT_TIMEOUT_MS', 30_000, 100, 3_600_000);
+  const syncMaxPerWindow = integer(env, 'SYNC_MAX_PER_WINDOW', 1, 1, 1_000_000);
   const maxBodyBytesInFlight = integer(
     env,
     'MAX_BODY_BYTES_IN_FLIGHT',
@@ -217,8 +224,9 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel: text(env, 'LOG_LEVEL') ?? 'info',
     maxBodyBytes,
     maxProducts: integer(env, 'MAX_PRODUCTS', 50_000, 1, 1_000_000),
-    syncMaxPerWindow: integer(env, 'SYNC_MAX_PER_WINDOW', 1, 1, 1_000_000),
-    dryRunMaxPerWindow: integer(env, 'DRY_RUN_MAX_PER_WINDOW', 10, 1, 1_000_000),
+    syncMaxPerWindow,
+    // Dry runs and refusals follow the applied syncs an operator allows (sync/window.ts).
+    dryRunMaxPerWindow: DRY_RUNS_PER_APPLIED_SYNC * syncMaxPerWindow,
     syncWindowSeconds: integer(env, 'SYNC_WINDOW_SECONDS', 300, 1, 86_400 * 30),
     idempotencyLeaseSeconds: idempotencyLeaseSeconds(requestTimeoutMs, statementTimeoutMs),
     dbPoolSize,
@@ -229,8 +237,7 @@ export function loadConfig(env: Env = process.env): Config {
     maxBodyBytesInFlight,
     // Half the budget, so that one provider's uploads never hold all of it, yet always room for one largest body.
     maxBodyBytesPerHost: Math.max(maxBodyBytes, Math.floor(maxBodyBytesInFlight / 2)),
-    refusedMaxPerWindow: integer(env, 'REFUSED_MAX_PER_WINDOW', 60, 1, 1_000_000),
-    idempotencyMaxKeysPerHost: integer(env, 'IDEMPOTENCY_MAX_KEYS_PER_HOST', 1000, 1, 10_000_000),
+    refusedMaxPerWindow: Math.max(REFUSED_PER_WINDOW, syncMaxPerWindow),
     idempotencyMaxBytesPerHost: integer(
       env,
       'IDEMPOTENCY_MAX_BYTES_PER_HOST',
@@ -254,6 +261,7 @@ export function loadConfig(env: Env = process.env): Config {
     authFailureLimit: AUTH_FAILURE_LIMIT,
     authFailureWindowSeconds: AUTH_FAILURE_WINDOW_SECONDS,
     idempotencyKeyTtlSeconds: IDEMPOTENCY_KEY_TTL_SECONDS,
+    idempotencyMaxKeysPerHost: IDEMPOTENCY_MAX_KEYS_PER_HOST,
     lockTimeoutMs: LOCK_TIMEOUT_MS,
     ratesRefreshSeconds: RATES_REFRESH_SECONDS,
     sitemapUrlsPerPage: SITEMAP_URLS_PER_PAGE,

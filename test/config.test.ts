@@ -46,6 +46,9 @@ describe('the environment', () => {
       LOCK_TIMEOUT_MS: '100',
       RATES_REFRESH_SECONDS: '1',
       SITEMAP_URLS_PER_PAGE: '100',
+      IDEMPOTENCY_MAX_KEYS_PER_HOST: '2',
+      DRY_RUN_MAX_PER_WINDOW: '1000',
+      REFUSED_MAX_PER_WINDOW: '1',
     };
     const read = variablesRead();
     for (const name of Object.keys(removed)) expect(read).not.toContain(name);
@@ -61,6 +64,7 @@ describe('the environment', () => {
       lockTimeoutMs: 10_000,
       ratesRefreshSeconds: 86_400,
       sitemapUrlsPerPage: 50_000,
+      idempotencyMaxKeysPerHost: 1000,
     });
   });
 });
@@ -87,6 +91,17 @@ describe('derived values', () => {
     expect(loadConfig({ REQUEST_TIMEOUT_MS: '600000', STATEMENT_TIMEOUT_MS: '120000' }).idempotencyLeaseSeconds).toBe(
       840,
     );
+  });
+
+  it('allows ten dry runs per window for each applied sync: 10 by default', () => {
+    expect(loadConfig({}).dryRunMaxPerWindow).toBe(10);
+    expect(loadConfig({ SYNC_MAX_PER_WINDOW: '3' }).dryRunMaxPerWindow).toBe(30);
+  });
+
+  it('allows 60 refused requests per window, or as many as applied syncs if that is more', () => {
+    expect(loadConfig({}).refusedMaxPerWindow).toBe(60);
+    expect(loadConfig({ SYNC_MAX_PER_WINDOW: '60' }).refusedMaxPerWindow).toBe(60);
+    expect(loadConfig({ SYNC_MAX_PER_WINDOW: '100' }).refusedMaxPerWindow).toBe(100);
   });
 
   it('wants the headers within 10 s, or within REQUEST_TIMEOUT_MS if that is shorter', () => {

@@ -18,6 +18,12 @@ export type { StoredAnswer };
 /** How long an Idempotency-Key and its answer are kept: 24 hours, as the contract promises providers. */
 export const IDEMPOTENCY_KEY_TTL_SECONDS = 86_400;
 
+/**
+ * Finished Idempotency-Keys kept per host; past it, the oldest are forgotten first. The bytes of their answers have a
+ * bound of the operator's (IDEMPOTENCY_MAX_BYTES_PER_HOST); this one bounds the rows, small ones included.
+ */
+export const IDEMPOTENCY_MAX_KEYS_PER_HOST = 1000;
+
 /** 1–255 visible ASCII characters. */
 export const IDEMPOTENCY_KEY_PATTERN = '^[!-~]{1,255}$';
 const WELL_FORMED = new RegExp(IDEMPOTENCY_KEY_PATTERN);

@@ -5,6 +5,16 @@ import type { WindowUsage } from '../store/sync.js';
 
 export type { WindowUsage };
 
+/** Dry runs a host may make per window for each applied sync it may make: a catalogue tried out before it is sent. */
+export const DRY_RUNS_PER_APPLIED_SYNC = 10;
+
+/**
+ * Refused requests (413, 415, 422) a host may send per window before it is turned away unread: enough to fix a
+ * catalogue and resend it at once, again and again. A host allowed more applied syncs per window than this may be
+ * refused as often as it may sync: a refusal costs no more than the sync the operator already allows.
+ */
+export const REFUSED_PER_WINDOW = 60;
+
 export type WindowLimits = Pick<
   Config,
   'syncMaxPerWindow' | 'dryRunMaxPerWindow' | 'syncWindowSeconds' | 'refusedMaxPerWindow'

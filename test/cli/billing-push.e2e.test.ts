@@ -63,7 +63,7 @@ describe('hostdir push --from a billing system, end to end', () => {
   beforeAll(async () => {
     // Several applied syncs of one provider follow each other here; the window is the server's to enforce, and
     // its own tests do.
-    server = await startServer('postgres', { env: { SYNC_MAX_PER_WINDOW: '100', DRY_RUN_MAX_PER_WINDOW: '100' } });
+    server = await startServer('postgres', { env: { SYNC_MAX_PER_WINDOW: '100' } });
     dir = await mkdtemp(path.join(tmpdir(), 'hostdir-billing-'));
   });
 

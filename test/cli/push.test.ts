@@ -77,7 +77,7 @@ describe('hostdir push', () => {
   let dir: string;
 
   beforeAll(async () => {
-    server = await startServer('postgres', { env: { DRY_RUN_MAX_PER_WINDOW: '100' } });
+    server = await startServer('postgres');
     dir = await mkdtemp(path.join(tmpdir(), 'hostdir-push-'));
   });
   afterAll(async () => {

@@ -14,9 +14,7 @@ describe('gzip bodies', () => {
   let server: TestServer;
 
   beforeAll(async () => {
-    server = await startServer('embedded', {
-      env: { MAX_BODY_BYTES: String(MAX_BODY_BYTES), DRY_RUN_MAX_PER_WINDOW: '100' },
-    });
+    server = await startServer('embedded', { env: { MAX_BODY_BYTES: String(MAX_BODY_BYTES) } });
   });
   afterAll(async () => {
     await server?.stop();

@@ -2,13 +2,25 @@
 // a run shows what it did to each product, and a provider never sees another's runs.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, onboard, product, sync } from '../support/api.js';
-import { describeOnPostgres, STORES, startServer, type TestServer } from '../support/server.js';
+import {
+  describeOnPostgres,
+  STORES,
+  startInProcessServer,
+  startServer,
+  type ServerUnderTest,
+  type TestServer,
+} from '../support/server.js';
 
 describe.each(STORES)('dry runs and history (%s store)', (store) => {
-  let server: TestServer;
+  let server: ServerUnderTest;
 
   beforeAll(async () => {
-    server = await startServer(store, { env: { SYNC_MAX_PER_WINDOW: '100', DRY_RUN_MAX_PER_WINDOW: '3' } });
+    // Many applied syncs, and a window of dry runs smaller than the ten per applied sync it would be derived as: in
+    // this process, where the Config is the test's own.
+    server = await startInProcessServer(store, {
+      env: { SYNC_MAX_PER_WINDOW: '100' },
+      config: { dryRunMaxPerWindow: 3 },
+    });
   });
   afterAll(async () => {
     await server?.stop();

@@ -43,7 +43,7 @@ describe.each(STORES)('product lifecycle (%s store)', (store) => {
   let server: TestServer;
 
   beforeAll(async () => {
-    server = await startServer(store, { env: { SYNC_MAX_PER_WINDOW: '1000', DRY_RUN_MAX_PER_WINDOW: '1000' } });
+    server = await startServer(store, { env: { SYNC_MAX_PER_WINDOW: '1000' } });
   });
 
   afterAll(async () => {

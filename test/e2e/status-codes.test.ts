@@ -197,7 +197,7 @@ describe.each(STORES)('status codes of the sync endpoint (%s store)', (store) =>
       expect(runs.map((run) => run.dry_run).sort()).toEqual([false, true]);
     });
 
-    it('has a window of its own: DRY_RUN_MAX_PER_WINDOW (default 10)', async () => {
+    it('has a window of its own: ten per applied sync allowed (SYNC_MAX_PER_WINDOW, default 1)', async () => {
       const host = await onboard(server, 'Many Dry Runs');
       for (let n = 0; n < 10; n++)
         expect((await sync(server, host.key, [small('a')], '?dry_run=true')).status).toBe(200);

@@ -128,7 +128,7 @@ describe('the sync endpoint through app.inject (embedded store)', () => {
     ({ db, close } = await openTestDatabase('embedded'));
     const instanceId = 'ins_inject_test';
     await touchInstance(db, instanceId);
-    const config = loadConfig({ REFUSED_MAX_PER_WINDOW: '3' });
+    const config = { ...loadConfig({}), refusedMaxPerWindow: 3 };
     app = await buildApp({ config, db, adminToken, instanceId, lifecycle: { closing: false, prepared: true } });
   });
 

@@ -202,7 +202,7 @@ describe('the schema and queries Citus needs', () => {
   it('runs every query outside the directory’s reads on the rows of one host', { timeout: 120_000 }, async () => {
     server = await startServer('postgres', {
       databaseUrl,
-      env: { SYNC_MAX_PER_WINDOW: '3', REFUSED_MAX_PER_WINDOW: '100' },
+      env: { SYNC_MAX_PER_WINDOW: '3' },
     });
     // The operator's side.
     const hosts = [];

@@ -1,5 +1,5 @@
-// A concurrency soak of the sync endpoint (contract sections 3, 6 and 7): two server processes on one PostgreSQL
-// database, a few dozen clients for SOAK_SECONDS (60 unless set) sending, for four providers, valid catalogues,
+// A concurrency soak of the sync endpoint (contract sections 3, 6 and 7): two servers on one PostgreSQL database
+// (each with its own pool, slots and instance, in this process so that their caps can be set small), a few dozen clients for SOAK_SECONDS (60 unless set) sending, for four providers, valid catalogues,
 // invalid, oversized and mistyped bodies, dry runs, fresh, reused and forgotten Idempotency-Keys, and reading the
 // public directory meanwhile. Afterwards it holds the answers and the database to the contract: no 5xx and no lost
 // connection; every answer one the contract allows for its request; every replay the answer first given; the
@@ -8,14 +8,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { onboard, type Onboarded } from '../support/api.js';
 import { checkAgainstDocument } from '../support/openapi-check.js';
-import { createTestDatabase, startServer, type TestServer } from '../support/server.js';
+import { createTestDatabase, startInProcessServer, type ServerUnderTest } from '../support/server.js';
 
 const SOAK_SECONDS = Number(process.env.SOAK_SECONDS ?? 60);
 
 // Small enough that every window and cap is reached many times within the soak.
 const WINDOW_SECONDS = 10;
 const SYNC_MAX_PER_WINDOW = 3;
-const DRY_RUN_MAX_PER_WINDOW = 40;
+/** derived, as config.ts does: ten per applied sync */
+const DRY_RUN_MAX_PER_WINDOW = 10 * SYNC_MAX_PER_WINDOW;
+/** fixed in code or derived (60 per window, 1 000 keys), set smaller here in the servers' Config */
 const REFUSED_MAX_PER_WINDOW = 10;
 const IDEMPOTENCY_MAX_KEYS_PER_HOST = 16;
 const IDEMPOTENCY_MAX_BYTES_PER_HOST = 12 * 1024;
@@ -131,7 +133,7 @@ const pick = <T>(items: readonly T[]): T => items[Math.floor(Math.random() * ite
 
 /** One request over fetch, its answer read whole and held to the server's OpenAPI document. */
 async function exchange(
-  server: TestServer,
+  server: ServerUnderTest,
   request: Pick<Exchange, 'provider' | 'method' | 'path' | 'body' | 'dryRun' | 'key' | 'keyUse'> & {
     headers?: Record<string, string>;
     payload?: string;
@@ -187,7 +189,7 @@ async function exchange(
 }
 
 /** A GET by a visitor, or by a provider with its key. */
-function read(server: TestServer, path: string, provider: Provider | null = null): Promise<Exchange> {
+function read(server: ServerUnderTest, path: string, provider: Provider | null = null): Promise<Exchange> {
   const headers = provider ? { authorization: `Bearer ${provider.host.key}` } : undefined;
   return exchange(server, {
     provider: provider?.index ?? null,
@@ -220,7 +222,7 @@ function chooseKey(
 /** One client of a provider: a sync of some kind, or a read of its own listing, again and again until the deadline. */
 async function providerClient(
   provider: Provider,
-  servers: TestServer[],
+  servers: ServerUnderTest[],
   client: number,
   deadline: number,
   log: Exchange[],
@@ -267,7 +269,7 @@ async function providerClient(
 /** A visitor of the directory: its API and its pages, about the providers and the products answered so far. */
 async function publicReader(
   providers: Provider[],
-  servers: TestServer[],
+  servers: ServerUnderTest[],
   reader: number,
   deadline: number,
   log: Exchange[],
@@ -355,7 +357,7 @@ function disallowed(x: Exchange, provider: Provider | null): string | null {
  * Reads, until stopped, every refusal row (each lives a window at least, so none is missed) and how many answers, of
  * how many bytes, each provider's finished Idempotency-Keys keep.
  */
-function watch(server: TestServer, hostOf: Map<number, Provider>) {
+function watch(server: ServerUnderTest, hostOf: Map<number, Provider>) {
   const refusalRows = new Map<string, { provider: number; at: number }>();
   const keptKeys: { provider: number; keys: number; bytes: number }[] = [];
   const sample = async () => {
@@ -540,7 +542,7 @@ const sortedById = (products: Product[]) =>
   [...products].sort((a, b) => String(a.external_id).localeCompare(String(b.external_id)));
 
 /** The provider's active products are exactly the catalogue of its last applied sync, with its content; its kind. */
-async function expectListing(seen: Seen, server: TestServer): Promise<BodyKind | null> {
+async function expectListing(seen: Seen, server: ServerUnderTest): Promise<BodyKind | null> {
   const lastApplied = seen.runs.filter((run) => !run.dry_run).at(-1);
   const lastAnswer = lastApplied && seen.applied.find((x) => x.json.sync_id === lastApplied.id);
   expect.soft(lastAnswer, `${seen.name}: the last sync applied was answered`).toBeDefined();
@@ -580,7 +582,7 @@ const CLIENTS = PROVIDER_SHAPES.reduce((sum, shape) => sum + shape.clients, PUBL
 
 describe(`a ${SOAK_SECONDS} s soak: two servers, ${PROVIDER_SHAPES.length} providers, ${CLIENTS} clients`, () => {
   let database: { url: string; drop(): Promise<void> };
-  const servers: TestServer[] = [];
+  const servers: ServerUnderTest[] = [];
   let providers: Provider[] = [];
   /** providers by host id */
   const hostOf = new Map<number, Provider>();
@@ -592,16 +594,17 @@ describe(`a ${SOAK_SECONDS} s soak: two servers, ${PROVIDER_SHAPES.length} provi
       DB_POOL_SIZE: '16',
       SYNC_WINDOW_SECONDS: String(WINDOW_SECONDS),
       SYNC_MAX_PER_WINDOW: String(SYNC_MAX_PER_WINDOW),
-      DRY_RUN_MAX_PER_WINDOW: String(DRY_RUN_MAX_PER_WINDOW),
-      REFUSED_MAX_PER_WINDOW: String(REFUSED_MAX_PER_WINDOW),
-      IDEMPOTENCY_MAX_KEYS_PER_HOST: String(IDEMPOTENCY_MAX_KEYS_PER_HOST),
       IDEMPOTENCY_MAX_BYTES_PER_HOST: String(IDEMPOTENCY_MAX_BYTES_PER_HOST),
       MAX_BODY_BYTES: String(MAX_BODY_BYTES),
       // Body memory is not what this soak is about: a 503 or 429 for it would hide what is.
       MAX_BODY_BYTES_IN_FLIGHT: String(64 * 1024 * 1024),
     };
-    servers.push(await startServer('postgres', { databaseUrl: database.url, env }));
-    servers.push(await startServer('postgres', { databaseUrl: database.url, env }));
+    const config = {
+      refusedMaxPerWindow: REFUSED_MAX_PER_WINDOW,
+      idempotencyMaxKeysPerHost: IDEMPOTENCY_MAX_KEYS_PER_HOST,
+    };
+    servers.push(await startInProcessServer('postgres', { databaseUrl: database.url, env, config }));
+    servers.push(await startInProcessServer('postgres', { databaseUrl: database.url, env, config }));
     providers = [];
     for (const [index, shape] of PROVIDER_SHAPES.entries()) {
       const catalogues = cataloguesOf(shape.products);

@@ -5,8 +5,8 @@ import type { ServerUnderTest } from './server.js';
 /**
  * md5 of every row of every table (postgres store), read straight from the database. Tables are listed from the
  * catalog so that a table added later is covered without touching this function. Left out: the count of refused
- * requests (sync_refusals), which a refusal is meant to add to (REFUSED_MAX_PER_WINDOW; the refusals tests check
- * it), and the server processes' heartbeats (server_instances), which change every few seconds whatever happens.
+ * requests (sync_refusals), which a refusal is meant to add to (its budget per window, config.ts; the refusals tests
+ * check it), and the server processes' heartbeats (server_instances), which change every few seconds whatever happens.
  */
 export async function databaseDigest(server: ServerUnderTest): Promise<string> {
   const tables = await server.sql<{ name: string }>(

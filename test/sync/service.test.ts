@@ -244,7 +244,7 @@ describe.each(STORES)('the sync service (%s store)', (store) => {
 
   it('counts refusals against their budget', async () => {
     const host = await onboard('Refusals');
-    const service = serviceWith({ REFUSED_MAX_PER_WINDOW: '2' });
+    const service = serviceWith({}, undefined, { refusedMaxPerWindow: 2 });
     for (let k = 0; k < 2; k++) {
       const caller = (await service.findCaller(hashApiKey(host.key), false, false))!;
       expect(service.refusedTooOften(caller)).toBe(false);
