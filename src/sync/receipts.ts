@@ -16,13 +16,9 @@
 import { hash } from 'node:crypto';
 import { planUnchanged } from '../catalog/plan.js';
 import { isKnown, type CatalogueProduct, type KnownProduct, type SyncPlan } from '../catalog/types.js';
-import {
-  validateCatalogueBody,
-  VALIDATION_VERSION,
-  type BodyValidation,
-  type KnownItems,
-  type ValidateOptions,
-} from '../catalog/validate.js';
+import { validateCatalogueBody, VALIDATION_VERSION, type BodyValidation } from '../catalog/validate.js';
+import type { KnownItems } from '../catalog/known-products.js';
+import type { ValidateOptions } from '../catalog/validation-run.js';
 import type { ReceiptsChange, StoredReceipts } from '../store/sync.js';
 
 /**

@@ -5,7 +5,8 @@
 import { newId } from '../catalog/ids.js';
 import { planSync, writesOf, type ProductWrites } from '../catalog/plan.js';
 import type { CatalogueProduct, SyncPlan, SyncSummary, ValidationIssue } from '../catalog/types.js';
-import { validateCatalogueBody, type ValidateOptions } from '../catalog/validate.js';
+import { validateCatalogueBody } from '../catalog/validate.js';
+import type { ValidateOptions } from '../catalog/validation-run.js';
 import type { Config } from '../config.js';
 import type { Database } from '../store/db.js';
 import { keepRefusal, type KeptAnswerCaps } from '../store/idempotency.js';
