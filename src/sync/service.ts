@@ -10,7 +10,9 @@ import type { ValidateOptions } from '../catalog/validation-run.js';
 import type { Config } from '../config.js';
 import type { Database } from '../store/db.js';
 import { keepRefusal, type KeptAnswerCaps } from '../store/idempotency.js';
-import { findSyncCaller, inSyncTransaction, type SyncCaller, type SyncTransaction } from '../store/sync.js';
+import { findSyncCaller, type SyncCaller } from '../store/sync-caller.js';
+import { inSyncTransaction } from '../store/sync.js';
+import type { SyncTransaction } from '../store/sync-transaction.js';
 import { findSyncRun, recordRefusal } from '../store/sync-runs.js';
 import { answerOfRun, syncAnswer, type SyncAnswer } from './answer.js';
 import {

@@ -11,7 +11,7 @@ import { Piscina } from 'piscina';
 import { knownProductAt, type KnownPlace } from '../catalog/known-products.js';
 import type { BodyValidation } from '../catalog/validate.js';
 import type { ValidateOptions } from '../catalog/validation-run.js';
-import type { StoredReceipts } from '../store/sync.js';
+import type { StoredReceipts } from '../store/sync-caller.js';
 import { validateWithReceipts, type ReceiptsUse } from './receipts.js';
 
 /**
