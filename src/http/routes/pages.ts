@@ -20,8 +20,8 @@ import {
   queryString,
   searchPage,
   unavailablePage,
-  type PageFilters,
 } from '../../web/pages.js';
+import type { PageFilters } from '../../web/page-filters.js';
 import { jsonLdScript, productStructuredData } from '../../web/seo.js';
 import type { AppContext } from '../context.js';
 import { PRICE_DROP_DAYS } from '../directory-query.js';
