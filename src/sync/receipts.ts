@@ -16,14 +16,11 @@
 import { hash } from 'node:crypto';
 import { planUnchanged } from '../catalog/plan.js';
 import { isKnown, type CatalogueProduct, type KnownProduct, type SyncPlan } from '../catalog/types.js';
-import {
-  validateCatalogueBody,
-  VALIDATION_VERSION,
-  type BodyValidation,
-  type KnownItems,
-  type ValidateOptions,
-} from '../catalog/validate.js';
-import type { ReceiptsChange, StoredReceipts } from '../store/sync.js';
+import { validateCatalogueBody, VALIDATION_VERSION, type BodyValidation } from '../catalog/validate.js';
+import type { KnownItems } from '../catalog/known-products.js';
+import type { ValidateOptions } from '../catalog/validation-run.js';
+import type { ReceiptsChange } from '../store/sync-transaction.js';
+import type { StoredReceipts } from '../store/sync-caller.js';
 
 /**
  * Bodies smaller than this are validated whole each time, and keep no receipts: reading and writing receipts costs

@@ -5,11 +5,14 @@
 import { newId } from '../catalog/ids.js';
 import { planSync, writesOf, type ProductWrites } from '../catalog/plan.js';
 import type { CatalogueProduct, SyncPlan, SyncSummary, ValidationIssue } from '../catalog/types.js';
-import { validateCatalogueBody, type ValidateOptions } from '../catalog/validate.js';
+import { validateCatalogueBody } from '../catalog/validate.js';
+import type { ValidateOptions } from '../catalog/validation-run.js';
 import type { Config } from '../config.js';
 import type { Database } from '../store/db.js';
 import { keepRefusal, type KeptAnswerCaps } from '../store/idempotency.js';
-import { findSyncCaller, inSyncTransaction, type SyncCaller, type SyncTransaction } from '../store/sync.js';
+import { findSyncCaller, type SyncCaller } from '../store/sync-caller.js';
+import { inSyncTransaction } from '../store/sync.js';
+import type { SyncTransaction } from '../store/sync-transaction.js';
 import { findSyncRun, recordRefusal } from '../store/sync-runs.js';
 import { answerOfRun, syncAnswer, type SyncAnswer } from './answer.js';
 import {

@@ -8,8 +8,10 @@
 // the thread's heap). Every answer is the one validation on the event loop gives, to the byte.
 import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
-import { knownProductAt, type BodyValidation, type KnownPlace, type ValidateOptions } from '../catalog/validate.js';
-import type { StoredReceipts } from '../store/sync.js';
+import { knownProductAt, type KnownPlace } from '../catalog/known-products.js';
+import type { BodyValidation } from '../catalog/validate.js';
+import type { ValidateOptions } from '../catalog/validation-run.js';
+import type { StoredReceipts } from '../store/sync-caller.js';
 import { validateWithReceipts, type ReceiptsUse } from './receipts.js';
 
 /**

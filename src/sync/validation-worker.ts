@@ -2,7 +2,7 @@
 // products it validates in full, and moves the body back with the verdict.
 import { move, transferableSymbol, valueSymbol } from 'piscina';
 import { isKnown } from '../catalog/types.js';
-import { placeOf } from '../catalog/validate.js';
+import { placeOf } from '../catalog/known-products.js';
 import type { ValidationTask, ValidationVerdict } from './validation-pool.js';
 import { validateWithReceipts } from './receipts.js';
 

@@ -1,7 +1,7 @@
 // The window (contract section 6): at most SYNC_MAX_PER_WINDOW applied syncs per host in any sliding window of
 // SYNC_WINDOW_SECONDS, dry runs in a window of their own, and a budget of refused requests per window.
 import type { Config } from '../config.js';
-import type { WindowUsage } from '../store/sync.js';
+import type { WindowUsage } from '../store/sync-caller.js';
 
 export type { WindowUsage };
 

@@ -6,7 +6,7 @@ import { CONTRACT_DURATION_PATTERN } from '../../src/catalog/product-fields.js';
 import { ProductOutput, syncRequestBodySchema } from '../../src/catalog/product-schema.js';
 
 const SyncRequestBody = syncRequestBodySchema();
-import { normalizeDuration } from '../../src/catalog/validate.js';
+import { normalizeDuration } from '../../src/catalog/validate-product.js';
 
 describe('the request schema', () => {
   it('documents the contract durations the validator reads, n within the limits', () => {

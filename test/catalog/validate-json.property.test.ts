@@ -4,13 +4,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { isKnown, type CatalogueProduct } from '../../src/catalog/types.js';
-import {
-  validateCatalogue,
-  validateCatalogueJson,
-  type KnownItems,
-  type ValidateOptions,
-  type ValidationResult,
-} from '../../src/catalog/validate.js';
+import { validateCatalogue, validateCatalogueJson, type ValidationResult } from '../../src/catalog/validate.js';
+import type { KnownItems } from '../../src/catalog/known-products.js';
+import type { ValidateOptions } from '../../src/catalog/validation-run.js';
 
 const OPTS: ValidateOptions = {
   categories: new Set(['web_shared', 'vps_cloud', 'dedicated']),

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { fingerprintOf } from '../../src/catalog/fingerprint.js';
-import { validateCatalogue, type ValidateOptions } from '../../src/catalog/validate.js';
+import { validateCatalogue } from '../../src/catalog/validate.js';
+import type { ValidateOptions } from '../../src/catalog/validation-run.js';
 import type { NormalizedProduct, ValidationIssue } from '../../src/catalog/types.js';
 
 const OPTS: ValidateOptions = {

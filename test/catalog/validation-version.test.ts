@@ -5,7 +5,8 @@
 import { hash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { NormalizedProduct } from '../../src/catalog/types.js';
-import { validateCatalogueBody, VALIDATION_VERSION, type ValidateOptions } from '../../src/catalog/validate.js';
+import { validateCatalogueBody, VALIDATION_VERSION } from '../../src/catalog/validate.js';
+import type { ValidateOptions } from '../../src/catalog/validation-run.js';
 
 const OPTIONS: ValidateOptions = {
   categories: new Set(['vps_cloud', 'web_shared', 'dedicated', 'dedicated_gpu']),

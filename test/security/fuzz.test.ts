@@ -5,7 +5,7 @@
 import fc from 'fast-check';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { VALIDATION_CODES } from '../../src/catalog/validate.js';
+import { VALIDATION_CODES } from '../../src/catalog/validation-run.js';
 import { call, onboard, product, sync, type Onboarded } from '../support/api.js';
 import { rawExchange, syncHead } from '../support/raw-http.js';
 import { startServer, STORES, type StoreKind, type TestServer } from '../support/server.js';

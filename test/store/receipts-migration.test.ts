@@ -5,7 +5,7 @@ import { issueApiKey } from '../../src/store/api-keys.js';
 import { insertHost } from '../../src/store/hosts.js';
 import { migrate } from '../../src/store/migrate.js';
 import { PostgresDatabase } from '../../src/store/postgres.js';
-import { findSyncCaller } from '../../src/store/sync.js';
+import { findSyncCaller } from '../../src/store/sync-caller.js';
 import { createTestDatabase } from '../support/server.js';
 
 describe('receipts kept before migration 053 (postgres store)', () => {

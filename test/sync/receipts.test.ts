@@ -4,7 +4,8 @@
 import { describe, expect, it } from 'vitest';
 import { planSync } from '../../src/catalog/plan.js';
 import { isKnown, type CatalogueProduct } from '../../src/catalog/types.js';
-import { validateCatalogueBody, type ValidateOptions } from '../../src/catalog/validate.js';
+import { validateCatalogueBody } from '../../src/catalog/validate.js';
+import type { ValidateOptions } from '../../src/catalog/validation-run.js';
 import {
   RECEIPTS_MIN_BODY_BYTES,
   receiptLines,

@@ -4,8 +4,8 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { planSync } from '../../src/catalog/plan.js';
 import { isKnown, type CatalogueProduct } from '../../src/catalog/types.js';
-import type { ValidateOptions } from '../../src/catalog/validate.js';
-import type { StoredReceipts } from '../../src/store/sync.js';
+import type { ValidateOptions } from '../../src/catalog/validation-run.js';
+import type { StoredReceipts } from '../../src/store/sync-caller.js';
 import { receiptsChange, validateWithReceipts } from '../../src/sync/receipts.js';
 import {
   checkBody,

@@ -18,7 +18,7 @@ import type { AppContext } from '../context.js';
 import { Problem } from '../problems.js';
 import { json } from '../schemas.js';
 import { ProductDetailSchema } from './directory.js';
-import { redirectToCanonical } from './pages.js';
+import { redirectToCanonical } from '../page-filters.js';
 
 const PRODUCT_ID = new RegExp(idPattern('prd'));
 
