@@ -9,7 +9,7 @@ import { createTestDatabase } from '../support/server.js';
 
 const ADD = 'SELECT $1::int + 1 AS n';
 const PREPARED = `SELECT count(*)::int AS n FROM pg_prepared_statements
-  WHERE position('PREPARE ' || name || ' AS ' || $1 in statement) > 0`;
+  WHERE position('PREPARE ' || name || ' AS ' || $1 || ';' in statement || ';') > 0`;
 
 describe('prepared statements on PostgreSQL', () => {
   let database: Awaited<ReturnType<typeof createTestDatabase>>;
