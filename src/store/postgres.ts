@@ -1,10 +1,8 @@
 // The pg adapter: a connection pool on a PostgreSQL server, shared safely by any number of processes.
-import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import pg from 'pg';
 import { from as copyFromStdin } from 'pg-copy-streams';
-import { Batch, type PreparedStatements } from './pg-batch.js';
 import {
   CommitOutcomeUnknownError,
   DatabaseUnavailableError,
@@ -21,6 +19,13 @@ import {
   type Statement,
   type Transaction,
 } from './db.js';
+import {
+  preparedStatements,
+  runPrepared,
+  simpleQuery,
+  simpleQueryText,
+  type PreparedStatements,
+} from './pg-statements.js';
 
 export interface PostgresOptions {
   url: string;
@@ -49,68 +54,6 @@ pg.types.setTypeParser(pg.types.builtins.TIMESTAMPTZ, (value: string) => {
 });
 
 /**
- * A parameter as a SQL literal. Written as a quoted string of unknown type, the way the extended protocol sends
- * parameters as text, so that PostgreSQL infers each one's type from its place exactly as it would for $n.
- */
-function literal(value: unknown): string {
-  if (value === null || value === undefined) return 'NULL';
-  if (typeof value === 'string') return quote(value);
-  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return `'${String(value)}'`;
-  if (value instanceof Date) return `'${value.toISOString()}'`;
-  if (Array.isArray(value)) return quote(arrayText(value));
-  throw new TypeError(`cannot write a ${typeof value} as a SQL literal`);
-}
-
-/** A list of plain values as PostgreSQL reads an array's text, as pg sends it: `{"a","b \\"c\\"",NULL}`. */
-function arrayText(values: readonly unknown[]): string {
-  const element = (value: unknown) => {
-    if (value === null || value === undefined) return 'NULL';
-    if (
-      typeof value !== 'string' &&
-      typeof value !== 'number' &&
-      typeof value !== 'bigint' &&
-      typeof value !== 'boolean'
-    ) {
-      throw new TypeError(`cannot write a ${typeof value} in an array literal`);
-    }
-    return `"${String(value).replace(/[\\"]/g, '\\$&')}"`;
-  };
-  return `{${values.map(element).join(',')}}`;
-}
-
-/**
- * A string literal, as pg's escapeLiteral writes it (quotes doubled; with backslashes, an E'' string with them
- * doubled, read the same whatever standard_conforming_strings says), but with native replaces: the run's record
- * of a large sync is hundreds of kilobytes.
- */
-function quote(value: string): string {
-  // A NUL would end the query's text on the wire, and what follows it would be read as the protocol's next message:
-  // refused as PostgreSQL refuses it as a parameter (22021), before anything is sent.
-  if (value.includes('\u0000')) {
-    throw Object.assign(new Error('invalid byte sequence for encoding "UTF8": 0x00'), { code: '22021' });
-  }
-  const quoted = value.replaceAll("'", "''");
-  return value.includes('\\') ? ` E'${quoted.replaceAll('\\', '\\\\')}'` : `'${quoted}'`;
-}
-
-/** A quoted string (left as it is) or a $n placeholder (replaced by its value). */
-const LITERAL_OR_PLACEHOLDER = /'(?:[^']|'')*'|\$(\d+)/g;
-
-/** Statements with their parameters written in, joined for the simple query protocol: one message, one round trip. */
-export function simpleQueryText(statements: readonly Statement[]): string {
-  return statements
-    .map(({ sql, params = [] }) =>
-      sql.replace(LITERAL_OR_PLACEHOLDER, (match, n: string | undefined) => {
-        if (n === undefined) return match;
-        const k = Number(n) - 1;
-        if (k >= params.length) throw new RangeError(`$${n} has no value`);
-        return literal(params[k]);
-      }),
-    )
-    .join(';\n');
-}
-
-/**
  * What the adapter knows of one of its connections: its prepared statements, when it reaches PostgreSQL itself rather
  * than a transaction pooler (PgBouncer), learnt once when it connects, before its first use: the backend that answers
  * is the one whose id the connection was given (a pooler gives ids of its own). Through a pooler the next transaction
@@ -118,40 +61,6 @@ export function simpleQueryText(statements: readonly Statement[]): string {
  */
 interface ConnectionFacts {
   prepared: PreparedStatements | null;
-}
-
-/**
- * Statements kept prepared per connection. hostdir's prepared statements are a few dozen templates; the bound keeps a
- * statement built from data (should one ever be asked for prepared) from growing the server's memory: past it,
- * statements are sent unnamed, parsed and planned each time.
- */
-const PREPARED_PER_CONNECTION_MAX = 200;
-
-/** A prepared statement's name: the digest of its text, so that the same SQL has the same name on every connection. */
-const statementNames = new Map<string, string>();
-
-function statementName(sql: string): string {
-  let name = statementNames.get(sql);
-  if (name === undefined) {
-    name = `hd_${createHash('sha256').update(sql).digest('base64url').slice(0, 22)}`;
-    // The templates are few: a map that somehow grew past the bound is started afresh rather than grown.
-    if (statementNames.size >= PREPARED_PER_CONNECTION_MAX * 5) statementNames.clear();
-    statementNames.set(sql, name);
-  }
-  return name;
-}
-
-/** Transaction control and table locks: nothing is planned for them, so nothing is kept prepared. */
-const UNPLANNED = /^\s*(BEGIN|COMMIT|ROLLBACK|LOCK)\b/i;
-
-/** The name `sql` is kept prepared under on a connection holding `prepared`, or undefined to send it unnamed. */
-function nameOn(prepared: PreparedStatements): (sql: string) => string | undefined {
-  return (sql) => {
-    if (UNPLANNED.test(sql)) return undefined;
-    const name = statementName(sql);
-    if (prepared.held.has(name) || prepared.unsure.has(name)) return name;
-    return prepared.held.size + prepared.unsure.size < PREPARED_PER_CONNECTION_MAX ? name : undefined;
-  };
 }
 
 /** A connection of the pool, checked out: a session, and the batches of a transaction on it. */
@@ -164,8 +73,8 @@ interface PooledSession extends Session, Transaction {
  * One statement stopped by PostgreSQL once it has run `timeoutMs`, in the same round trip as the setting: `SET LOCAL`
  * and the statement sent together run in one implicit transaction, so the setting ends with it. The connection goes
  * back to the pool as it came, and through a pooler in transaction mode (which passes no session setting on and hands
- * each transaction any server connection) the setting travels with its statement. A statement kept prepared is sent
- * with it over the extended protocol; any other as one simple query, its values written in. Stopped, the statement
+ * each transaction any server connection) the setting travels with its statement, in one simple query (a statement
+ * kept prepared run there with EXECUTE, after its PREPARE the first time). Stopped, the statement
  * fails with StatementTimeoutError and the connection is kept: the statement, not the database, took long.
  */
 async function withinTime<R>(
@@ -178,7 +87,7 @@ async function withinTime<R>(
   try {
     const results =
       options.prepared && prepared
-        ? await new Batch([limit, statement], prepared, nameOn(prepared)).run(session.client)
+        ? await runPrepared(session.client, prepared, [limit, statement])
         : await session.queries([limit, statement]);
     return results[1] as QueryResult<R>;
   } catch (error) {
@@ -231,7 +140,7 @@ export class PostgresDatabase implements Database {
         client.query('SELECT pg_backend_pid() AS pid').then(
           (result) => {
             const direct = Number(result.rows[0]?.pid) === (client as unknown as { processID?: number }).processID;
-            this.#facts.set(client, { prepared: direct ? { held: new Set(), unsure: new Set() } : null });
+            this.#facts.set(client, { prepared: direct ? preparedStatements() : null });
             done();
           },
           (error: Error) => done(error),
@@ -352,7 +261,7 @@ export class PostgresDatabase implements Database {
       async query<R>(sql: string, params?: readonly unknown[], options?: QueryOptions): Promise<QueryResult<R>> {
         try {
           if (options?.prepared && prepared) {
-            const [result] = await new Batch([{ sql, params }], prepared, nameOn(prepared)).run(client);
+            const [result] = await runPrepared(client, prepared, [{ sql, params }]);
             return result as QueryResult<R>;
           }
           const result = await client.query(sql, params as unknown[] | undefined);
@@ -377,27 +286,23 @@ export class PostgresDatabase implements Database {
       },
       async queries(statements: readonly Statement[]): Promise<QueryResult<Row>[]> {
         if (statements.length === 0) return [];
-        let results: pg.QueryResult | pg.QueryResult[];
         try {
           // Without parameters, pg sends the text as one simple Query message; PostgreSQL runs its statements in
           // order, each with its own snapshot, and stops at the first error.
-          results = (await client.query(simpleQueryText(statements))) as pg.QueryResult | pg.QueryResult[];
+          return await simpleQuery(client, simpleQueryText(statements));
         } catch (error) {
           throw wrap(error);
         }
-        return (Array.isArray(results) ? results : [results]).map((result) => ({
-          rows: result.rows as Row[],
-          rowCount: result.rowCount ?? 0,
-        }));
       },
       /**
-       * A batch of a transaction (it opens with BEGIN or runs inside one), in one round trip: its statements kept
-       * prepared on a direct connection; else one simple query, whose statements are parsed and planned each time.
+       * A batch of a transaction (it opens with BEGIN or runs inside one), in one round trip (a statement this
+       * connection has not kept prepared yet adds one, once): its statements kept prepared on a direct connection;
+       * else one simple query, whose statements are parsed and planned each time.
        */
       async inTransaction(statements: readonly Statement[]): Promise<QueryResult<Row>[]> {
         if (!prepared || statements.length === 0) return session.queries(statements);
         try {
-          return await new Batch(statements, prepared, nameOn(prepared)).run(client);
+          return await runPrepared(client, prepared, statements);
         } catch (error) {
           throw wrap(error);
         }

@@ -132,7 +132,7 @@ describe('the database link fails under a running server', () => {
 
   it('answers a sync stuck inside its transaction within the statement bound, without waiting again for a ROLLBACK', async () => {
     // The database stops answering just as the sync's transaction begins (its first round trip opens with BEGIN, sent
-    // as text every time; the statements after it may be prepared on the connection, and then travel by name only).
+    // as text every time; the statements after it may be prepared on the connection, and then travel as EXECUTE).
     const stuck = proxy.cutAt('BEGIN', 'stall');
     const answer = await sync(server, host.key, [product('kept-1'), product('stuck')]);
     await stuck;

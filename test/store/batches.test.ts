@@ -4,7 +4,8 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/store/db.js';
 import { EmbeddedDatabase } from '../../src/store/embedded.js';
-import { PostgresDatabase, simpleQueryText } from '../../src/store/postgres.js';
+import { PostgresDatabase } from '../../src/store/postgres.js';
+import { simpleQueryText } from '../../src/store/pg-statements.js';
 import { createTestDatabase, STORES } from '../support/server.js';
 
 describe('simpleQueryText', () => {

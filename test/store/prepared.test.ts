@@ -1,13 +1,15 @@
 // Prepared statements on PostgreSQL: kept on a connection straight to the server (a sync's statements are then parsed
 // and planned once per connection), never through PgBouncer in transaction mode, where the next transaction may run
-// on a server connection that never saw them. What the server holds is asked of the server itself.
+// on a server connection that never saw them. What the server holds is asked of the server itself: a statement kept
+// with SQL's PREPARE shows there as the text of the query that prepared it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PostgresDatabase } from '../../src/store/postgres.js';
 import { startPgBouncer, type PgBouncer } from '../support/pgbouncer.js';
 import { createTestDatabase } from '../support/server.js';
 
 const ADD = 'SELECT $1::int + 1 AS n';
-const PREPARED = 'SELECT count(*)::int AS n FROM pg_prepared_statements WHERE statement = $1';
+const PREPARED = `SELECT count(*)::int AS n FROM pg_prepared_statements
+  WHERE position('PREPARE ' || name || ' AS ' || $1 || ';' in statement || ';') > 0`;
 
 describe('prepared statements on PostgreSQL', () => {
   let database: Awaited<ReturnType<typeof createTestDatabase>>;
@@ -38,6 +40,11 @@ describe('prepared statements on PostgreSQL', () => {
       expect(await held('SELECT $1::int - 1 AS n')).toEqual([{ n: 0 }]);
       // Transaction control is not kept: nothing is planned for it.
       expect(await held('BEGIN')).toEqual([{ n: 0 }]);
+      // What the server keeps is the statements' text, never the query that ran them with their values.
+      const executed =
+        "SELECT count(*)::int AS n FROM pg_prepared_statements WHERE position('EXEC' || 'UTE' in statement) > 0";
+      const [kept] = await db.transaction((tx) => tx.queries([{ sql: executed }], { commit: true }));
+      expect(kept!.rows).toEqual([{ n: 0 }]);
       // Run again, the prepared statement answers as the first time.
       const [again] = await db.transaction((tx) => tx.queries([{ sql: ADD, params: [1] }], { commit: true }));
       expect(again!.rows).toEqual([{ n: 2 }]);
@@ -86,6 +93,16 @@ describe('prepared statements on PostgreSQL', () => {
         ).map((r) => r.rows),
       ).toEqual([[{ n: 202 }], [{ n: 102 }]]);
       expect((await run([{ sql: 'SELECT 1 / $1::int AS n', params: [1] }]))[0]!.rows).toEqual([{ n: 1 }]);
+      // A statement PostgreSQL cannot prepare fails the batch, and leaves the one prepared with it usable.
+      const GOOD = 'SELECT $1::int + 300 AS n';
+      await expect(
+        run([
+          { sql: GOOD, params: [1] },
+          { sql: 'SELECT n FROM no_such_table WHERE n = $1', params: [1] },
+        ]),
+      ).rejects.toMatchObject({ code: '42P01' });
+      expect((await run([{ sql: GOOD, params: [3] }]))[0]!.rows).toEqual([{ n: 303 }]);
+      expect((await run([{ sql: BEFORE, params: [3] }]))[0]!.rows).toEqual([{ n: 103 }]);
       // A value no statement can be sent with is refused before anything is sent; the connection serves on.
       await expect(run([{ sql: CAST, params: [{ n: 1 }] }])).rejects.toThrow(TypeError);
       expect((await run([{ sql: CAST, params: ['8'] }]))[0]!.rows).toEqual([{ n: 8 }]);
