@@ -3,9 +3,9 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/store/db.js';
-import { EmbeddedDatabase } from '../../src/store/embedded.js';
 import { PostgresDatabase } from '../../src/store/postgres.js';
 import { simpleQueryText } from '../../src/store/pg-statements.js';
+import { openEmbeddedTestDatabase } from '../support/databases.js';
 import { createTestDatabase, STORES } from '../support/server.js';
 
 describe('simpleQueryText', () => {
@@ -52,29 +52,32 @@ describe('simpleQueryText', () => {
 // Any text, however hostile, comes back unchanged from both stores, each statement seeing the ones before it.
 describe.each(STORES)('batches on the %s store', (kind) => {
   let db: Database;
-  let drop: (() => Promise<void>) | undefined;
+  let close: (() => Promise<void>) | undefined;
 
   beforeAll(async () => {
     if (kind === 'postgres') {
       const database = await createTestDatabase();
-      drop = database.drop;
       // The old string syntax, where a backslash escapes: literals must still read back as written.
       const setup = new PostgresDatabase({ url: database.url, poolSize: 1, statementTimeoutMs: 10_000 });
       await setup.query(
         `ALTER DATABASE ${new URL(database.url).pathname.slice(1)} SET standard_conforming_strings = off`,
       );
       await setup.close();
-      db = new PostgresDatabase({ url: database.url, poolSize: 2, statementTimeoutMs: 10_000 });
+      const postgres = new PostgresDatabase({ url: database.url, poolSize: 2, statementTimeoutMs: 10_000 });
+      db = postgres;
+      close = async () => {
+        await postgres.close();
+        await database.drop();
+      };
       const { rows } = await db.query('SHOW standard_conforming_strings');
       expect(rows).toEqual([{ standard_conforming_strings: 'off' }]);
     } else {
-      db = await EmbeddedDatabase.open(null);
+      ({ db, close } = await openEmbeddedTestDatabase());
     }
   });
 
   afterAll(async () => {
-    await db?.close();
-    await drop?.();
+    await close?.();
   });
 
   it('returns every string exactly as sent', async () => {

@@ -2,7 +2,8 @@
 // arrive as the very rows sent, whatever their length and characters, piece after piece of other lengths.
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { COPY_INPUT_MAX_BYTES, COPY_PIECE_BYTES, EmbeddedDatabase } from '../../src/store/embedded.js';
+import { COPY_INPUT_MAX_BYTES, COPY_PIECE_BYTES, type EmbeddedDatabase } from '../../src/store/embedded.js';
+import { openEmbeddedTestDatabase } from '../support/databases.js';
 
 /** A COPY text field: backslash, tab and line breaks escaped as COPY's text format wants them. */
 const field = (text: string) =>
@@ -10,14 +11,15 @@ const field = (text: string) =>
 
 describe('COPY into the embedded store', () => {
   let db: EmbeddedDatabase;
+  let close: () => Promise<void>;
 
   beforeAll(async () => {
-    db = await EmbeddedDatabase.open(null);
+    ({ db, close } = await openEmbeddedTestDatabase());
     await db.query('CREATE TABLE copied (n int PRIMARY KEY, text text NOT NULL)');
   });
 
   afterAll(async () => {
-    await db.close();
+    await close?.();
   });
 
   async function roundTrip(texts: string[]): Promise<string[]> {
