@@ -1,10 +1,13 @@
 import { configDefaults, defineConfig } from 'vitest/config';
 
 /**
- * The suites that need more than Node and npm: PostgreSQL, PgBouncer, a streaming replica, nginx, Chromium, zsh or
- * curl. Every other suite is the unit tier, which `npm test` runs on the embedded store alone (suites over STORES,
- * test/support/server.ts, hold that store's tests only). `npm run test:all`, what CI runs, runs the unit tier on both
- * stores and these suites.
+ * The external tier: suites that need more than Node and npm (PostgreSQL, PgBouncer, a streaming replica, nginx,
+ * Chromium, zsh or curl), and those that start the real server as processes of its own (`node dist/main.js`, the
+ * `hostdir` command, a compiler) and talk to it over HTTP, which take minutes together. Every other suite is the unit
+ * tier: the core, the web pages, the sync service in-process, the HTTP layer through `app.inject` and the embedded
+ * store, which `npm test` runs on that store alone (suites over STORES, test/support/server.ts, hold that store's tests
+ * only; HOSTDIR_TEST_STORES=embedded). `npm run test:all`, what CI runs, leaves HOSTDIR_TEST_STORES unset: both tiers
+ * on both stores.
  */
 const EXTERNAL = [
   // PostgreSQL, PgBouncer, replicas and nginx in front of real servers
@@ -15,19 +18,14 @@ const EXTERNAL = [
   'test/**/*browser*.test.ts',
   // the README's session, run with curl in bash and in zsh
   'test/docs/readme-session.test.ts',
-  // suites on a PostgreSQL server alone
-  'test/cli/billing-push.e2e.test.ts',
+  // the real server, started as a process, over HTTP: the end-to-end suites, the interface document's, hostile input
+  // and secrets in what the server logs and stores, the hostdir command against the server
+  'test/e2e/**/*.test.ts',
+  'test/seed/**/*.test.ts',
+  'test/security/**/*.test.ts',
+  'test/cli/*.e2e.test.ts',
   'test/cli/push.test.ts',
-  'test/e2e/kept-rates.test.ts',
-  'test/e2e/listing-figures.test.ts',
-  'test/e2e/openapi.test.ts',
-  'test/security/auth.test.ts',
-  'test/security/fairness.test.ts',
-  'test/security/limits.test.ts',
-  'test/security/memory.test.ts',
-  'test/security/refusals.test.ts',
-  'test/security/tenants.test.ts',
-  'test/seed/interface-document-internal-error.test.ts',
+  // suites on a PostgreSQL server alone
   'test/http/directory-timeout.test.ts',
   'test/store/conflict-retry.test.ts',
   'test/store/instants.test.ts',
