@@ -78,6 +78,13 @@ export interface Config {
   publicUrl: string | null;
   /** the SMTP server mail goes through (smtp:// or smtps://, `?from=` for the sender); null: .eml files under DATA_DIR/mail */
   smtpUrl: string | null;
+  /** a provider whose domain is proved waits for the operator's approval before it is listed (REQUIRE_APPROVAL) */
+  requireApproval: boolean;
+  /**
+   * requests to addresses others name (a provider's domain proof) may reach loopback, private and link-local
+   * addresses (ALLOW_PRIVATE_TARGETS): only for a directory inside a private network
+   */
+  allowPrivateTargets: boolean;
 
   // Fixed in code, each the named constant beside the code that uses it; no variable sets them. Fields only so that a
   // test can run a server with other values.
@@ -101,6 +108,13 @@ export interface Config {
   ratesRefreshSeconds: number;
   /** SITEMAP_URLS_PER_PAGE (web/seo.ts): URLs per sitemap page */
   sitemapUrlsPerPage: number;
+  /**
+   * The DNS servers a domain proof asks ("127.0.0.1:5353"), for the TXT record and the names of the fetch; empty: the
+   * system's resolver. A test points it at a DNS server of its own.
+   */
+  domainProofDnsServers: string[];
+  /** The port the domain proof fetches the well-known file from over plain http; null: https (443). For tests. */
+  domainProofHttpPort: number | null;
 }
 
 export class ConfigError extends Error {}
@@ -125,6 +139,14 @@ function positiveNumber(env: Env, name: string, fallback: number, max: number): 
     throw new ConfigError(`${name} must be a number above 0 and at most ${max}, got "${raw}"`);
   }
   return value;
+}
+
+function flag(env: Env, name: string): boolean {
+  const raw = env[name]?.trim().toLowerCase();
+  if (raw === undefined || raw === '') return false;
+  if (['1', 'true', 'on', 'yes'].includes(raw)) return true;
+  if (['0', 'false', 'off', 'no'].includes(raw)) return false;
+  throw new ConfigError(`${name} must be on or off (true/false, 1/0), got "${env[name]}"`);
 }
 
 function text(env: Env, name: string): string | null {
@@ -254,6 +276,8 @@ export function loadConfig(env: Env = process.env): Config {
     staleAfterDays: positiveNumber(env, 'STALE_AFTER_DAYS', 30, 36_500),
     publicUrl,
     smtpUrl,
+    requireApproval: flag(env, 'REQUIRE_APPROVAL'),
+    allowPrivateTargets: flag(env, 'ALLOW_PRIVATE_TARGETS'),
     syncQueueLimit: SYNC_QUEUE_LIMIT,
     headersTimeoutMs: Math.min(HEADERS_TIMEOUT_MS, requestTimeoutMs),
     minUploadBytesPerS: MIN_UPLOAD_BYTES_PER_S,
@@ -265,6 +289,8 @@ export function loadConfig(env: Env = process.env): Config {
     lockTimeoutMs: LOCK_TIMEOUT_MS,
     ratesRefreshSeconds: RATES_REFRESH_SECONDS,
     sitemapUrlsPerPage: SITEMAP_URLS_PER_PAGE,
+    domainProofDnsServers: [],
+    domainProofHttpPort: null,
   };
 }
 

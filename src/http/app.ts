@@ -27,6 +27,7 @@ import { Problem, PROBLEM_TYPE, problemBody, rawProblemResponse, retryAfter, sen
 import { requestIdOf } from './request-id.js';
 import { validationEntries } from './validation.js';
 import { adminRoutes } from './routes/admin.js';
+import { providerAreaRoutes } from './routes/accounts.js';
 import { categoryRoutes } from './routes/categories.js';
 import { compareRoutes } from './routes/compare.js';
 import { directoryRoutes } from './routes/directory.js';
@@ -83,7 +84,7 @@ const WITHOUT_DATABASE = new Set([
 ]);
 
 /** Anything shaped like an API key or an admin token, wherever a client put it in a URL. */
-const SECRET_IN_URL = /\b(rk|adm)_\w*/gi;
+const SECRET_IN_URL = /\b(rk|adm|lnk)_\w*/gi;
 
 /** The URL as logged: a key a client wrongly sent in the query string (or path) never reaches the log. */
 function loggableUrl(url: string, adminToken?: string): string {
@@ -507,6 +508,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(productRoutes, context);
   await app.register(profileRoutes, context);
   await app.register(adminRoutes, context);
+  await app.register(providerAreaRoutes, context);
   await app.register(publicReads, context);
   return app;
 }

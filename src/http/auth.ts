@@ -61,7 +61,8 @@ export async function authenticateProviderBy<T extends KeyOwner>(
   const owner = await lookup(hashApiKey(token));
   if (!owner || !isWellFormedApiKey(token)) throw failed(request, 'the API key is malformed or unknown');
   if (owner.keyStatus !== 'active') throw new Problem('KEY_REVOKED', 'this API key has been revoked');
-  if (owner.hostStatus !== 'active') throw new Problem('KEY_REVOKED', 'the provider of this API key is suspended');
+  // A provider that signed up syncs before it is listed ('pending'): its catalogue is ready when it is.
+  if (owner.hostStatus === 'suspended') throw new Problem('KEY_REVOKED', 'the provider of this API key is suspended');
   return owner;
 }
 

@@ -14,6 +14,8 @@ export interface ApiKey {
   created_at: string;
   revoked_at: string | null;
   last_used_at: string | null;
+  /** what its creator called it ("billing", "staging"); null for keys issued without one */
+  name: string | null;
 }
 
 /** A key as issued: the only time its plaintext exists outside the caller's hands. */
@@ -30,7 +32,7 @@ export interface KeyOwner {
   defaultCurrency: string;
 }
 
-const COLUMNS = 'id, prefix, status, created_at, revoked_at, last_used_at';
+const COLUMNS = 'id, prefix, status, created_at, revoked_at, last_used_at, name';
 
 function toApiKey(row: Record<string, unknown>): ApiKey {
   return {
@@ -40,14 +42,15 @@ function toApiKey(row: Record<string, unknown>): ApiKey {
     created_at: iso(row.created_at),
     revoked_at: isoOrNull(row.revoked_at),
     last_used_at: isoOrNull(row.last_used_at),
+    name: row.name === null || row.name === undefined ? null : String(row.name),
   };
 }
 
-export async function issueApiKey(db: Queryable, hostId: number): Promise<IssuedApiKey> {
+export async function issueApiKey(db: Queryable, hostId: number, name: string | null = null): Promise<IssuedApiKey> {
   const key = generateApiKey();
   const { rows } = await db.query(
-    `INSERT INTO api_keys (id, host_id, digest, prefix) VALUES ($1, $2, $3, $4) RETURNING ${COLUMNS}`,
-    [newId('key'), hostId, hashApiKey(key), apiKeyPrefix(key)],
+    `INSERT INTO api_keys (id, host_id, digest, prefix, name) VALUES ($1, $2, $3, $4, $5) RETURNING ${COLUMNS}`,
+    [newId('key'), hostId, hashApiKey(key), apiKeyPrefix(key), name],
   );
   return { ...toApiKey(rows[0]!), key };
 }
@@ -64,6 +67,16 @@ export async function revokeApiKey(db: Queryable, keyId: string): Promise<ApiKey
     `UPDATE api_keys SET status = 'revoked', revoked_at = coalesce(revoked_at, now())
      WHERE id = $1 RETURNING ${COLUMNS}`,
     [keyId],
+  );
+  return rows[0] ? toApiKey(rows[0]) : null;
+}
+
+/** Revokes a key of this host only; null when the host has no such key. */
+export async function revokeHostApiKey(db: Queryable, hostId: number, keyId: string): Promise<ApiKey | null> {
+  const { rows } = await db.query(
+    `UPDATE api_keys SET status = 'revoked', revoked_at = coalesce(revoked_at, now())
+     WHERE id = $1 AND host_id = $2 RETURNING ${COLUMNS}`,
+    [keyId, hostId],
   );
   return rows[0] ? toApiKey(rows[0]) : null;
 }

@@ -3,7 +3,8 @@ import { PROFILE_FIELDS, type HostProfileValues, type ProfileChange } from '../c
 import type { Queryable } from './db.js';
 import { iso, isoOrNull } from './rows.js';
 
-export type HostStatus = 'active' | 'suspended';
+/** pending: signed up on its own, not listed until its domain is proved (and, if the operator asks, approved) */
+export type HostStatus = 'active' | 'suspended' | 'pending';
 
 /** What the public sees of a host's profile (its order-link template shows only as each product's order_url). */
 export interface HostProfile {

@@ -170,3 +170,58 @@ export async function findSyncRun(
   if (!row) return null;
   return { ...toRecord(row), ...decodeRunActions(rows.map((r) => r.actions as string | null)) };
 }
+
+/** A refused sync as the API answered it: its problem's code, detail and every validation error. */
+export interface RefusalReport {
+  refused_at: string;
+  dry_run: boolean;
+  status: number;
+  code: string;
+  detail: string;
+  errors: { pointer?: string; code?: string; detail?: string }[];
+}
+
+/** Refusal reports kept per host: the latest ones, enough to find when and why syncs failed. */
+export const REFUSAL_REPORTS_KEPT = 20;
+
+/** Keeps a refused sync's answer for the provider's dashboard, and forgets all but the latest few of the host. */
+export async function recordRefusalReport(
+  db: Database,
+  hostId: number,
+  report: Omit<RefusalReport, 'refused_at'>,
+): Promise<void> {
+  await db.transaction(async (tx) => {
+    await tx.queries(
+      [
+        {
+          sql: `INSERT INTO sync_refusal_reports (host_id, dry_run, status, code, detail, errors)
+                VALUES ($1, $2, $3, $4, $5, $6::jsonb)`,
+          params: [hostId, report.dry_run, report.status, report.code, report.detail, JSON.stringify(report.errors)],
+        },
+        {
+          sql: `DELETE FROM sync_refusal_reports WHERE host_id = $1 AND id <= (
+                  SELECT id FROM sync_refusal_reports WHERE host_id = $1 ORDER BY id DESC OFFSET $2 LIMIT 1)`,
+          params: [hostId, REFUSAL_REPORTS_KEPT],
+        },
+      ],
+      { commit: true },
+    );
+  });
+}
+
+/** The host's kept refusal reports, newest first. */
+export async function listRefusalReports(db: Queryable, hostId: number): Promise<RefusalReport[]> {
+  const { rows } = await db.query(
+    `SELECT refused_at, dry_run, status, code, detail, errors FROM sync_refusal_reports
+     WHERE host_id = $1 ORDER BY id DESC`,
+    [hostId],
+  );
+  return rows.map((row) => ({
+    refused_at: iso(row.refused_at),
+    dry_run: Boolean(row.dry_run),
+    status: Number(row.status),
+    code: String(row.code),
+    detail: String(row.detail),
+    errors: (typeof row.errors === 'string' ? JSON.parse(row.errors) : row.errors) as RefusalReport['errors'],
+  }));
+}

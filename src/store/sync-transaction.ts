@@ -128,7 +128,7 @@ export class OpenSync implements SyncTransaction {
         sql: `SELECT set_config('lock_timeout', $1, true), pg_backend_pid() AS backend`,
         params: [`${this.sync.lockTimeoutMs}ms`],
       },
-      host: { sql: 'SELECT status FROM hosts WHERE id = $1 FOR UPDATE', params: [hostId] },
+      host: { sql: `SELECT status <> 'suspended' AS syncs FROM hosts WHERE id = $1 FOR UPDATE`, params: [hostId] },
       key: { sql: 'SELECT status FROM api_keys WHERE id = $1', params: [this.sync.keyId] },
       usage: {
         sql: `SELECT usage.* FROM (VALUES ($1::bigint, $2::boolean, $3::int, $4::int)) AS w (host_id, dry_run, seconds, max)
@@ -159,7 +159,8 @@ export class OpenSync implements SyncTransaction {
     this.#productsRead = found.products?.rows ?? null;
     const usage = found.usage.rows[0]!;
     return {
-      active: found.host.rows[0]?.status === 'active' && found.key.rows[0]?.status === 'active',
+      // A pending host (signed up, not listed yet) syncs, so that its catalogue is ready when it is listed.
+      active: found.host.rows[0]?.syncs === true && found.key.rows[0]?.status === 'active',
       usage: usageOf(usage.used, usage.frees_in),
       holdsClaim: claim === null || found.claim!.rows.length === 1,
       receiptsCurrent: found.receipts?.rows[0]?.current === true,

@@ -92,6 +92,7 @@ describe('resource views', () => {
       created_at: '2026-11-21T12:00:00.000Z',
       revoked_at: null,
       last_used_at: null,
+      name: null,
     });
     expect(text).toContain(`API key  ${key}`);
     expect(text).toContain('key_1');

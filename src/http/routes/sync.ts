@@ -11,6 +11,7 @@ import { checkBodyHeaders, readBodiesWithin, type ReceivedBody } from '../body.j
 import type { AppContext } from '../context.js';
 import { countProducts, syncOutcome } from '../metrics.js';
 import { Problem } from '../problems.js';
+import { recordRefusalReport, type RefusalReport } from '../../store/sync-runs.js';
 import {
   ALWAYS,
   json,
@@ -68,8 +69,26 @@ function dryRunOf(request: FastifyRequest): boolean | Problem {
   });
 }
 
+/** What a provider's dashboard shows of a refused sync: the problem's code, detail and errors, as answered. */
+function refusalReportOf(status: number, dryRun: boolean, payload: unknown): Omit<RefusalReport, 'refused_at'> | null {
+  if (typeof payload !== 'string' || payload.length > 1024 * 1024) return null;
+  try {
+    const body = JSON.parse(payload) as { code?: unknown; detail?: unknown; errors?: unknown };
+    if (typeof body.code !== 'string') return null;
+    return {
+      dry_run: dryRun,
+      status,
+      code: body.code,
+      detail: String(body.detail ?? ''),
+      errors: Array.isArray(body.errors) ? (body.errors as RefusalReport['errors']) : [],
+    };
+  } catch {
+    return null;
+  }
+}
+
 export const syncRoutes: FastifyPluginAsync<AppContext> = async (app, context) => {
-  const { config, metrics } = context;
+  const { config, metrics, db } = context;
   const sync = new SyncService({
     db: context.db,
     config,
@@ -152,6 +171,12 @@ export const syncRoutes: FastifyPluginAsync<AppContext> = async (app, context) =
           await sync
             .recordRefusal(request.provider.hostId)
             .catch((error: unknown) => request.log.warn({ err: error }, 'could not record a refused request'));
+          const report = refusalReportOf(reply.statusCode, dryRunOf(request) === true, payload);
+          if (report) {
+            await recordRefusalReport(db, request.provider.hostId, report).catch((error: unknown) =>
+              request.log.warn({ err: error }, 'could not keep the report of a refused request'),
+            );
+          }
         }
         return payload;
       },
