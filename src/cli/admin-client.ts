@@ -135,6 +135,22 @@ const REQUEST_TIMEOUT_MS = 30_000;
 
 type Query = Record<string, string | number | undefined>;
 
+/** A host that proved its domain and waits for the operator (REQUIRE_APPROVAL). */
+export interface PendingHost {
+  slug: string;
+  name: string;
+  domain: string;
+  verified_at: string;
+}
+
+/** One entry of a host's audit record. */
+export interface AuditEvent {
+  at: string;
+  actor: string;
+  action: string;
+  detail: string | null;
+}
+
 export class AdminClient {
   constructor(
     private readonly connection: Connection,
@@ -155,6 +171,15 @@ export class AdminClient {
   }
   activateHost(slug: string) {
     return this.request<{ host: Host }>('POST', `/hosts/${segment(slug)}/activate`);
+  }
+  listPendingHosts() {
+    return this.request<{ hosts: PendingHost[] }>('GET', '/approvals');
+  }
+  decideHost(slug: string, decision: 'approve' | 'reject') {
+    return this.request<{ host: { slug: string; status: string } }>('POST', `/hosts/${segment(slug)}/${decision}`);
+  }
+  hostAudit(slug: string) {
+    return this.request<{ events: AuditEvent[] }>('GET', `/hosts/${segment(slug)}/audit`);
   }
   /** Fields left out are kept; null clears one. */
   updateHost(slug: string, change: ProfileChange) {

@@ -19,6 +19,7 @@ import {
 } from './format.js';
 import { profileText, type ProfileOptions } from './profile.js';
 import { seedDemo } from './seed-demo.js';
+import { addAccountCommands } from './accounts.js';
 
 /** `hosts`, `keys`, `products`, `syncs`, `categories` and `rates`. */
 export function addAdminCommands(program: Command, { ctx, client, print, withJson }: CommandKit): void {
@@ -68,6 +69,8 @@ export function addAdminCommands(program: Command, { ctx, client, print, withJso
       const body = await client(cmd).activateHost(slug);
       print(cmd, body, () => `Host ${body.host.slug} is ${body.host.status}.`);
     });
+
+  addAccountCommands(hosts, { ctx, client, print, withJson });
 
   withProfileOptions(withJson(hosts.command('update')))
     .description("change a host's profile: website, description, country, order link")

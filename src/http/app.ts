@@ -28,6 +28,7 @@ import { requestIdOf } from './request-id.js';
 import { validationEntries } from './validation.js';
 import { adminRoutes } from './routes/admin.js';
 import { providerAreaRoutes } from './routes/accounts.js';
+import { adminAccountRoutes } from './routes/admin-accounts.js';
 import { categoryRoutes } from './routes/categories.js';
 import { compareRoutes } from './routes/compare.js';
 import { directoryRoutes } from './routes/directory.js';
@@ -508,6 +509,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(productRoutes, context);
   await app.register(profileRoutes, context);
   await app.register(adminRoutes, context);
+  await app.register(adminAccountRoutes, context);
   await app.register(providerAreaRoutes, context);
   await app.register(publicReads, context);
   return app;

@@ -160,6 +160,8 @@ function once(target: string, options: OutboundOptions, deadline: number): Promi
         headers: { 'user-agent': 'hostdir', ...options.headers },
         // A literal address skips the lookup: it is checked here instead.
         lookup: checkedLookup(options.allowPrivate, options.resolve ?? systemResolve),
+        // A connection of its own each time: a kept-alive one, made for another request, was checked for that one.
+        agent: false,
         timeout: remaining,
         signal: AbortSignal.timeout(remaining),
       },
