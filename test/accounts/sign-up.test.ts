@@ -45,7 +45,7 @@ describe.each(STORES)('joining, on the %s store', (store) => {
     expect(dashboard.text).toContain('Alpha Hosting');
     expect(dashboard.text).toContain('_hostdir.alpha.example');
     // not listed before its domain is proved
-    expect((await fetch(`${server.url}/api/v1/hosts/alpha-hosting`)).status).toBe(404);
+    expect((await fetch(`${server.url}/api/v1/directory/hosts/alpha-hosting`)).status).toBe(404);
   });
 
   it('uses a link once only', async () => {
