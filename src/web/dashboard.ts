@@ -132,7 +132,7 @@ export function keysPage(
     html`<h1>API keys</h1>${issued}
 <p>Your billing system sends its catalogue with a key (<code>Authorization: Bearer rk_…</code>). Two keys may be active at
 once: create the new one, put it in the billing system, then revoke the old one.</p>
-${keys.length > 0 ? html`<div class="scroll"><table class="dash"><caption class="visually-hidden">Your API keys</caption><thead><tr><th scope="col">Name</th><th scope="col">Key</th><th scope="col">Status</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">Revoke</th></tr></thead><tbody>${rows}</tbody></table></div>` : html`<p>No key yet.</p>`}
+${keys.length > 0 ? html`<div class="scroll" tabindex="0" role="region" aria-label="Your API keys"><table class="dash"><caption class="visually-hidden">Your API keys</caption><thead><tr><th scope="col">Name</th><th scope="col">Key</th><th scope="col">Status</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">Revoke</th></tr></thead><tbody>${rows}</tbody></table></div>` : html`<p>No key yet.</p>`}
 <h2>Create a key</h2>
 ${errorSummary(options.errors ?? [])}
 ${
@@ -168,7 +168,7 @@ export function syncsPage(person: SignedIn, csrf: string, runs: SyncRunRecord[],
 <h2>Runs</h2>
 ${
   runs.length > 0
-    ? html`<div class="scroll"><table class="dash"><caption class="visually-hidden">Sync runs, newest first</caption><thead><tr><th scope="col">Run</th><th scope="col">Kind</th><th scope="col">Received</th><th scope="col">Created</th><th scope="col">Updated</th><th scope="col">Unchanged</th><th scope="col">Reactivated</th><th scope="col">Deactivated</th></tr></thead>
+    ? html`<div class="scroll" tabindex="0" role="region" aria-label="Sync runs, newest first"><table class="dash"><caption class="visually-hidden">Sync runs, newest first</caption><thead><tr><th scope="col">Run</th><th scope="col">Kind</th><th scope="col">Received</th><th scope="col">Created</th><th scope="col">Updated</th><th scope="col">Unchanged</th><th scope="col">Reactivated</th><th scope="col">Deactivated</th></tr></thead>
 <tbody>${runs.map((run) => html`<tr><td><a href="/providers/syncs/${run.sync_id}">${when(run.applied_at)}</a></td><td>${run.dry_run ? 'dry run' : 'applied'}</td>${summaryCells(run)}</tr>`)}</tbody></table></div>`
     : html`<p>No run yet.</p>`
 }
@@ -237,7 +237,7 @@ ${host.description ? html`<p class="description">${host.description}</p>` : ''}
 <p>${host.country ? html`Based in ${countryName(host.country)}` : ''}${host.country && host.website ? ' · ' : ''}${host.website ? html`<a href="${host.website}" rel="nofollow noopener">${host.website}</a>` : ''}</p>
 ${
   products.length > 0
-    ? html`<div class="scroll"><table class="dash"><caption class="visually-hidden">Your active products</caption><thead><tr><th scope="col">Plan</th><th scope="col">Category</th><th scope="col">Price</th><th scope="col">Order</th></tr></thead><tbody>${products.map(
+    ? html`<div class="scroll" tabindex="0" role="region" aria-label="Your active products"><table class="dash"><caption class="visually-hidden">Your active products</caption><thead><tr><th scope="col">Plan</th><th scope="col">Category</th><th scope="col">Price</th><th scope="col">Order</th></tr></thead><tbody>${products.map(
         (p) =>
           html`<tr><td>${p.name}</td><td>${p.category}</td><td>${p.price === null ? 'Price on request' : formatPrice(p.price, p.currency ?? host.default_currency)}</td><td>${host.order_url_template ? html`<a href="${expandOrderUrl(host.order_url_template, p.external_id)}" rel="nofollow noopener">Order ${p.name}</a>` : '—'}</td></tr>`,
       )}</tbody></table></div>`
@@ -269,6 +269,6 @@ export function auditPage(person: SignedIn, csrf: string, events: AuditEvent[]):
     '/providers/audit',
     'Audit log',
     html`<h1>Audit log</h1>
-${events.length > 0 ? html`<div class="scroll"><table class="dash"><caption class="visually-hidden">Who did what, newest first</caption><thead><tr><th scope="col">When</th><th scope="col">Who</th><th scope="col">What</th><th scope="col">Detail</th></tr></thead><tbody>${events.map((e) => html`<tr><td>${when(e.at)}</td><td>${e.actor}</td><td>${e.action}</td><td>${e.detail ?? ''}</td></tr>`)}</tbody></table></div>` : html`<p>Nothing yet.</p>`}`,
+${events.length > 0 ? html`<div class="scroll" tabindex="0" role="region" aria-label="Who did what, newest first"><table class="dash"><caption class="visually-hidden">Who did what, newest first</caption><thead><tr><th scope="col">When</th><th scope="col">Who</th><th scope="col">What</th><th scope="col">Detail</th></tr></thead><tbody>${events.map((e) => html`<tr><td>${when(e.at)}</td><td>${e.actor}</td><td>${e.action}</td><td>${e.detail ?? ''}</td></tr>`)}</tbody></table></div>` : html`<p>Nothing yet.</p>`}`,
   );
 }
