@@ -117,3 +117,27 @@ describe.each(STORES)("providers' sessions, on the %s store", (store) => {
     expect(server.output()).toContain('lnk_[redacted]');
   });
 });
+
+describe('the session cookie of a directory served over TLS', () => {
+  let server: ServerUnderTest;
+
+  beforeAll(async () => {
+    server = await startInProcessServer(STORES[0]!, { env: { PUBLIC_URL: 'https://directory.example' } });
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  it('is Secure, HttpOnly and SameSite=Lax, and mailed links name the public address', async () => {
+    const client = new FormClient(server.url);
+    const page = await client.get('/providers/join');
+    const cookie = page.headers.getSetCookie().find((line) => line.startsWith('hostdir_session='))!;
+    expect(cookie).toMatch(/; Secure/i);
+    expect(cookie).toMatch(/; HttpOnly/i);
+    expect(cookie).toMatch(/; SameSite=Lax/i);
+    await client.post('/providers/join', { email: 'ops@tls.example', name: 'Tls Test', website: 'tls.example' });
+    expect(await latestLink(server.dataDir, 'ops@tls.example')).toMatch(
+      /^https:\/\/directory\.example\/providers\/link\?token=lnk_/,
+    );
+  });
+});
