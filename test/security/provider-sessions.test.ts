@@ -2,7 +2,7 @@
 // guessed sign-in links and mailed links asked for in bulk (rate limits), and secrets in the log.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FormClient, latestLink, mails } from '../support/provider-browser.js';
-import { startInProcessServer, STORES, type ServerUnderTest } from '../support/server.js';
+import { describeOnPostgres, startInProcessServer, STORES, type ServerUnderTest } from '../support/server.js';
 
 async function signedIn(server: ServerUnderTest, email: string, name: string, website: string) {
   const client = new FormClient(server.url);
@@ -139,5 +139,36 @@ describe('the session cookie of a directory served over TLS', () => {
     expect(await latestLink(server.dataDir, 'ops@tls.example')).toMatch(
       /^https:\/\/directory\.example\/providers\/link\?token=lnk_/,
     );
+  });
+});
+
+describeOnPostgres('links and sessions past their time', () => {
+  let server: ServerUnderTest;
+
+  beforeAll(async () => {
+    server = await startInProcessServer('postgres');
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  it('refuses an expired link, and ends an expired session', async () => {
+    const client = await signedIn(server, 'ops@late.example', 'Late Test', 'late.example');
+    expect((await client.get('/providers/dashboard')).status).toBe(200);
+    await server.sql(`UPDATE person_sessions SET expires_at = now() - interval '1 second'`);
+    expect((await client.get('/providers/dashboard')).status).toBe(303);
+
+    await client.get('/providers/sign-in');
+    await client.post('/providers/sign-in', { email: 'ops@late.example' });
+    const link = new URL(await latestLink(server.dataDir, 'ops@late.example'));
+    await server.sql(`UPDATE person_links SET expires_at = now() - interval '1 second' WHERE used_at IS NULL`);
+    await client.get(`${link.pathname}${link.search}`);
+    expect((await client.post('/providers/link', { token: link.searchParams.get('token')! })).status).toBe(400);
+    expect((await client.get('/providers/dashboard')).status).toBe(303);
+    const stored = await server.sql<{ n: number }>(
+      `SELECT count(*)::int AS n FROM person_links WHERE digest = sha256(convert_to($1, 'UTF8'))`,
+      [link.searchParams.get('token')],
+    );
+    expect(stored[0]!.n).toBe(1);
   });
 });
