@@ -125,7 +125,7 @@ function problemPage(reply: FastifyReply, status: number, title: string, message
 }
 
 async function joinRoutes(app: FastifyInstance, context: AppContext): Promise<void> {
-  const { db, config } = context;
+  const { db } = context;
 
   app.get('/providers/join', async (_request, reply) => sendPage(reply, joinPage(reply.generateCsrf())));
 
@@ -141,7 +141,8 @@ async function joinRoutes(app: FastifyInstance, context: AppContext): Promise<vo
     const domain = normalDomain(form.website ?? '');
     if (!domain) errors.push({ field: 'website', message: 'Enter your website, such as acme-hosting.example' });
     if (name && isHostSlug(slug)) {
-      const alike = lookAlikeOf(name, await hostNamesAndSlugs(db)) ?? lookAlikeOf(slug, await hostNamesAndSlugs(db));
+      const existing = await hostNamesAndSlugs(db);
+      const alike = lookAlikeOf(name, existing) ?? lookAlikeOf(slug, existing);
       if (alike)
         errors.push({
           field: 'name',
@@ -258,8 +259,6 @@ async function joinRoutes(app: FastifyInstance, context: AppContext): Promise<vo
       messagePage('Signed out', 'You are signed out.', { href: '/providers/sign-in', label: 'Sign in again' }),
     );
   });
-
-  void config;
 }
 
 /** Refusals inside the scope, as pages: rate limits, CSRF, a body that is no form. */
