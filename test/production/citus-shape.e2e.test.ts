@@ -17,11 +17,13 @@ import { startServer, type TestServer } from '../support/server.js';
 
 /** Tables that grow with the directory: distributed by host_id, colocated. */
 const DISTRIBUTED = [
+  'audit_events',
   'idempotency_keys',
   'price_history',
   'products',
   'sync_receipt_pieces',
   'sync_receipts',
+  'sync_refusal_reports',
   'sync_refusals',
   'sync_run_action_pieces',
   'sync_runs',
@@ -30,7 +32,19 @@ const DISTRIBUTED = [
  * Small, copied to every node: read on every request, and server_instances (the processes' heartbeats) inside the
  * Idempotency-Key claim, which runs on the node of the host's keys.
  */
-const REFERENCE = ['api_keys', 'categories', 'exchange_rates', 'exchange_rates_version', 'hosts', 'server_instances'];
+const REFERENCE = [
+  'api_keys',
+  'categories',
+  'exchange_rates',
+  'exchange_rates_version',
+  'hosts',
+  'server_instances',
+  // providers' accounts: a few rows per provider, looked up by address, domain or digest whatever the host
+  'host_domains',
+  'host_people',
+  'person_links',
+  'person_sessions',
+];
 /** Kept on the coordinator only: the migrations' own bookkeeping. */
 const LOCAL = ['schema_migrations'];
 /** Partitions per distributed table: hosts spread over them as Citus spreads them over shards. */
