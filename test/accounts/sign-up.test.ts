@@ -93,5 +93,7 @@ describe.each(STORES)('joining, on the %s store', (store) => {
     expect((await client.post('/providers/sign-out')).status).toBe(200);
     const replay = await fetch(`${server.url}/providers/dashboard`, { headers: { cookie: kept }, redirect: 'manual' });
     expect(replay.status).toBe(303);
+    expect(replay.headers.get('location')).toBe('/providers/sign-in');
+    expect((await client.get('/providers')).location).toBe('/providers/dashboard');
   });
 });

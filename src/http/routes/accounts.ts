@@ -127,6 +127,8 @@ function problemPage(reply: FastifyReply, status: number, title: string, message
 async function joinRoutes(app: FastifyInstance, context: AppContext): Promise<void> {
   const { db } = context;
 
+  app.get('/providers', async (_request, reply) => reply.redirect('/providers/dashboard', 303));
+
   app.get('/providers/join', async (_request, reply) => sendPage(reply, joinPage(reply.generateCsrf())));
 
   app.post('/providers/join', { preHandler: app.csrfProtection }, async (request, reply) => {
