@@ -173,9 +173,12 @@ export const syncRoutes: FastifyPluginAsync<AppContext> = async (app, context) =
             .catch((error: unknown) => request.log.warn({ err: error }, 'could not record a refused request'));
           const report = refusalReportOf(reply.statusCode, dryRunOf(request) === true, payload);
           if (report) {
-            await recordRefusalReport(db, request.provider.hostId, report).catch((error: unknown) =>
+            const kept = recordRefusalReport(db, request.provider.hostId, report).catch((error: unknown) =>
               request.log.warn({ err: error }, 'could not keep the report of a refused request'),
             );
+            // A 422's report is kept before it is answered, so that the dashboard shows it as soon as the client has
+            // it; a body cut off (413, 415) is answered at once, before its connection closes.
+            if (reply.statusCode === 422) await kept;
           }
         }
         return payload;
