@@ -11,6 +11,7 @@ import { LOCK_TIMEOUT_MS } from './store/sync.js';
 import { IDEMPOTENCY_KEY_TTL_SECONDS, IDEMPOTENCY_MAX_KEYS_PER_HOST } from './sync/idempotency.js';
 import { SYNC_QUEUE_LIMIT } from './sync/slots.js';
 import { DRY_RUNS_PER_APPLIED_SYNC, REFUSED_PER_WINDOW } from './sync/window.js';
+import { DIGEST_GAP_SECONDS, WATCH_POLL_MS } from './watches/schedule.js';
 import { SITEMAP_URLS_PER_PAGE } from './web/seo.js';
 
 export interface Config {
@@ -78,6 +79,8 @@ export interface Config {
   publicUrl: string | null;
   /** the SMTP server mail goes through (smtp:// or smtps://, `?from=` for the sender); null: .eml files under DATA_DIR/mail */
   smtpUrl: string | null;
+  /** ALLOW_PRIVATE_TARGETS: webhooks may reach loopback, private and link-local addresses (a trusted network only) */
+  allowPrivateTargets: boolean;
 
   // Fixed in code, each the named constant beside the code that uses it; no variable sets them. Fields only so that a
   // test can run a server with other values.
@@ -101,6 +104,9 @@ export interface Config {
   ratesRefreshSeconds: number;
   /** SITEMAP_URLS_PER_PAGE (web/seo.ts): URLs per sitemap page */
   sitemapUrlsPerPage: number;
+  /** DIGEST_GAP_SECONDS and WATCH_POLL_MS (watches/schedule.ts): a watch's mail at most once per gap; due work sought */
+  watchDigestGapSeconds: number;
+  watchPollMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -254,6 +260,7 @@ export function loadConfig(env: Env = process.env): Config {
     staleAfterDays: positiveNumber(env, 'STALE_AFTER_DAYS', 30, 36_500),
     publicUrl,
     smtpUrl,
+    allowPrivateTargets: flag(env, 'ALLOW_PRIVATE_TARGETS'),
     syncQueueLimit: SYNC_QUEUE_LIMIT,
     headersTimeoutMs: Math.min(HEADERS_TIMEOUT_MS, requestTimeoutMs),
     minUploadBytesPerS: MIN_UPLOAD_BYTES_PER_S,
@@ -265,6 +272,8 @@ export function loadConfig(env: Env = process.env): Config {
     lockTimeoutMs: LOCK_TIMEOUT_MS,
     ratesRefreshSeconds: RATES_REFRESH_SECONDS,
     sitemapUrlsPerPage: SITEMAP_URLS_PER_PAGE,
+    watchDigestGapSeconds: DIGEST_GAP_SECONDS,
+    watchPollMs: WATCH_POLL_MS,
   };
 }
 
@@ -281,6 +290,14 @@ const IDEMPOTENCY_LEASE_MIN_SECONDS = 300;
  */
 function idempotencyLeaseSeconds(requestTimeoutMs: number, statementTimeoutMs: number): number {
   return Math.max(IDEMPOTENCY_LEASE_MIN_SECONDS, Math.ceil((requestTimeoutMs + 2 * statementTimeoutMs) / 1000));
+}
+
+/** A yes/no setting: 1, true or yes; 0, false, no or unset. */
+function flag(env: Env, name: string): boolean {
+  const raw = (env[name] ?? '').trim().toLowerCase();
+  if (['', '0', 'false', 'no'].includes(raw)) return false;
+  if (['1', 'true', 'yes'].includes(raw)) return true;
+  throw new ConfigError(`${name} must be 1 or 0 (true or false), got "${env[name]}"`);
 }
 
 function isSmtpUrl(raw: string): boolean {

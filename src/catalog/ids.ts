@@ -2,7 +2,7 @@
 
 import { randomFillSync } from 'node:crypto';
 
-export type IdPrefix = 'prd' | 'syn' | 'key' | 'req' | 'ins';
+export type IdPrefix = 'prd' | 'syn' | 'key' | 'req' | 'ins' | 'wch';
 
 const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 

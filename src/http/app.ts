@@ -38,6 +38,7 @@ import { seoRoutes } from './routes/seo.js';
 import { productRoutes } from './routes/products.js';
 import { profileRoutes } from './routes/profile.js';
 import { syncRoutes } from './routes/sync.js';
+import { watchRoutes } from './routes/watches.js';
 import { syncRunRoutes } from './routes/sync-runs.js';
 import { SyncSlots } from '../sync/slots.js';
 
@@ -83,7 +84,7 @@ const WITHOUT_DATABASE = new Set([
 ]);
 
 /** Anything shaped like an API key or an admin token, wherever a client put it in a URL. */
-const SECRET_IN_URL = /\b(rk|adm)_\w*/gi;
+const SECRET_IN_URL = /\b(rk|adm|wtk|wcf)_\w*/gi;
 
 /** The URL as logged: a key a client wrongly sent in the query string (or path) never reaches the log. */
 function loggableUrl(url: string, adminToken?: string): string {
@@ -507,6 +508,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(productRoutes, context);
   await app.register(profileRoutes, context);
   await app.register(adminRoutes, context);
+  await app.register(watchRoutes, context);
   await app.register(publicReads, context);
   return app;
 }
