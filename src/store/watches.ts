@@ -135,14 +135,21 @@ export async function confirmWatch(db: Queryable, digest: Buffer): Promise<Store
 
 /** Deletes a watch, its address and its events; false when there was none. */
 export async function deleteWatch(db: Queryable, id: string): Promise<boolean> {
-  const { rows } = await db.query('DELETE FROM watches WHERE id = $1 RETURNING id', [id]);
+  const { rows } = await db.query(
+    `WITH events AS (DELETE FROM watch_events WHERE watch_id = $1) DELETE FROM watches WHERE id = $1 RETURNING id`,
+    [id],
+  );
   return rows.length > 0;
 }
 
-/** Deletes watches whose confirmation link expired unused, and with them the addresses they held. */
+/**
+ * Deletes watches whose confirmation link expired unused, and with them the addresses they held; and the events a
+ * sync wrote for a watch deleted meanwhile.
+ */
 export async function deleteUnconfirmedWatches(db: Queryable): Promise<number> {
   const { rows } = await db.query(
-    'DELETE FROM watches WHERE confirmed_at IS NULL AND confirm_expires_at <= now() RETURNING id',
+    `WITH orphans AS (DELETE FROM watch_events e WHERE NOT EXISTS (SELECT 1 FROM watches w WHERE w.id = e.watch_id))
+     DELETE FROM watches WHERE confirmed_at IS NULL AND confirm_expires_at <= now() RETURNING id`,
   );
   return rows.length;
 }

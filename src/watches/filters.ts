@@ -1,5 +1,5 @@
 // What a watched search keeps of its filters: columns that one SQL statement compares with a sync's changed
-// products (migration 070's watch_matches), read from the search the directory's own parser made of the query.
+// products (migration 070's triggers), read from the search the directory's own parser made of the query.
 import { searchTerms, termQuery } from '../catalog/search-terms.js';
 import { facetsOf } from '../store/directory/conditions.js';
 import type { ProductSearch } from '../store/directory/search.js';
@@ -57,8 +57,8 @@ export function productMatchKey(productId: string): string {
 }
 
 /**
- * The buckets a product falls in (as migration 070's watch_keys): a watch meets a product only if its key is one of
- * these. Kept here as the rule's statement, and tested against the SQL.
+ * The buckets a product falls in, as migration 070's watch_keys computes them in SQL: a watch meets a product only if
+ * its key is one of these.
  */
 export function productKeys(product: { id: string; category: string; facets: readonly string[] }): string[] {
   return [

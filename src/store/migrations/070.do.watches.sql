@@ -37,13 +37,17 @@ CREATE TABLE watches (
   CHECK ((product_id IS NULL) <> (search IS NULL))
 );
 CREATE INDEX watches_live_key ON watches (match_key) WHERE confirmed_at IS NOT NULL AND disabled_at IS NULL;
+CREATE INDEX watches_live_words_key ON watches (match_key)
+  WHERE confirmed_at IS NOT NULL AND disabled_at IS NULL AND words IS NOT NULL;
 CREATE INDEX watches_email ON watches (email) WHERE email IS NOT NULL;
 CREATE INDEX watches_unconfirmed ON watches (confirm_expires_at) WHERE confirmed_at IS NULL;
 
--- What a watch is to be told, until it is told: the id is the event's id in every delivery of it.
+-- What a watch is to be told, until it is told: the id is the event's id in every delivery of it. No foreign key to
+-- the watch: its check, a lookup per row, would cost a sync more than the matching itself; src/store/watches.ts
+-- deletes a watch's events with it, and any left by a watch deleted while a sync wrote them.
 CREATE TABLE watch_events (
   id                  text PRIMARY KEY DEFAULT 'evt_' || replace(gen_random_uuid()::text, '-', ''),
-  watch_id            text NOT NULL REFERENCES watches (id) ON DELETE CASCADE,
+  watch_id            text NOT NULL,
   kind                text NOT NULL,
   host_id             bigint NOT NULL,
   product_id          text NOT NULL,
@@ -59,20 +63,6 @@ CREATE TABLE watch_events (
 );
 CREATE INDEX watch_events_due ON watch_events (next_attempt_at);
 CREATE INDEX watch_events_watch ON watch_events (watch_id);
-
--- Whether a product row meets a watch: a single expression, so that PostgreSQL inlines it into the join.
-CREATE FUNCTION watch_matches(w watches, p products) RETURNS boolean LANGUAGE sql STABLE AS $$
-  SELECT p.status = 'active'
-    AND (w.product_id IS NULL OR w.product_id = p.id)
-    AND (w.category IS NULL OR w.category = p.category)
-    AND (w.host_id IS NULL OR w.host_id = p.host_id)
-    AND p.facets @> w.facets
-    AND (w.words IS NULL OR p.search_text @@ w.words)
-    AND (w.specs IS NULL OR coalesce(p.spec_values @@ w.specs, false))
-    AND (w.currency IS NULL OR w.currency = p.currency)
-    AND (w.max_monthly_price IS NULL OR p.monthly_price <= w.max_monthly_price)
-    AND (w.max_base_price IS NULL OR p.base_monthly_price <= w.max_base_price)
-$$;
 
 -- The buckets a product row falls in: its own, its category's and the directory's, each alone and with each facet.
 CREATE FUNCTION watch_keys(p products) RETURNS SETOF text LANGUAGE sql IMMUTABLE AS $$
@@ -92,32 +82,108 @@ BEGIN
     JOIN hosts h ON h.id = n.host_id AND h.status = 'active'
     CROSS JOIN LATERAL watch_keys(n) k (key)
     JOIN watches w ON w.match_key = k.key AND w.confirmed_at IS NOT NULL AND w.disabled_at IS NULL
-  WHERE n.status = 'active' AND watch_matches(w, n);
+  -- whether the product meets the watch (the same conditions in watch_products_changed)
+  WHERE n.status = 'active'
+    AND (w.product_id IS NULL OR w.product_id = n.id)
+    AND (w.category IS NULL OR w.category = n.category)
+    AND (w.host_id IS NULL OR w.host_id = n.host_id)
+    AND n.facets @> w.facets
+    AND (w.words IS NULL OR n.search_text @@ w.words)
+    AND (w.specs IS NULL OR coalesce(n.spec_values @@ w.specs, false))
+    AND (w.currency IS NULL OR w.currency = n.currency)
+    AND (w.max_monthly_price IS NULL OR n.monthly_price <= w.max_monthly_price)
+    AND (w.max_base_price IS NULL OR n.base_monthly_price <= w.max_base_price);
   RETURN NULL;
 END
 $$;
 
 -- Changed products (by a sync: the content's fingerprint changed, or a product listed again): a watch is told of a
--- product that meets it now and did not before, or whose price in EUR is lower than before (as sent, in the same
--- currency, when either has no EUR price). A rates import or the
--- deriving of specs again changes no fingerprint and tells no one.
+-- product that meets it now and did not before, or whose price is lower than before (in EUR; as sent, in the same
+-- currency, when either has no EUR price). A rates import or the deriving of specs again changes no fingerprint and
+-- tells no one. Only products changed in what a watch looks at are matched: listed again, cheaper, or another
+-- category, currency, place, feature or spec; those whose words alone changed (a new description) only with the
+-- watches that have words. A dearer price never makes a product meet a watch (its limits are maxima).
+-- The rows before a change are joined with the products as they are now through the products' primary key: the rows
+-- a statement wrote are a tuplestore without statistics, estimated at a handful, and two of them joined are compared
+-- row by row (10 000 × 10 000 for a sync of 10 000 products).
 CREATE FUNCTION watch_products_changed() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
+  -- every watch, for the products changed in more than their words
   INSERT INTO watch_events (watch_id, kind, host_id, product_id, previous_base_price, base_price, monthly_price, currency)
-  SELECT w.id, CASE WHEN watch_matches(w, o) THEN 'price_dropped' ELSE 'matched' END,
+  SELECT w.id, CASE WHEN met_before THEN 'price_dropped' ELSE 'matched' END,
          n.host_id, n.id, o.base_monthly_price, n.base_monthly_price, n.monthly_price, n.currency
-  FROM changed_products n
-    JOIN products_before o ON o.host_id = n.host_id AND o.external_id = n.external_id
+  FROM products_before o
+    JOIN products n ON n.host_id = o.host_id AND n.external_id = o.external_id
     JOIN hosts h ON h.id = n.host_id AND h.status = 'active'
+    CROSS JOIN LATERAL (SELECT coalesce(n.base_monthly_price < o.base_monthly_price
+        OR ((n.base_monthly_price IS NULL OR o.base_monthly_price IS NULL)
+            AND n.currency = o.currency AND n.monthly_price < o.monthly_price), false) AS cheaper) d
+    CROSS JOIN LATERAL (SELECT NOT d.cheaper AND o.status = 'active' AND n.category = o.category
+        AND n.currency = o.currency AND n.facets IS NOT DISTINCT FROM o.facets
+        AND n.spec_values IS NOT DISTINCT FROM o.spec_values AS reworded_only) r
     CROSS JOIN LATERAL watch_keys(n) k (key)
     JOIN watches w ON w.match_key = k.key AND w.confirmed_at IS NOT NULL AND w.disabled_at IS NULL
-  WHERE n.status = 'active'
-    AND (o.status <> 'active' OR n.fingerprint IS DISTINCT FROM o.fingerprint)
-    AND watch_matches(w, n)
-    AND (NOT watch_matches(w, o)
-         OR n.base_monthly_price < o.base_monthly_price
-         OR ((n.base_monthly_price IS NULL OR o.base_monthly_price IS NULL)
-             AND n.currency = o.currency AND n.monthly_price < o.monthly_price));
+    CROSS JOIN LATERAL (SELECT coalesce(o.status = 'active'
+      AND (w.product_id IS NULL OR w.product_id = o.id)
+      AND (w.category IS NULL OR w.category = o.category)
+      AND (w.host_id IS NULL OR w.host_id = o.host_id)
+      AND o.facets @> w.facets
+      AND (w.words IS NULL OR o.search_text @@ w.words)
+      AND (w.specs IS NULL OR coalesce(o.spec_values @@ w.specs, false))
+      AND (w.currency IS NULL OR w.currency = o.currency)
+      AND (w.max_monthly_price IS NULL OR o.monthly_price <= w.max_monthly_price)
+      AND (w.max_base_price IS NULL OR o.base_monthly_price <= w.max_base_price), false) AS met_before) b
+  WHERE (o.status <> 'active' OR n.fingerprint IS DISTINCT FROM o.fingerprint)
+    AND NOT r.reworded_only
+    AND n.status = 'active'
+    AND (w.product_id IS NULL OR w.product_id = n.id)
+    AND (w.category IS NULL OR w.category = n.category)
+    AND (w.host_id IS NULL OR w.host_id = n.host_id)
+    AND n.facets @> w.facets
+    AND (w.words IS NULL OR n.search_text @@ w.words)
+    AND (w.specs IS NULL OR coalesce(n.spec_values @@ w.specs, false))
+    AND (w.currency IS NULL OR w.currency = n.currency)
+    AND (w.max_monthly_price IS NULL OR n.monthly_price <= w.max_monthly_price)
+    AND (w.max_base_price IS NULL OR n.base_monthly_price <= w.max_base_price)
+    AND (NOT met_before OR d.cheaper);
+  -- the watches with words, for the products whose words alone changed
+  INSERT INTO watch_events (watch_id, kind, host_id, product_id, previous_base_price, base_price, monthly_price, currency)
+  SELECT w.id, CASE WHEN met_before THEN 'price_dropped' ELSE 'matched' END,
+         n.host_id, n.id, o.base_monthly_price, n.base_monthly_price, n.monthly_price, n.currency
+  FROM products_before o
+    JOIN products n ON n.host_id = o.host_id AND n.external_id = o.external_id
+    JOIN hosts h ON h.id = n.host_id AND h.status = 'active'
+    CROSS JOIN LATERAL (SELECT coalesce(n.base_monthly_price < o.base_monthly_price
+        OR ((n.base_monthly_price IS NULL OR o.base_monthly_price IS NULL)
+            AND n.currency = o.currency AND n.monthly_price < o.monthly_price), false) AS cheaper) d
+    CROSS JOIN LATERAL (SELECT NOT d.cheaper AND o.status = 'active' AND n.category = o.category
+        AND n.currency = o.currency AND n.facets IS NOT DISTINCT FROM o.facets
+        AND n.spec_values IS NOT DISTINCT FROM o.spec_values AS reworded_only) r
+    CROSS JOIN LATERAL watch_keys(n) k (key)
+    JOIN watches w ON w.match_key = k.key AND w.confirmed_at IS NOT NULL AND w.disabled_at IS NULL AND w.words IS NOT NULL
+    CROSS JOIN LATERAL (SELECT coalesce(o.status = 'active'
+      AND (w.product_id IS NULL OR w.product_id = o.id)
+      AND (w.category IS NULL OR w.category = o.category)
+      AND (w.host_id IS NULL OR w.host_id = o.host_id)
+      AND o.facets @> w.facets
+      AND (w.words IS NULL OR o.search_text @@ w.words)
+      AND (w.specs IS NULL OR coalesce(o.spec_values @@ w.specs, false))
+      AND (w.currency IS NULL OR w.currency = o.currency)
+      AND (w.max_monthly_price IS NULL OR o.monthly_price <= w.max_monthly_price)
+      AND (w.max_base_price IS NULL OR o.base_monthly_price <= w.max_base_price), false) AS met_before) b
+  WHERE (o.status <> 'active' OR n.fingerprint IS DISTINCT FROM o.fingerprint)
+    AND r.reworded_only AND n.search_text IS DISTINCT FROM o.search_text
+    AND n.status = 'active'
+    AND (w.product_id IS NULL OR w.product_id = n.id)
+    AND (w.category IS NULL OR w.category = n.category)
+    AND (w.host_id IS NULL OR w.host_id = n.host_id)
+    AND n.facets @> w.facets
+    AND (w.words IS NULL OR n.search_text @@ w.words)
+    AND (w.specs IS NULL OR coalesce(n.spec_values @@ w.specs, false))
+    AND (w.currency IS NULL OR w.currency = n.currency)
+    AND (w.max_monthly_price IS NULL OR n.monthly_price <= w.max_monthly_price)
+    AND (w.max_base_price IS NULL OR n.base_monthly_price <= w.max_base_price)
+    AND (NOT met_before OR d.cheaper);
   RETURN NULL;
 END
 $$;
@@ -125,5 +191,5 @@ $$;
 CREATE TRIGGER products_tell_watches_created AFTER INSERT ON products
   REFERENCING NEW TABLE AS created_products FOR EACH STATEMENT EXECUTE FUNCTION watch_products_created();
 CREATE TRIGGER products_tell_watches_changed AFTER UPDATE ON products
-  REFERENCING OLD TABLE AS products_before NEW TABLE AS changed_products
+  REFERENCING OLD TABLE AS products_before
   FOR EACH STATEMENT EXECUTE FUNCTION watch_products_changed();
