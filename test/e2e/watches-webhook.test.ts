@@ -131,6 +131,41 @@ describe.each(STORES)('webhook watches (%s store)', (store) => {
     expect((await call(server, 'GET', `/api/v1/watches/${created.body.token}`)).status).toBe(404);
   });
 
+  it('tells a search of a plan changed into matching it, and of new words only the watches with words', async () => {
+    const watch = async (search: string) => {
+      const created = await call(server, 'POST', '/api/v1/watches', { json: { webhook_url: hookUrl, search } });
+      expect(created.status).toBe(201);
+      return created.body.watch.id as string;
+    };
+    const cheap = await watch('category=vps_cloud&display_currency=EUR&max_price=12');
+    const worded = await watch('q=turbocharged');
+    const told = (watchId: string) =>
+      receiver.deliveries
+        .map(
+          (delivery) =>
+            JSON.parse(delivery.body) as { type: string; data: { watch_id: string; product: { name: string } } },
+        )
+        .filter((payload) => payload.data.watch_id === watchId)
+        .map((payload) => `${payload.type} ${payload.data.product.name}`);
+    const syncAll = async (products: Record<string, unknown>[]) =>
+      expect(
+        (await call(server, 'POST', '/api/v1/sync/products', { token: host.key, json: { products } })).status,
+      ).toBe(200);
+    await syncAll([eur('a', { price: 15 }), eur('b', { price: 20, name: 'Plan B' })]);
+    await syncAll([eur('a', { price: 15 }), eur('b', { price: 10, name: 'Plan B', description: 'Turbocharged now' })]);
+    await expect.poll(() => told(cheap).length).toBe(1);
+    await expect.poll(() => told(worded).length).toBe(1);
+    await syncAll([
+      eur('a', { price: 15, description: 'Turbocharged as well' }),
+      eur('b', { price: 10, name: 'Plan B', description: 'Turbocharged now' }),
+    ]);
+    await expect.poll(() => told(worded).length).toBe(2);
+    // Rounds later: a dearer plan with new words never met the price limit, and is never told to it.
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(told(cheap)).toEqual(['product.matched Plan B']);
+    expect(told(worded)).toEqual(['product.matched Plan B', 'product.matched Cloud VPS a']);
+  });
+
   it('refuses loopback, private and link-local webhook targets unless the operator allows them', async () => {
     const guardedHost = await onboard(guarded, 'Guarded Hosting');
     expect(guardedHost.slug).toBeTruthy();
