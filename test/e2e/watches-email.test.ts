@@ -240,6 +240,35 @@ describe.each(STORES)('email watches (%s store)', (store: StoreKind) => {
     expect(digest.text).toContain('Crash test plan');
   });
 
+  it('offers the forms on the pages, which work without script and answer a page', async () => {
+    const category = await (await fetch(`${server.url}/categories/vps_cloud?max_price=40&display_currency=EUR`)).text();
+    const form =
+      /<form class="watch" action="\/watches" method="post" aria-label="Watch this search">[\s\S]*?<\/form>/.exec(
+        category,
+      )?.[0];
+    expect(form).toContain('<input type="hidden" name="search" value="category=vps_cloud&amp;');
+    const search = /name="search" value="([^"]*)"/.exec(form!)![1]!.replaceAll('&amp;', '&');
+    const listed = await call(server, 'GET', `/api/v1/directory/products?host=${host.slug}&include_stale=1`);
+    const plan = await (await fetch(`${server.url}/products/${listed.body.products[0].id}`)).text();
+    expect(plan).toContain('aria-label="Watch this plan"');
+    const posted = await fetch(`${server.url}/watches`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ email: 'form@example.net', search }).toString(),
+    });
+    expect(posted.status).toBe(200);
+    expect(await posted.text()).toContain('Check your inbox');
+    expect((await sink.next('form@example.net', 1)).text).toContain('/watches/confirm?token=wcf_');
+    const refused = await fetch(`${server.url}/watches`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ email: 'not an address', search }).toString(),
+    });
+    expect(refused.status).toBe(422);
+    expect(refused.headers.get('content-type')).toContain('text/html');
+    expect(await refused.text()).toContain('That is not an email address.');
+  });
+
   it('refuses invalid searches as the directory does, and floods with 429', async () => {
     const invalid = await call(server, 'POST', '/api/v1/watches', {
       json: { email: 'x@example.net', search: 'sort=cheapest&min_ram_gb=lots' },

@@ -30,7 +30,18 @@ const DISTRIBUTED = [
  * Small, copied to every node: read on every request, and server_instances (the processes' heartbeats) inside the
  * Idempotency-Key claim, which runs on the node of the host's keys.
  */
-const REFERENCE = ['api_keys', 'categories', 'exchange_rates', 'exchange_rates_version', 'hosts', 'server_instances'];
+const REFERENCE = [
+  'api_keys',
+  'categories',
+  'exchange_rates',
+  'exchange_rates_version',
+  'hosts',
+  'server_instances',
+  // visitors' watches and their undelivered events: not a host's; the products' triggers read and write them on the
+  // node of the host's shard
+  'watch_events',
+  'watches',
+];
 /** Kept on the coordinator only: the migrations' own bookkeeping. */
 const LOCAL = ['schema_migrations'];
 /** Partitions per distributed table: hosts spread over them as Citus spreads them over shards. */

@@ -65,12 +65,13 @@ CREATE INDEX watch_events_due ON watch_events (next_attempt_at);
 CREATE INDEX watch_events_watch ON watch_events (watch_id);
 
 -- The buckets a product row falls in: its own, its category's and the directory's, each alone and with each facet.
-CREATE FUNCTION watch_keys(p products) RETURNS SETOF text LANGUAGE sql IMMUTABLE AS $$
-  SELECT 'product|' || p.id
-  UNION ALL SELECT p.category || '|'
+-- (Its columns, not the row: a whole row of products in these joins trips PostgreSQL 15's planner.)
+CREATE FUNCTION watch_keys(id text, category text, facets jsonb) RETURNS SETOF text LANGUAGE sql IMMUTABLE AS $$
+  SELECT 'product|' || id
+  UNION ALL SELECT category || '|'
   UNION ALL SELECT '|'
-  UNION ALL SELECT p.category || '|' || f FROM jsonb_array_elements_text(coalesce(p.facets, '[]')) f
-  UNION ALL SELECT '|' || f FROM jsonb_array_elements_text(coalesce(p.facets, '[]')) f
+  UNION ALL SELECT category || '|' || f FROM jsonb_array_elements_text(coalesce(facets, '[]')) f
+  UNION ALL SELECT '|' || f FROM jsonb_array_elements_text(coalesce(facets, '[]')) f
 $$;
 
 -- Created products: each live search watch it meets is told the plan is new.
@@ -80,7 +81,7 @@ BEGIN
   SELECT w.id, 'matched', n.host_id, n.id, n.base_monthly_price, n.monthly_price, n.currency
   FROM created_products n
     JOIN hosts h ON h.id = n.host_id AND h.status = 'active'
-    CROSS JOIN LATERAL watch_keys(n) k (key)
+    CROSS JOIN LATERAL watch_keys(n.id, n.category, n.facets) k (key)
     JOIN watches w ON w.match_key = k.key AND w.confirmed_at IS NOT NULL AND w.disabled_at IS NULL
   -- whether the product meets the watch (the same conditions in watch_products_changed)
   WHERE n.status = 'active'
@@ -121,7 +122,7 @@ BEGIN
     CROSS JOIN LATERAL (SELECT NOT d.cheaper AND o.status = 'active' AND n.category = o.category
         AND n.currency = o.currency AND n.facets IS NOT DISTINCT FROM o.facets
         AND n.spec_values IS NOT DISTINCT FROM o.spec_values AS reworded_only) r
-    CROSS JOIN LATERAL watch_keys(n) k (key)
+    CROSS JOIN LATERAL watch_keys(n.id, n.category, n.facets) k (key)
     JOIN watches w ON w.match_key = k.key AND w.confirmed_at IS NOT NULL AND w.disabled_at IS NULL
     CROSS JOIN LATERAL (SELECT coalesce(o.status = 'active'
       AND (w.product_id IS NULL OR w.product_id = o.id)
@@ -159,7 +160,7 @@ BEGIN
     CROSS JOIN LATERAL (SELECT NOT d.cheaper AND o.status = 'active' AND n.category = o.category
         AND n.currency = o.currency AND n.facets IS NOT DISTINCT FROM o.facets
         AND n.spec_values IS NOT DISTINCT FROM o.spec_values AS reworded_only) r
-    CROSS JOIN LATERAL watch_keys(n) k (key)
+    CROSS JOIN LATERAL watch_keys(n.id, n.category, n.facets) k (key)
     JOIN watches w ON w.match_key = k.key AND w.confirmed_at IS NOT NULL AND w.disabled_at IS NULL AND w.words IS NOT NULL
     CROSS JOIN LATERAL (SELECT coalesce(o.status = 'active'
       AND (w.product_id IS NULL OR w.product_id = o.id)
