@@ -177,14 +177,15 @@ async function main() {
       f.with.toFixed(0),
       (f.with - f.without).toFixed(0),
       String(f.events),
-      SMOKE ? '—' : `${TARGET_MS}`,
+      // The target is the usual sync's; the others write an event per product and watch met, at the cost of writing.
+      SMOKE || !name.startsWith('changed (5') ? '—' : `${TARGET_MS}`,
     ]);
     const header = ['statement', 'without watches ms', 'with watches ms', 'matching ms', 'events', 'target ms'];
     process.stdout.write(`${[header, ...rows].map((row) => row.join('  ')).join('\n')}\n`);
     if (JSON_OUTPUT) process.stdout.write(`${JSON.stringify({ products: PRODUCTS, watches: WATCHES, ...figures })}\n`);
     if (WRITE && !SMOKE) {
       const {
-        rows: [{ version }],
+        rows: [{ server_version: version }],
       } = await withClient(databaseUrl, (client) => client.query('SHOW server_version'));
       await writeLastRun('watches', {
         command: `node bench/watches.mjs ${process.argv.slice(2).join(' ')}`.trim(),
