@@ -33,8 +33,6 @@ const EXTERNAL = [
   'test/store/prepared.test.ts',
   'test/store/receipts-migration.test.ts',
   'test/store/search-plans.test.ts',
-  // server processes killed and started again, mailing through an SMTP server of the test's own
-  'test/e2e/watches-email.test.ts',
 ];
 
 export default defineConfig({
