@@ -74,7 +74,6 @@ const WatchRequest = Type.Object(
     product_id: Type.Optional(Type.String({ pattern: idPattern('prd'), description: 'a listed product' })),
   },
   {
-    $id: 'WatchRequest',
     additionalProperties: false,
     description: 'exactly one of email and webhook_url, and exactly one of search and product_id',
   },
@@ -121,7 +120,7 @@ const WatchCreated = Type.Object(
   { $id: 'WatchCreated', additionalProperties: false },
 );
 
-export const WATCH_SCHEMAS = [WatchRequest, WatchAnswer, WatchCreated];
+export const WATCH_SCHEMAS = [WatchAnswer, WatchCreated];
 
 const TokenParams = Type.Object({ token: Type.String({ maxLength: 100, description: 'the watch token (wtk_…)' }) });
 
