@@ -742,3 +742,10 @@ for (const store of STORES) results.push(await benchStore(store));
 printTable(results);
 if (WRITE) await writeRun(results);
 if (JSON_OUTPUT) for (const r of results) process.stdout.write(`${JSON.stringify(r)}\n`);
+// The watches' matching, on PostgreSQL (bench/watches.mjs), with the same --smoke, --write and --json.
+if (STORES.includes('postgres') && ONLY === null) {
+  const passed = ['--smoke', '--write', '--json'].filter((flag) => process.argv.includes(flag));
+  const watches = spawn(process.execPath, [path.join(ROOT, 'bench/watches.mjs'), ...passed], { stdio: 'inherit' });
+  const code = await new Promise((resolve) => watches.on('exit', resolve));
+  if (code !== 0) process.exit(code ?? 1);
+}

@@ -11,6 +11,7 @@ import { LOCK_TIMEOUT_MS } from './store/sync.js';
 import { IDEMPOTENCY_KEY_TTL_SECONDS, IDEMPOTENCY_MAX_KEYS_PER_HOST } from './sync/idempotency.js';
 import { SYNC_QUEUE_LIMIT } from './sync/slots.js';
 import { DRY_RUNS_PER_APPLIED_SYNC, REFUSED_PER_WINDOW } from './sync/window.js';
+import { DIGEST_GAP_SECONDS, WATCH_POLL_MS } from './watches/schedule.js';
 import { SITEMAP_URLS_PER_PAGE } from './web/seo.js';
 
 export interface Config {
@@ -81,8 +82,8 @@ export interface Config {
   /** a provider whose domain is proved waits for the operator's approval before it is listed (REQUIRE_APPROVAL) */
   requireApproval: boolean;
   /**
-   * requests to addresses others name (a provider's domain proof) may reach loopback, private and link-local
-   * addresses (ALLOW_PRIVATE_TARGETS): only for a directory inside a private network
+   * requests to addresses others name (webhooks of watches, a provider's domain proof) may reach loopback, private
+   * and link-local addresses (ALLOW_PRIVATE_TARGETS): only for a directory inside a private network
    */
   allowPrivateTargets: boolean;
 
@@ -115,6 +116,9 @@ export interface Config {
   domainProofDnsServers: string[];
   /** The port the domain proof fetches the well-known file from over plain http; null: https (443). For tests. */
   domainProofHttpPort: number | null;
+  /** DIGEST_GAP_SECONDS and WATCH_POLL_MS (watches/schedule.ts): a watch's mail at most once per gap; due work sought */
+  watchDigestGapSeconds: number;
+  watchPollMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -291,6 +295,8 @@ export function loadConfig(env: Env = process.env): Config {
     sitemapUrlsPerPage: SITEMAP_URLS_PER_PAGE,
     domainProofDnsServers: [],
     domainProofHttpPort: null,
+    watchDigestGapSeconds: DIGEST_GAP_SECONDS,
+    watchPollMs: WATCH_POLL_MS,
   };
 }
 

@@ -9,6 +9,8 @@ import { buildApp, loggerOptions, type LogDestination } from './http/app.js';
 import { isUnavailable, type Database } from './store/db.js';
 import { migrate } from './store/migrate.js';
 import { keepRatesFresh } from './rates-refresh.js';
+import { keepDeliveringWatches } from './watch-delivery.js';
+import { watchKey } from './watches/tokens.js';
 import { deriveStaleProducts } from './store/derived.js';
 import { forgetInstance, keepInstanceAlive, touchInstance } from './store/instances.js';
 import { openDatabase, openDirectoryReads, withMigrationDatabase } from './store/open.js';
@@ -35,6 +37,8 @@ export async function startServer(config: Config = loadConfig(), log?: LogDestin
   const instanceId = newId('ins');
   let heartbeat: { stop(): void } | null = null;
   let ratesRefresh: { stop(): void } | null = null;
+  let watchDelivery: { stop(): Promise<void> } | null = null;
+  let listening = '';
   const logger = loggerOptions(config.logLevel, admin.token, log);
   // The public directory's reads go to a fresh replica of DATABASE_READ_URL when there is one.
   const replicas = openDirectoryReads(config, db, (replica, usable, why) =>
@@ -62,6 +66,16 @@ export async function startServer(config: Config = loadConfig(), log?: LogDestin
     heartbeat = keepInstanceAlive(db, instanceId, (error) => app.log.warn({ err: error }, 'heartbeat failed'));
     lifecycle.prepared = true;
     if (config.ratesUrl) ratesRefresh = keepRatesFresh(db, config.ratesUrl, config.ratesRefreshSeconds, app.log);
+    watchDelivery = keepDeliveringWatches({
+      db,
+      mailer,
+      key: watchKey(admin.token),
+      baseUrl: () => config.publicUrl ?? listening,
+      allowPrivateTargets: config.allowPrivateTargets,
+      digestGapSeconds: config.watchDigestGapSeconds,
+      pollMs: config.watchPollMs,
+      log: app.log,
+    });
     // Values derived by an older parser or gazetteer (or before there were any) are derived again, while serving.
     void deriveStaleProducts(db, { stop: () => lifecycle.closing }).then(
       (rewritten) =>
@@ -103,6 +117,7 @@ export async function startServer(config: Config = loadConfig(), log?: LogDestin
   }
 
   const url = await app.listen({ host: config.host, port: config.port });
+  listening = url;
   app.log.info(
     {
       store: db.kind === 'postgres' ? 'postgresql' : `embedded (${config.dataDir})`,
@@ -129,6 +144,7 @@ export async function startServer(config: Config = loadConfig(), log?: LogDestin
         clearTimeout(deadline);
         if (retrying) clearTimeout(retrying);
         ratesRefresh?.stop();
+        await watchDelivery?.stop();
         await replicas?.stop();
         if (heartbeat) {
           heartbeat.stop();

@@ -2,7 +2,7 @@
 
 import { randomFillSync } from 'node:crypto';
 
-export type IdPrefix = 'prd' | 'syn' | 'key' | 'req' | 'ins' | 'per';
+export type IdPrefix = 'prd' | 'syn' | 'key' | 'req' | 'ins' | 'per' | 'wch';
 
 const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 

@@ -40,6 +40,7 @@ import { seoRoutes } from './routes/seo.js';
 import { productRoutes } from './routes/products.js';
 import { profileRoutes } from './routes/profile.js';
 import { syncRoutes } from './routes/sync.js';
+import { watchRoutes } from './routes/watches.js';
 import { syncRunRoutes } from './routes/sync-runs.js';
 import { SyncSlots } from '../sync/slots.js';
 
@@ -85,7 +86,7 @@ const WITHOUT_DATABASE = new Set([
 ]);
 
 /** Anything shaped like an API key or an admin token, wherever a client put it in a URL. */
-const SECRET_IN_URL = /\b(rk|adm|lnk)_\w*/gi;
+const SECRET_IN_URL = /\b(rk|adm|lnk|wtk|wcf)_\w*/gi;
 
 /** The URL as logged: a key a client wrongly sent in the query string (or path) never reaches the log. */
 function loggableUrl(url: string, adminToken?: string): string {
@@ -511,6 +512,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(adminRoutes, context);
   await app.register(adminAccountRoutes, context);
   await app.register(providerAreaRoutes, context);
+  await app.register(watchRoutes, context);
   await app.register(publicReads, context);
   return app;
 }

@@ -8,6 +8,7 @@ import { PROBLEM_BASE } from './problems.js';
 import { COMPARE_SCHEMAS } from './routes/compare.js';
 import { DIRECTORY_SCHEMAS } from './routes/directory.js';
 import { FEED_SCHEMAS } from './routes/feeds.js';
+import { WATCH_SCHEMAS } from './routes/watches.js';
 import { ALWAYS, answerSchema, HEADERS, NAMED_SCHEMAS, problem } from './schemas.js';
 
 declare module 'fastify' {
@@ -52,7 +53,7 @@ const PUBLIC_READ_HEADERS = {
  * serializer resolve from the same shared schemas.
  */
 export async function registerOpenApi(app: FastifyInstance, version: string): Promise<void> {
-  for (const schema of NAMED_SCHEMAS) app.addSchema(schema);
+  for (const schema of [...NAMED_SCHEMAS, ...WATCH_SCHEMAS]) app.addSchema(schema);
   // The directory's schemas describe answers only.
   for (const schema of [...DIRECTORY_SCHEMAS, ...COMPARE_SCHEMAS, ...FEED_SCHEMAS]) app.addSchema(answerSchema(schema));
   await app.register(swagger, {
@@ -72,6 +73,7 @@ export async function registerOpenApi(app: FastifyInstance, version: string): Pr
         { name: 'sync', description: "a provider's catalogue pushes and their history" },
         { name: 'listing', description: "a provider's listing as the directory holds it" },
         { name: 'public', description: 'open to anyone' },
+        { name: 'watches', description: 'searches and products watched, told by email or webhook (docs/watches.md)' },
       ],
       components: {
         securitySchemes: {

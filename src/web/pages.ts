@@ -21,6 +21,7 @@ import {
 import { hostProfile, orderLink } from './host-profile.js';
 import { html, queryString, type Html } from './html.js';
 import { layout } from './layout.js';
+import { watchProductForm } from './watch-pages.js';
 import { type PageFilters, categoryLabel } from './page-filters.js';
 import { priceChart } from './price-chart.js';
 import { cardPrices, costDetails, headlineText, type PriceDisplay } from './prices.js';
@@ -177,6 +178,7 @@ ${tiers.length > 0 ? html`<table><caption class="visually-hidden">Prices by bill
 ${priceDropMark(product)}
 <p class="muted confirmed">${confirmation(product)}</p>
 <p class="muted">Content last changed <time datetime="${product.updated_at}">${formatDate(product.updated_at)}</time></p>
+${watchProductForm(product.id)}
 </aside>
 <div class="details">
 ${product.description ? html`<p class="description">${product.description}</p>` : ''}

@@ -6,6 +6,7 @@ import type { Category } from '../store/categories.js';
 import type { ListedProduct } from '../store/directory/listed-product.js';
 import { formatAgo, formatCount, formatDate, formatPrice, placeLabel, specLabel } from './format.js';
 import { html, type Html } from './html.js';
+import { watchSearchForm } from './watch-pages.js';
 import { type PageFilters, categoryLabel, locationLabel } from './page-filters.js';
 import { cardPrices, currencyNotes, type PriceDisplay } from './prices.js';
 import { resultTable } from './table.js';
@@ -80,7 +81,7 @@ export function feedOf(page: ResultPage): string | undefined {
 }
 
 function takeAway(page: ResultPage): Html {
-  return html`<p class="muted"><a href="${page.feedHref}" type="application/atom+xml">Atom feed of new plans and price drops</a> · <a href="${page.csvHref}" type="text/csv">Download all results as CSV</a></p>`;
+  return html`<p class="muted"><a href="${page.feedHref}" type="application/atom+xml">Atom feed of new plans and price drops</a> · <a href="${page.csvHref}" type="text/csv">Download all results as CSV</a></p>${watchSearchForm(page.feedHref)}`;
 }
 
 /**
@@ -130,7 +131,8 @@ export function resultList(
   if (page.problems.length > 0)
     return html`${problemsBox(page.problems)}${page.clearHref ? html`<p><a href="${page.clearHref}">Clear filters</a></p>` : ''}`;
   // Nothing found: what to do next, without a feed or a note about prices that are not there.
-  if (page.products.length === 0) return html`${countLine(page)}${nothingFound(page, filters?.q)}`;
+  if (page.products.length === 0)
+    return html`${countLine(page)}${nothingFound(page, filters?.q)}${watchSearchForm(page.feedHref)}`;
   const notes = currencyNotes(page.prices, filters?.max_price !== undefined);
   // The table's rows are the page's products: priced, as the cards are.
   const price = (product: ListedProduct) => cardPrices(product as PricedProduct, page.prices);

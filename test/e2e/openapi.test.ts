@@ -72,6 +72,9 @@ describe('OpenAPI document', () => {
         'GET /metrics',
         'GET /readyz',
         'POST /api/v1/sync/products',
+        'POST /api/v1/watches',
+        'GET /api/v1/watches/{token}',
+        'DELETE /api/v1/watches/{token}',
       ].sort(),
     );
     const sync = document.paths['/api/v1/sync/products'].post;
@@ -94,8 +97,13 @@ describe('OpenAPI document', () => {
     for (const [route, methods] of Object.entries<any>(document.paths)) {
       for (const [method, operation] of Object.entries<any>(methods)) {
         expect(Object.keys(operation.responses), `${method} ${route}`).toEqual(
-          expect.arrayContaining(['200', '400', '500', '503']),
+          expect.arrayContaining(['400', '500', '503']),
         );
+        // 200, or 201 for what a POST creates and 204 for what a DELETE removes
+        expect(
+          Object.keys(operation.responses).filter((status) => /^20[014]$/.test(status)),
+          `${method} ${route}`,
+        ).toHaveLength(1);
       }
     }
     expect(sync.security).toEqual([{ apiKey: [] }]);

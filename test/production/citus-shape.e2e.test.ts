@@ -44,6 +44,10 @@ const REFERENCE = [
   'host_people',
   'person_links',
   'person_sessions',
+  // visitors' watches and their undelivered events: not a host's; the products' triggers read and write them on the
+  // node of the host's shard
+  'watch_events',
+  'watches',
 ];
 /** Kept on the coordinator only: the migrations' own bookkeeping. */
 const LOCAL = ['schema_migrations'];

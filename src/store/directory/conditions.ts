@@ -136,7 +136,7 @@ function plainConditions(search: Omit<ProductSearch, 'sort' | 'order' | 'limit' 
 }
 
 /** The facets a search's location, country and feature filters look for (catalog/derived.ts). */
-function facetsOf(search: Pick<ProductSearch, 'location' | 'feature' | 'country'>): string[] {
+export function facetsOf(search: Pick<ProductSearch, 'location' | 'feature' | 'country'>): string[] {
   const facets: string[] = [];
   if (search.location !== undefined) {
     const place = placeOf(search.location);

@@ -1,0 +1,196 @@
+-- Watches: a visitor's search (its filters in columns, so that one statement matches a sync's changed products with
+-- every watch) or one product, told by email or webhook. Their events are written by the statement that changes the
+-- products, in the sync's own transaction (statement-level triggers reading the rows before and after): a sync that
+-- rolls back leaves none, one that commits leaves all. docs/watches.md says what a watcher sees.
+CREATE TABLE watches (
+  id                 text PRIMARY KEY,
+  -- exactly one of these: an address (kept only while the watch lives) or a webhook URL
+  email              text,
+  webhook_url        text,
+  -- exactly one of these: a product's id, or a directory query string as the page's URL holds it
+  product_id         text,
+  search             text,
+  -- a search's filters, read from `search` by the directory's own parser (src/watches/filters.ts)
+  category           text,
+  host_id            bigint,
+  facets             jsonb NOT NULL DEFAULT '[]',
+  words              tsquery,
+  specs              jsonpath,
+  currency           text,
+  max_monthly_price  numeric,
+  max_base_price     numeric,
+  -- the bucket of the hash join: 'product|<id>', or '<category>|<first facet>' with either part empty
+  match_key          text NOT NULL,
+  created_at         timestamptz NOT NULL DEFAULT now(),
+  -- double opt-in: the confirmation token's SHA-256 and when it expires; a webhook watch is confirmed at creation
+  confirm_digest     bytea UNIQUE,
+  confirm_expires_at timestamptz,
+  confirmed_at       timestamptz,
+  -- delivery: the last message mailed, a process's claim on the watch while it mails, what turned a webhook off
+  last_sent_at       timestamptz,
+  leased_until       timestamptz,
+  delivered          integer NOT NULL DEFAULT 0,
+  last_delivered_at  timestamptz,
+  disabled_at        timestamptz,
+  disabled_reason    text,
+  CHECK ((email IS NULL) <> (webhook_url IS NULL)),
+  CHECK ((product_id IS NULL) <> (search IS NULL))
+);
+CREATE INDEX watches_live_key ON watches (match_key) WHERE confirmed_at IS NOT NULL AND disabled_at IS NULL;
+CREATE INDEX watches_live_words_key ON watches (match_key)
+  WHERE confirmed_at IS NOT NULL AND disabled_at IS NULL AND words IS NOT NULL;
+CREATE INDEX watches_email ON watches (email) WHERE email IS NOT NULL;
+CREATE INDEX watches_unconfirmed ON watches (confirm_expires_at) WHERE confirmed_at IS NULL;
+
+-- What a watch is to be told, until it is told: the id is the event's id in every delivery of it. No foreign key to
+-- the watch: its check, a lookup per row, would cost a sync more than the matching itself; src/store/watches.ts
+-- deletes a watch's events with it, and any left by a watch deleted while a sync wrote them.
+CREATE TABLE watch_events (
+  id                  text PRIMARY KEY DEFAULT 'evt_' || replace(gen_random_uuid()::text, '-', ''),
+  watch_id            text NOT NULL,
+  kind                text NOT NULL,
+  host_id             bigint NOT NULL,
+  product_id          text NOT NULL,
+  previous_base_price numeric,
+  base_price          numeric,
+  monthly_price       numeric,
+  currency            text NOT NULL,
+  occurred_at         timestamptz NOT NULL DEFAULT now(),
+  attempts            integer NOT NULL DEFAULT 0,
+  next_attempt_at     timestamptz NOT NULL DEFAULT now(),
+  leased_until        timestamptz,
+  last_error          text
+);
+CREATE INDEX watch_events_due ON watch_events (next_attempt_at);
+CREATE INDEX watch_events_watch ON watch_events (watch_id);
+
+-- The buckets a product row falls in: its own, its category's and the directory's, each alone and with each facet.
+-- (Its columns, not the row: a whole row of products in these joins trips PostgreSQL 15's planner.)
+CREATE FUNCTION watch_keys(id text, category text, facets jsonb) RETURNS SETOF text LANGUAGE sql IMMUTABLE AS $$
+  SELECT 'product|' || id
+  UNION ALL SELECT category || '|'
+  UNION ALL SELECT '|'
+  UNION ALL SELECT category || '|' || f FROM jsonb_array_elements_text(coalesce(facets, '[]')) f
+  UNION ALL SELECT '|' || f FROM jsonb_array_elements_text(coalesce(facets, '[]')) f
+$$;
+
+-- Created products: each live search watch it meets is told the plan is new.
+CREATE FUNCTION watch_products_created() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  INSERT INTO watch_events (watch_id, kind, host_id, product_id, base_price, monthly_price, currency)
+  SELECT w.id, 'matched', n.host_id, n.id, n.base_monthly_price, n.monthly_price, n.currency
+  FROM created_products n
+    JOIN hosts h ON h.id = n.host_id AND h.status = 'active'
+    CROSS JOIN LATERAL watch_keys(n.id, n.category, n.facets) k (key)
+    JOIN watches w ON w.match_key = k.key AND w.confirmed_at IS NOT NULL AND w.disabled_at IS NULL
+  -- whether the product meets the watch (the same conditions in watch_products_changed)
+  WHERE n.status = 'active'
+    AND (w.product_id IS NULL OR w.product_id = n.id)
+    AND (w.category IS NULL OR w.category = n.category)
+    AND (w.host_id IS NULL OR w.host_id = n.host_id)
+    AND n.facets @> w.facets
+    AND (w.words IS NULL OR n.search_text @@ w.words)
+    AND (w.specs IS NULL OR coalesce(n.spec_values @@ w.specs, false))
+    AND (w.currency IS NULL OR w.currency = n.currency)
+    AND (w.max_monthly_price IS NULL OR n.monthly_price <= w.max_monthly_price)
+    AND (w.max_base_price IS NULL OR n.base_monthly_price <= w.max_base_price);
+  RETURN NULL;
+END
+$$;
+
+-- Changed products (by a sync: the content's fingerprint changed, or a product listed again): a watch is told of a
+-- product that meets it now and did not before, or whose price is lower than before (in EUR; as sent, in the same
+-- currency, when either has no EUR price). A rates import or the deriving of specs again changes no fingerprint and
+-- tells no one. Only products changed in what a watch looks at are matched: listed again, cheaper, or another
+-- category, currency, place, feature or spec; those whose words alone changed (a new description) only with the
+-- watches that have words. A dearer price never makes a product meet a watch (its limits are maxima).
+-- The rows before a change are joined with the products as they are now through the products' primary key: the rows
+-- a statement wrote are a tuplestore without statistics, estimated at a handful, and two of them joined are compared
+-- row by row (10 000 × 10 000 for a sync of 10 000 products).
+CREATE FUNCTION watch_products_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  -- every watch, for the products changed in more than their words
+  INSERT INTO watch_events (watch_id, kind, host_id, product_id, previous_base_price, base_price, monthly_price, currency)
+  SELECT w.id, CASE WHEN met_before THEN 'price_dropped' ELSE 'matched' END,
+         n.host_id, n.id, o.base_monthly_price, n.base_monthly_price, n.monthly_price, n.currency
+  FROM products_before o
+    JOIN products n ON n.host_id = o.host_id AND n.external_id = o.external_id
+    JOIN hosts h ON h.id = n.host_id AND h.status = 'active'
+    CROSS JOIN LATERAL (SELECT coalesce(n.base_monthly_price < o.base_monthly_price
+        OR ((n.base_monthly_price IS NULL OR o.base_monthly_price IS NULL)
+            AND n.currency = o.currency AND n.monthly_price < o.monthly_price), false) AS cheaper) d
+    CROSS JOIN LATERAL (SELECT NOT d.cheaper AND o.status = 'active' AND n.category = o.category
+        AND n.currency = o.currency AND n.facets IS NOT DISTINCT FROM o.facets
+        AND n.spec_values IS NOT DISTINCT FROM o.spec_values AS reworded_only) r
+    CROSS JOIN LATERAL watch_keys(n.id, n.category, n.facets) k (key)
+    JOIN watches w ON w.match_key = k.key AND w.confirmed_at IS NOT NULL AND w.disabled_at IS NULL
+    CROSS JOIN LATERAL (SELECT coalesce(o.status = 'active'
+      AND (w.product_id IS NULL OR w.product_id = o.id)
+      AND (w.category IS NULL OR w.category = o.category)
+      AND (w.host_id IS NULL OR w.host_id = o.host_id)
+      AND o.facets @> w.facets
+      AND (w.words IS NULL OR o.search_text @@ w.words)
+      AND (w.specs IS NULL OR coalesce(o.spec_values @@ w.specs, false))
+      AND (w.currency IS NULL OR w.currency = o.currency)
+      AND (w.max_monthly_price IS NULL OR o.monthly_price <= w.max_monthly_price)
+      AND (w.max_base_price IS NULL OR o.base_monthly_price <= w.max_base_price), false) AS met_before) b
+  WHERE (o.status <> 'active' OR n.fingerprint IS DISTINCT FROM o.fingerprint)
+    AND NOT r.reworded_only
+    AND n.status = 'active'
+    AND (w.product_id IS NULL OR w.product_id = n.id)
+    AND (w.category IS NULL OR w.category = n.category)
+    AND (w.host_id IS NULL OR w.host_id = n.host_id)
+    AND n.facets @> w.facets
+    AND (w.words IS NULL OR n.search_text @@ w.words)
+    AND (w.specs IS NULL OR coalesce(n.spec_values @@ w.specs, false))
+    AND (w.currency IS NULL OR w.currency = n.currency)
+    AND (w.max_monthly_price IS NULL OR n.monthly_price <= w.max_monthly_price)
+    AND (w.max_base_price IS NULL OR n.base_monthly_price <= w.max_base_price)
+    AND (NOT met_before OR d.cheaper);
+  -- the watches with words, for the products whose words alone changed
+  INSERT INTO watch_events (watch_id, kind, host_id, product_id, previous_base_price, base_price, monthly_price, currency)
+  SELECT w.id, CASE WHEN met_before THEN 'price_dropped' ELSE 'matched' END,
+         n.host_id, n.id, o.base_monthly_price, n.base_monthly_price, n.monthly_price, n.currency
+  FROM products_before o
+    JOIN products n ON n.host_id = o.host_id AND n.external_id = o.external_id
+    JOIN hosts h ON h.id = n.host_id AND h.status = 'active'
+    CROSS JOIN LATERAL (SELECT coalesce(n.base_monthly_price < o.base_monthly_price
+        OR ((n.base_monthly_price IS NULL OR o.base_monthly_price IS NULL)
+            AND n.currency = o.currency AND n.monthly_price < o.monthly_price), false) AS cheaper) d
+    CROSS JOIN LATERAL (SELECT NOT d.cheaper AND o.status = 'active' AND n.category = o.category
+        AND n.currency = o.currency AND n.facets IS NOT DISTINCT FROM o.facets
+        AND n.spec_values IS NOT DISTINCT FROM o.spec_values AS reworded_only) r
+    CROSS JOIN LATERAL watch_keys(n.id, n.category, n.facets) k (key)
+    JOIN watches w ON w.match_key = k.key AND w.confirmed_at IS NOT NULL AND w.disabled_at IS NULL AND w.words IS NOT NULL
+    CROSS JOIN LATERAL (SELECT coalesce(o.status = 'active'
+      AND (w.product_id IS NULL OR w.product_id = o.id)
+      AND (w.category IS NULL OR w.category = o.category)
+      AND (w.host_id IS NULL OR w.host_id = o.host_id)
+      AND o.facets @> w.facets
+      AND (w.words IS NULL OR o.search_text @@ w.words)
+      AND (w.specs IS NULL OR coalesce(o.spec_values @@ w.specs, false))
+      AND (w.currency IS NULL OR w.currency = o.currency)
+      AND (w.max_monthly_price IS NULL OR o.monthly_price <= w.max_monthly_price)
+      AND (w.max_base_price IS NULL OR o.base_monthly_price <= w.max_base_price), false) AS met_before) b
+  WHERE (o.status <> 'active' OR n.fingerprint IS DISTINCT FROM o.fingerprint)
+    AND r.reworded_only AND n.search_text IS DISTINCT FROM o.search_text
+    AND n.status = 'active'
+    AND (w.product_id IS NULL OR w.product_id = n.id)
+    AND (w.category IS NULL OR w.category = n.category)
+    AND (w.host_id IS NULL OR w.host_id = n.host_id)
+    AND n.facets @> w.facets
+    AND (w.words IS NULL OR n.search_text @@ w.words)
+    AND (w.specs IS NULL OR coalesce(n.spec_values @@ w.specs, false))
+    AND (w.currency IS NULL OR w.currency = n.currency)
+    AND (w.max_monthly_price IS NULL OR n.monthly_price <= w.max_monthly_price)
+    AND (w.max_base_price IS NULL OR n.base_monthly_price <= w.max_base_price)
+    AND (NOT met_before OR d.cheaper);
+  RETURN NULL;
+END
+$$;
+
+CREATE TRIGGER products_tell_watches_created AFTER INSERT ON products
+  REFERENCING NEW TABLE AS created_products FOR EACH STATEMENT EXECUTE FUNCTION watch_products_created();
+CREATE TRIGGER products_tell_watches_changed AFTER UPDATE ON products
+  REFERENCING OLD TABLE AS products_before
+  FOR EACH STATEMENT EXECUTE FUNCTION watch_products_changed();
