@@ -193,3 +193,80 @@ describe.each(STORES)('price per resource and cheaper alternatives (%s store)', 
     expect(tooMany.status).toBe(422);
   });
 });
+
+describe.each(STORES)('price per resource on the pages (%s store)', (store) => {
+  let server: ServerUnderTest;
+  const ids = new Map<string, string>();
+
+  beforeAll(async () => {
+    server = await startInProcessServer(store, { env: { DISPLAY_CURRENCY: 'EUR' } });
+    expect((await admin(server, 'POST', '/rates', { date: '2026-11-20', rates: RATES })).status).toBe(200);
+    const euro = await onboard(server, 'Euro hosting', { default_currency: 'EUR' });
+    const dollar = await onboard(server, 'Dollar hosting', { default_currency: 'USD' });
+    expect((await sync(server, euro.key, CATALOGUES.euro)).status).toBe(200);
+    expect((await sync(server, dollar.key, CATALOGUES.dollar)).status).toBe(200);
+    const listed = await call(server, 'GET', '/api/v1/directory/products?limit=100');
+    for (const p of listed.body.products) ids.set(p.name.replace('Plan ', ''), p.id);
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  const page = async (pathAndQuery: string) => {
+    const response = await fetch(`${server.url}${pathAndQuery}`);
+    expect(response.status, pathAndQuery).toBe(200);
+    return response.text();
+  };
+  const cardNames = (text: string) =>
+    [...text.matchAll(/<li class="card">\s*<h2><a href="[^"]*">([^<]*)<\/a><\/h2>/g)].map((match) => match[1]!);
+
+  it('shows each card its price per GB of RAM, per core and per GB of disk, and sorts the cards by it', async () => {
+    const cards = await page('/categories/vps_cloud?sort=price_per_ram_gb&display_currency=USD');
+    expect(cardNames(cards)).toEqual(['Plan e3', 'Plan d2', 'Plan d1', 'Plan e1', 'Plan e2']);
+    // d1: $10 a month for 8 GB, 2 cores, 200 GB.
+    expect(cards).toContain(
+      '<p class="per"><span class="muted">Per month:</span> <span>$1.25 per GB RAM</span> · <span>$5.00 per CPU core</span> · <span>$0.05 per GB disk</span></p>',
+    );
+    // The sort is one of the form's, selected.
+    expect(cards).toContain('<option value="price_per_ram_gb" selected>Price per GB RAM: lowest first</option>');
+    const inEuro = await page('/categories/vps_cloud?sort=price_per_disk_gb');
+    expect(cardNames(inEuro)).toEqual(['Plan e3', 'Plan d2', 'Plan d1', 'Plan e1', 'Plan e2']);
+    expect(inEuro).toContain('<span>€0.0375 per GB disk</span>');
+  });
+
+  it('shows the table its price-per-resource columns in the display currency, each a link that sorts by it', async () => {
+    const table = await page('/categories/vps_cloud?view=table&sort=price_per_cpu_core&display_currency=EUR');
+    expect(table).toContain('Per GB RAM (EUR)<span class="visually-hidden">, sort lowest first</span>');
+    expect(table).toMatch(
+      /<th scope="col" class="extra" aria-sort="ascending"><a href="[^"]*sort=price_per_cpu_core[^"]*">Per core \(EUR\)/,
+    );
+    const rows = [...table.matchAll(/<th scope="row"><a href="[^"]*">([^<]*)<\/a>/g)].map((match) => match[1]);
+    // e3 €0.625, d2 €2, d1 €4, e1 €5 per core; e2 gives no cores.
+    expect(rows).toEqual(['Plan e3', 'Plan d2', 'Plan d1', 'Plan e1', 'Plan e2']);
+    expect(table).toContain('<td class="extra">€0.625</td>');
+  });
+
+  it('compares the price per resource in the display currency, the lowest of each marked', async () => {
+    const compared = await page(`/compare?ids=${ids.get('e1')},${ids.get('d1')}&display_currency=EUR`);
+    expect(compared).toContain(
+      '<tr><th scope="row">Per month, per GB RAM</th><td>€2.50</td><td>€1.00 <span class="best">Lowest</span></td></tr>',
+    );
+    expect(compared).toContain(
+      '<tr><th scope="row">Per month, per CPU core</th><td>€5.00</td><td>€4.00 <span class="best">Lowest</span></td></tr>',
+    );
+    expect(compared).toContain(
+      '<tr><th scope="row">Per month, per GB disk</th><td>€0.10</td><td>€0.04 <span class="best">Lowest</span></td></tr>',
+    );
+    const json = await call(
+      server,
+      'GET',
+      `/api/v1/directory/compare?ids=${ids.get('e1')},${ids.get('d1')}&display_currency=USD`,
+    );
+    expect(json.status).toBe(200);
+    expect(json.body.rows.find((row: { key: string }) => row.key === 'price_per_ram_gb')).toMatchObject({
+      values: ['$3.13', '$1.25'],
+      better: 'lower',
+      best: [1],
+    });
+  });
+});
