@@ -581,7 +581,8 @@ async function main() {
     const searches = [...SEARCHES.slice(0, -1), [SEARCHES.at(-1)[0], null], ...VALUE_SEARCHES, [...SPEC_SEARCH, 'new']];
     const second = { [server.url]: await secondPage(server.url) };
     if (baseServer) second[baseServer.url] = await secondPage(baseServer.url);
-    const dearest = (await timed(`${server.url}${path_}&category=vps_cloud&order=desc&limit=1`)).body.products[0].id;
+    const dearest = (await timed(`${server.url}/api/v1/directory/products?category=vps_cloud&order=desc&limit=1`)).body
+      .products[0].id;
     const urlOf = (running, name, query) => {
       if (name === ALTERNATIVES) return `${running.url}/api/v1/directory/products/${dearest}/alternatives`;
       const q = name === SEARCHES.at(-1)[0] ? second[running.url] : query;

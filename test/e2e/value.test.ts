@@ -246,6 +246,31 @@ describe.each(STORES)('price per resource on the pages (%s store)', (store) => {
     expect(table).toContain('<td class="extra">€0.625</td>');
   });
 
+  it("lists a plan's cheaper alternatives on its page, in the display currency, and its price per resource", async () => {
+    const e1 = await page(`/products/${ids.get('e1')}?display_currency=USD`);
+    expect(e1).toContain('<h2 id="alternatives">Cheaper alternatives</h2>');
+    expect(e1).toContain(
+      'that cost less per month, with at least its RAM 4 GB, CPU cores 2, Disk 100 GB; cheapest first.',
+    );
+    // d1 ($10, €8) has more of everything; d2 costs more, e3 is the same provider's, d3 another category.
+    const listed = e1.slice(
+      e1.indexOf('<ul class="alternatives">'),
+      e1.indexOf('</ul>', e1.indexOf('<ul class="alternatives">')),
+    );
+    expect(
+      [...listed.matchAll(/<a href="\/products\/([^"?]*)\?display_currency=USD">([^<]*)<\/a>/g)].map((m) => [
+        m[1],
+        m[2],
+      ]),
+    ).toEqual([[ids.get('d1'), 'Plan d1']]);
+    expect(listed).toContain('<strong>$10.00</strong> per month');
+    expect(e1).toContain(
+      '<span>$3.13 per GB RAM</span> · <span>$6.25 per CPU core</span> · <span>$0.125 per GB disk</span>',
+    );
+    const e3 = await page(`/products/${ids.get('e3')}`);
+    expect(e3).toContain('No other provider lists a cheaper plan in this category with at least these specs.');
+  });
+
   it('compares the price per resource in the display currency, the lowest of each marked', async () => {
     const compared = await page(`/compare?ids=${ids.get('e1')},${ids.get('d1')}&display_currency=EUR`);
     expect(compared).toContain(
