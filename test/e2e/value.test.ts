@@ -184,6 +184,17 @@ describe.each(STORES)('price per resource and cheaper alternatives (%s store)', 
     expect((await alternatives('d3')).alternatives).toEqual([]);
   });
 
+  it('orders by the new figures once a rates import changes a currency, every write of the EUR price following', async () => {
+    // EUR now buys 0.8 USD: d1 costs €12.50 (€1.5625 per GB), d2 €18.75 (€1.171875 per GB).
+    expect((await admin(server, 'POST', '/rates', { date: '2026-11-21', rates: { USD: '0.8' } })).status).toBe(200);
+    const page = await products('category=vps_cloud&sort=price_per_ram_gb&display_currency=EUR&limit=100');
+    expect(named(page.products)).toEqual(['e3', 'd2', 'g1', 'd1', 'g2', 'e1', ...withoutFigure()]);
+    expect(page.products[1].price_per.ram_gb).toBe(1.1719);
+    // d1 is now dearer than e1 (€10): no longer its alternative.
+    expect(named((await alternatives('e1')).alternatives)).toEqual(['g2']);
+    expect((await admin(server, 'POST', '/rates', { date: '2026-11-22', rates: { USD: '1.25' } })).status).toBe(200);
+  });
+
   it('answers 404 problem+json for a product it does not list, and 422 for a limit out of range', async () => {
     const unknown = await call(server, 'GET', '/api/v1/directory/products/prd_nosuchproduct/alternatives');
     expect(unknown.status).toBe(404);
