@@ -118,7 +118,8 @@ function perResourceRows(products: PricedProduct[], currency: string): CompareRo
     return [
       {
         key: `price_per_${key}`,
-        label: `Per month, ${PRICE_PER_LABELS[key]}`,
+        // Not "Per month, …": the label of the monthly price row is a word of none other.
+        label: `Price ${PRICE_PER_LABELS[key]}, monthly`,
         values: figures.map((figure) => (figure === null ? null : formatPerUnit(figure, currency))),
         native: figures.map(() => null),
         better: 'lower' as const,

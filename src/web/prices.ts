@@ -85,20 +85,20 @@ export function perResourceLine(product: PricedProduct, currency: string): Html 
     (entry): entry is [PricePerKey, number] => entry[1] !== null,
   );
   if (known.length === 0) return '';
-  return html`<p class="per"><span class="muted">Per month:</span> ${known.map(([key, amount], index) => html`${index > 0 ? ' · ' : ''}<span>${formatPerUnit(amount, currency)} ${PRICE_PER_LABELS[key]}</span>`)}</p>`;
+  return html`<p class="per"><span class="muted">Per month:</span> ${known.map(([key, amount], index) => html`${index > 0 ? html`<span class="sep"> · </span>` : ''}<span>${formatPerUnit(amount, currency)} ${PRICE_PER_LABELS[key]}</span>`)}</p>`;
 }
 
 /**
- * The price block of a card: headline, monthly equivalent, converted figure, setup fee and first-year cost, and the
- * price per resource (which a table shows in columns of its own).
+ * The price block of a card and of a table's row: headline, monthly equivalent, converted figure, setup fee and
+ * first-year cost, and the price per resource.
  */
-export function cardPrices(product: PricedProduct, display: PriceDisplay, perResource = true): Html {
+export function cardPrices(product: PricedProduct, display: PriceDisplay): Html {
   const { amount, per, equivalent } = headline(product, display.period);
   return html`<p><span class="price">${amount}</span>${per ? html` <span class="muted">${per}</span>` : ''}</p>
 ${equivalent ? html`<p class="muted">${equivalent}</p>` : ''}
 ${convertedLine(product, display)}
 ${setupAndTerm(product)}
-${perResource ? perResourceLine(product, display.currency) : ''}`;
+${perResourceLine(product, display.currency)}`;
 }
 
 /** The price of a product page's description: "€120.00 per year". */

@@ -133,14 +133,11 @@ export function resultList(
   if (page.products.length === 0) return html`${countLine(page)}${nothingFound(page, filters?.q)}`;
   const notes = currencyNotes(page.prices, filters?.max_price !== undefined);
   // The table's rows are the page's products: priced, as the cards are.
-  const price = (product: ListedProduct) => cardPrices(product as PricedProduct, page.prices, false);
+  const price = (product: ListedProduct) => cardPrices(product as PricedProduct, page.prices);
   const listing =
     table === null
       ? html`<ul class="grid">${page.products.map((product) => productCard(product, categories, page.prices, showHost))}</ul>`
-      : resultTable(page.products, table.columns, { current: table.sort, hrefOf: page.sortHref }, price, {
-          showHost,
-          currency: page.prices.currency,
-        });
+      : resultTable(page.products, table.columns, { current: table.sort, hrefOf: page.sortHref }, price, showHost);
   return html`${countLine(page)}
 ${notes}
 <form action="/compare" method="get" aria-label="Compare plans">

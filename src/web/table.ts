@@ -9,18 +9,8 @@ import {
   type NumericSpec,
   type SpecKey,
 } from '../catalog/specs.js';
-import { PRICE_PER_SPEC, type PricePerSort } from '../catalog/price-per.js';
-import type { PricedProduct } from '../http/listed-prices.js';
 import type { ListedProduct } from '../store/directory/listed-product.js';
 import { html, type Html } from './html.js';
-import { formatPerUnit } from './prices.js';
-
-/** The price-per-resource columns a table shows where its spec columns hold the resource, each with its sort. */
-const PER_RESOURCE_COLUMNS = [
-  { key: 'ram_gb', sort: 'price_per_ram_gb', label: 'Per GB RAM' },
-  { key: 'cpu_core', sort: 'price_per_cpu_core', label: 'Per core' },
-  { key: 'disk_gb', sort: 'price_per_disk_gb', label: 'Per GB disk' },
-] as const satisfies readonly { key: keyof typeof PRICE_PER_SPEC; sort: PricePerSort; label: string }[];
 
 /** The spec columns of a table of the given category (its family's), or of every family's common ones. */
 export function tableColumns(category: string | undefined): SpecKey[] {
@@ -64,35 +54,18 @@ function sortHeader(
   return html`<th scope="col"${extra(index)}${state ? html` aria-sort="${state}"` : ''}><a href="${sorting.hrefOf(next)}">${label}<span class="visually-hidden">, sort ${how}</span></a>${arrow}</th>`;
 }
 
-/** A price-per-resource column's header: sorted lowest first (the highest first is not a way to choose a plan). */
-function valueHeader(label: string, sort: PricePerSort, sorting: TableSorting): Html {
-  const sorted = sorting.current === sort;
-  return html`<th scope="col" class="extra"${sorted ? html` aria-sort="ascending"` : ''}><a href="${sorting.hrefOf(sort)}">${label}<span class="visually-hidden">, sort lowest first</span></a>${sorted ? ' ▲' : ''}</th>`;
-}
-
-/**
- * The plans as rows: name, price, the price per GB of RAM, per core and per GB of disk in the display currency
- * (`currency`) where the spec columns hold those resources, then the spec columns.
- */
 export function resultTable(
   products: ListedProduct[],
   columns: SpecKey[],
   sorting: TableSorting,
   price: (product: ListedProduct) => Html,
-  shown: { showHost: boolean; currency: string },
+  showHost: boolean,
 ): Html {
-  const { showHost, currency } = shown;
-  const perResource = PER_RESOURCE_COLUMNS.filter((column) => columns.includes(PRICE_PER_SPEC[column.key]));
-  const perCell = (product: ListedProduct, key: keyof typeof PRICE_PER_SPEC) => {
-    const amount = (product as PricedProduct).price_per[key];
-    return amount === null || amount === undefined ? '—' : formatPerUnit(amount, currency);
-  };
   return html`<div class="scroll"><table class="results">
 <caption class="visually-hidden">Plans with their normalized specs; column headers sort</caption>
 <thead><tr><th scope="col"><span class="visually-hidden">Compare</span></th>
 ${sortHeader('Plan', 'name', 'name_desc', false, sorting)}
 ${sortHeader('Price', 'price', 'price_desc', false, sorting)}
-${perResource.map((column) => valueHeader(`${column.label} (${currency})`, column.sort, sorting))}
 ${columns.map((key, index) =>
   key === 'disk_type'
     ? html`<th scope="col"${extra(index)}>${SPEC_LABELS[key]}</th>`
@@ -104,7 +77,6 @@ ${columns.map((key, index) =>
 <td><input type="checkbox" name="ids" value="${product.id}" id="cmp-${product.id}" aria-label="Compare ${product.name}"></td>
 <th scope="row"><a href="/products/${encodeURIComponent(product.id)}">${product.name}</a>${showHost ? html`<br><span class="muted">${product.host.name}</span>` : ''}</th>
 <td>${price(product)}</td>
-${perResource.map((column) => html`<td class="extra">${perCell(product, column.key)}</td>`)}
 ${columns.map((key, index) => html`<td${extra(index)}>${specCell(product, key)}</td>`)}
 </tr>`,
   )}</tbody>

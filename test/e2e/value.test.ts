@@ -236,7 +236,8 @@ describe.each(STORES)('price per resource on the pages (%s store)', (store) => {
     expect(cardNames(cards)).toEqual(['Plan e3', 'Plan d2', 'Plan d1', 'Plan e1', 'Plan e2']);
     // d1: $10 a month for 8 GB, 2 cores, 200 GB.
     expect(cards).toContain(
-      '<p class="per"><span class="muted">Per month:</span> <span>$1.25 per GB RAM</span> · <span>$5.00 per CPU core</span> · <span>$0.05 per GB disk</span></p>',
+      '<p class="per"><span class="muted">Per month:</span> <span>$1.25 per GB RAM</span><span class="sep"> · </span>' +
+        '<span>$5.00 per CPU core</span><span class="sep"> · </span><span>$0.05 per GB disk</span></p>',
     );
     // The sort is one of the form's, selected.
     expect(cards).toContain('<option value="price_per_ram_gb" selected>Price per GB RAM: lowest first</option>');
@@ -245,16 +246,15 @@ describe.each(STORES)('price per resource on the pages (%s store)', (store) => {
     expect(inEuro).toContain('<span>€0.0375 per GB disk</span>');
   });
 
-  it('shows the table its price-per-resource columns in the display currency, each a link that sorts by it', async () => {
+  it('shows each table row its price per resource in the display currency beside its price, sorted by it', async () => {
     const table = await page('/categories/vps_cloud?view=table&sort=price_per_cpu_core&display_currency=EUR');
-    expect(table).toContain('Per GB RAM (EUR)<span class="visually-hidden">, sort lowest first</span>');
-    expect(table).toMatch(
-      /<th scope="col" class="extra" aria-sort="ascending"><a href="[^"]*sort=price_per_cpu_core[^"]*">Per core \(EUR\)/,
-    );
     const rows = [...table.matchAll(/<th scope="row"><a href="[^"]*">([^<]*)<\/a>/g)].map((match) => match[1]);
     // e3 €0.625, d2 €2, d1 €4, e1 €5 per core; e2 gives no cores.
     expect(rows).toEqual(['Plan e3', 'Plan d2', 'Plan d1', 'Plan e1', 'Plan e2']);
-    expect(table).toContain('<td class="extra">€0.625</td>');
+    expect(table).toContain(
+      '<span>€0.3125 per GB RAM</span><span class="sep"> · </span><span>€0.625 per CPU core</span><span class="sep"> · </span>' +
+        '<span>€0.0125 per GB disk</span></p>',
+    );
   });
 
   it("lists a plan's cheaper alternatives on its page, in the display currency, and its price per resource", async () => {
@@ -276,7 +276,8 @@ describe.each(STORES)('price per resource on the pages (%s store)', (store) => {
     ).toEqual([[ids.get('d1'), 'Plan d1']]);
     expect(listed).toContain('<strong>$10.00</strong> per month');
     expect(e1).toContain(
-      '<span>$3.13 per GB RAM</span> · <span>$6.25 per CPU core</span> · <span>$0.125 per GB disk</span>',
+      '<span>$3.13 per GB RAM</span><span class="sep"> · </span><span>$6.25 per CPU core</span><span class="sep"> · </span>' +
+        '<span>$0.125 per GB disk</span>',
     );
     const e3 = await page(`/products/${ids.get('e3')}`);
     expect(e3).toContain('No other provider lists a cheaper plan in this category with at least these specs.');
@@ -285,13 +286,13 @@ describe.each(STORES)('price per resource on the pages (%s store)', (store) => {
   it('compares the price per resource in the display currency, the lowest of each marked', async () => {
     const compared = await page(`/compare?ids=${ids.get('e1')},${ids.get('d1')}&display_currency=EUR`);
     expect(compared).toContain(
-      '<tr><th scope="row">Per month, per GB RAM</th><td>€2.50</td><td>€1.00 <span class="best">Lowest</span></td></tr>',
+      '<tr><th scope="row">Price per GB RAM, monthly</th><td>€2.50</td><td>€1.00 <span class="best">Lowest</span></td></tr>',
     );
     expect(compared).toContain(
-      '<tr><th scope="row">Per month, per CPU core</th><td>€5.00</td><td>€4.00 <span class="best">Lowest</span></td></tr>',
+      '<tr><th scope="row">Price per CPU core, monthly</th><td>€5.00</td><td>€4.00 <span class="best">Lowest</span></td></tr>',
     );
     expect(compared).toContain(
-      '<tr><th scope="row">Per month, per GB disk</th><td>€0.10</td><td>€0.04 <span class="best">Lowest</span></td></tr>',
+      '<tr><th scope="row">Price per GB disk, monthly</th><td>€0.10</td><td>€0.04 <span class="best">Lowest</span></td></tr>',
     );
     const json = await call(
       server,
