@@ -81,7 +81,10 @@ export type Converted = Static<typeof ConvertedSchema>;
 const pricePerFigure = (key: PricePerKey) =>
   nullable(
     Type.Number({
-      description: `the monthly price ${PRICE_PER_LABELS[key]} (${NUMERIC_SPECS[PRICE_PER_SPEC[key]].label} in comparable_specs), to four decimals; null without a converted monthly price or without that spec (or with it unlimited)`,
+      description:
+        `the monthly price ${PRICE_PER_LABELS[key]} (${NUMERIC_SPECS[PRICE_PER_SPEC[key]].label} in ` +
+        'comparable_specs), to four decimals; null without a converted monthly price or without that spec (or with ' +
+        'it unlimited)',
     }),
   );
 

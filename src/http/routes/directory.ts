@@ -229,7 +229,8 @@ const AlternativesAnswer = Type.Object(
         "listed plans of other providers in the product's category that cost less per month (compared in EUR, " +
         'across currencies) and give at least its RAM, CPU cores and disk where it states them, cheapest first; ' +
         `empty for a product without a converted price. A category with more than ${2 * ALTERNATIVES_WALK} cheaper ` +
-        `plans is searched among its ${ALTERNATIVES_WALK} cheapest and the ${ALTERNATIVES_WALK} nearest below the price`,
+        `plans is searched among its ${ALTERNATIVES_WALK} cheapest and the ${ALTERNATIVES_WALK} nearest below ` +
+        'the price',
     }),
     display_currency: DisplayCurrency,
   },

@@ -43,7 +43,10 @@ export const PRICE_PER_SORT_KEYS: ReadonlySet<SortKey> = new Set(PRICE_PER_SORTS
 /** The sort keys of the specs. */
 export const SPEC_SORT_KEYS: ReadonlySet<SortKey> = new Set(NUMERIC_SPEC_KEYS.map((key) => SORT_KEY[key]));
 
-/** Sorts whose key some products lack (no price, no such spec, no price per it): those follow the others, in a segment of their own. */
+/**
+ * Sorts whose key some products lack (no price, no such spec, no price per it): those follow the others, in a segment
+ * of their own.
+ */
 export function segmented(sort: DirectorySort): boolean {
   return sort !== 'name' && sort !== 'newest';
 }
