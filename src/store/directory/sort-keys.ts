@@ -1,6 +1,6 @@
 // The key of each sort as SQL, and the segments of the sorts whose key some products lack.
-import { PRICE_PER_SORT_KEY, PRICE_PER_SORTS, type PricePerSort } from '../../catalog/price-per.js';
-import { NUMERIC_SPEC_KEYS, type NumericSpec } from '../../catalog/specs.js';
+import { PRICE_PER_SORT_KEY, PRICE_PER_SORTS, PRICE_PER_SPEC, type PricePerSort } from '../../catalog/price-per.js';
+import { NUMERIC_SPEC_KEYS, UNLIMITED, type NumericSpec } from '../../catalog/specs.js';
 import { specExpression } from './listed-product.js';
 import type { DirectorySort } from './search.js';
 
@@ -15,10 +15,18 @@ function specSortKey(key: NumericSpec): SortKey {
   return { expression: specExpression(key), unwalkable: `(${specExpression(key)} + 0)`, cast: '::numeric' };
 }
 
-/** A price per resource in EUR (migration 056): the price sort's base price divided by the spec. */
+/**
+ * A price per resource in EUR: the price sort's base price divided by the spec, to six decimals; null without either,
+ * or for none or an unlimited amount (catalog/price-per.ts). Written exactly as migration 056 indexes it.
+ */
+export function pricePerExpression(spec: NumericSpec): string {
+  const amount = `(p.spec_values ->> '${spec}')::numeric`;
+  return `(CASE WHEN ${amount} > 0 AND ${amount} < ${UNLIMITED} THEN round(p.base_monthly_price / ${amount}, 6) END)`;
+}
+
 function pricePerSortKey(sort: PricePerSort): SortKey {
-  const column = `p.base_price_per_${PRICE_PER_SORT_KEY[sort]}`;
-  return { expression: column, unwalkable: `(${column} + 0)`, cast: '::numeric' };
+  const expression = pricePerExpression(PRICE_PER_SPEC[PRICE_PER_SORT_KEY[sort]]);
+  return { expression, unwalkable: `(${expression} + 0)`, cast: '::numeric' };
 }
 
 /** The sort key of each sort. */
