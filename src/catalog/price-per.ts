@@ -24,7 +24,7 @@ export const PRICE_PER_LABELS: Record<PricePerKey, string> = {
   player_slot: 'per player slot',
 };
 
-/** The sorts by a price per resource (each served by an index: migration 056). */
+/** The sorts by a price per resource (each served by an index: migration 081). */
 export const PRICE_PER_SORTS = ['price_per_ram_gb', 'price_per_cpu_core', 'price_per_disk_gb'] as const;
 export type PricePerSort = (typeof PRICE_PER_SORTS)[number];
 

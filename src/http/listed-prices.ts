@@ -190,7 +190,7 @@ export function pricedProduct(product: ListedProduct, view: PriceView): PricedPr
   const cost = trueCost(product);
   const { currency, rates } = view;
   let converted: Converted = null;
-  // Per resource from the EUR price the sorts by price per resource order by (migration 056), not from the rounded
+  // Per resource from the EUR price the sorts by price per resource order by (migration 081), not from the rounded
   // monthly figure: the figures are in the order of the sort.
   const monthlyExactly =
     product.base_monthly_price === null

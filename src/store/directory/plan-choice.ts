@@ -30,7 +30,7 @@ export function rareTogetherWalkBound(limit: number): number {
 
 /**
  * Whether one sort index serves a walk of the listing by itself (its status, category, a segment's null key and the
- * cursor; migrations 003, 008, 041, 056): the base price, a price per resource, name and newest, within a category
+ * cursor; migrations 003, 008, 041, 081): the base price, a price per resource, name and newest, within a category
  * or not, and a price sort's unpriced segment outside one (the ids without a EUR price, or without a price).
  * Elsewhere a bounded walk would read more rows than its bound (a spec sort's products without the spec are found
  * among all of them) or sort first.

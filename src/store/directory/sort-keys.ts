@@ -17,7 +17,7 @@ function specSortKey(key: NumericSpec): SortKey {
 
 /**
  * A price per resource in EUR: the price sort's base price divided by the spec, to six decimals; null without either,
- * or for none or an unlimited amount (catalog/price-per.ts). Written exactly as migration 056 indexes it.
+ * or for none or an unlimited amount (catalog/price-per.ts). Written exactly as migration 081 indexes it.
  */
 export function pricePerExpression(spec: NumericSpec): string {
   const amount = `(p.spec_values ->> '${spec}')::numeric`;
@@ -45,7 +45,7 @@ export const SORT_KEY: Record<DirectorySort, SortKey> = {
   >),
 };
 
-/** The sort keys of the prices per resource, each walked in its own indexes (migration 056). */
+/** The sort keys of the prices per resource, each walked in its own indexes (migration 081). */
 export const PRICE_PER_SORT_KEYS: ReadonlySet<SortKey> = new Set(PRICE_PER_SORTS.map((sort) => SORT_KEY[sort]));
 
 /** The sort keys of the specs. */
