@@ -382,6 +382,28 @@ const SEARCHES = [
   ['category, second page', null],
 ];
 
+/**
+ * The sorts by price per resource, each beside the price sort of the same scope, and a plan's cheaper alternatives
+ * (the dearest plan of the category: the most plans cost less): not in a baseline from before them.
+ */
+const ALTERNATIVES = "alternatives of a category's dearest plan";
+const VALUE_SEARCHES = [
+  ['everything, cheapest per GB of RAM', 'sort=price_per_ram_gb', 'new'],
+  ['category, cheapest per CPU core', 'category=vps_cloud&sort=price_per_cpu_core', 'new'],
+  ['category, cheapest per GB of disk', 'category=vps_cloud&sort=price_per_disk_gb', 'new'],
+  ['category, dearest per GB of RAM', 'category=vps_cloud&sort=price_per_ram_gb&order=desc', 'new'],
+  [ALTERNATIVES, null, 'new'],
+];
+/** Each sort by price per resource and the price sort it is to be as fast as. */
+const VALUE_BESIDE_PRICE = [
+  ['everything, cheapest per GB of RAM', 'everything, cheapest first'],
+  ['category, cheapest per CPU core', 'category'],
+  ['category, cheapest per GB of disk', 'category'],
+  ['category, dearest per GB of RAM', 'category, dearest first'],
+];
+/** How much slower than its price sort a sort by price per resource may be, by median. */
+const VALUE_MAX_RATIO = 1.25;
+
 /** The search of comparable specs: not in a baseline from before them. */
 const SPEC_SEARCH = [
   'category by price, RAM >= 8 GB, country',
@@ -499,6 +521,11 @@ async function writeRun(rows, summary) {
       met(spec.target_met),
     ],
     [`every search p99 ≤ ${SEARCH_P99_LIMIT_MS} ms`, `${rows.length - over} of ${rows.length}`, met(over === 0)],
+    ...summary.price_per_beside_price.map((pair) => [
+      `${pair.search}: median ≤ ${VALUE_MAX_RATIO} × ${pair.price_search}'s`,
+      `${pair.ratio.toFixed(2)} ×`,
+      met(pair.target_met),
+    ]),
   ];
   if (summary.baseline) {
     const compared = rows.filter((row) => row.ratio !== undefined).length;
@@ -522,6 +549,15 @@ async function writeRun(rows, summary) {
   });
 }
 
+/** Each sort by price per resource's median against its price sort's: the target is to be as fast. */
+function valueBesidePrice(rows) {
+  const median = (name) => rows.find((row) => row.search === name).median_ms;
+  return VALUE_BESIDE_PRICE.map(([value, price]) => {
+    const ratio = median(value) / median(price);
+    return { search: value, price_search: price, ratio, target_met: ratio <= VALUE_MAX_RATIO };
+  });
+}
+
 function summarize(times) {
   const sorted = [...times].sort((a, b) => a - b);
   return { median: percentile(sorted, 50), p99: percentile(sorted, 99) };
@@ -542,10 +578,13 @@ async function main() {
     const path_ = '/api/v1/directory/products?limit=20';
     const secondPage = async (url) =>
       `category=vps_cloud&cursor=${(await timed(`${url}${path_}&category=vps_cloud`)).body.next_cursor}`;
-    const searches = [...SEARCHES.slice(0, -1), [SEARCHES.at(-1)[0], null], [...SPEC_SEARCH, 'new']];
+    const searches = [...SEARCHES.slice(0, -1), [SEARCHES.at(-1)[0], null], ...VALUE_SEARCHES, [...SPEC_SEARCH, 'new']];
     const second = { [server.url]: await secondPage(server.url) };
     if (baseServer) second[baseServer.url] = await secondPage(baseServer.url);
+    const dearest = (await timed(`${server.url}/api/v1/directory/products?category=vps_cloud&order=desc&limit=1`)).body
+      .products[0].id;
     const urlOf = (running, name, query) => {
+      if (name === ALTERNATIVES) return `${running.url}/api/v1/directory/products/${dearest}/alternatives`;
       const q = name === SEARCHES.at(-1)[0] ? second[running.url] : query;
       return q ? `${running.url}${path_}&${q}` : `${running.url}${path_}`;
     };
@@ -566,7 +605,8 @@ async function main() {
       }
       all.push(...times);
       const { median, p99 } = summarize(times);
-      const row = { search: name, results: warm.body.products.length, median_ms: median, p99_ms: p99 };
+      const results = (warm.body.products ?? warm.body.alternatives).length;
+      const row = { search: name, results, median_ms: median, p99_ms: p99 };
       if (baseUrl) {
         const figures = summarize(baseTimes);
         row.baseline_median_ms = figures.median;
@@ -606,6 +646,7 @@ async function main() {
         target_met: spec.median_ms <= SPEC_TARGET.median && spec.p99_ms <= SPEC_TARGET.p99,
       },
       over_p99_limit: rows.filter((row) => row.p99_ms > SEARCH_P99_LIMIT_MS).map((row) => row.search),
+      price_per_beside_price: valueBesidePrice(rows),
     };
     if (baseline) {
       summary.baseline = { ref: BASELINE, sha: baseline.sha };

@@ -4,20 +4,28 @@ import { Type, type Static, type TNumber, type TOptional } from '@sinclair/typeb
 import { CURRENCY_CODE_PATTERN } from '../catalog/currency.js';
 import { COUNTRY_LABELS } from '../catalog/gazetteer.js';
 import { idPattern } from '../catalog/ids.js';
+import { PRICE_PER_SORTS, type PricePerSort } from '../catalog/price-per.js';
 import { DISK_TYPES, NUMERIC_SPEC_KEYS, NUMERIC_SPECS, UNLIMITED, type NumericSpec } from '../catalog/specs.js';
 import type { DirectorySort, Keyset, ProductSearch, SortOrder, SpecRange } from '../store/directory/search.js';
 import { BASE_CURRENCY, type RateTable } from '../catalog/rates.js';
 import { dayBefore, freshnessOf } from '../store/freshness.js';
 import { Problem } from './problems.js';
 
-const DIRECTORY_SORTS = ['price', 'newest', 'name', ...NUMERIC_SPEC_KEYS] as const satisfies readonly DirectorySort[];
+const DIRECTORY_SORTS = [
+  'price',
+  'newest',
+  'name',
+  ...NUMERIC_SPEC_KEYS,
+  ...PRICE_PER_SORTS,
+] as const satisfies readonly DirectorySort[];
 
-/** The order a sort takes when none is asked for: cheapest, newest, A to Z, the most of a spec. */
+/** The order a sort takes when none is asked for: cheapest, newest, A to Z, the most of a spec, the best value. */
 const DEFAULT_ORDER: Record<DirectorySort, SortOrder> = {
   price: 'asc',
   newest: 'desc',
   name: 'asc',
   ...(Object.fromEntries(NUMERIC_SPEC_KEYS.map((key) => [key, 'desc'])) as Record<NumericSpec, SortOrder>),
+  ...(Object.fromEntries(PRICE_PER_SORTS.map((sort) => [sort, 'asc'])) as Record<PricePerSort, SortOrder>),
 };
 
 const specUnit = (key: NumericSpec) => (NUMERIC_SPECS[key].unit ? ` in ${NUMERIC_SPECS[key].unit}` : '');
@@ -137,13 +145,15 @@ export const ProductSearchQuery = Type.Object({
       {
         default: 'price',
         description:
-          'price is the monthly price (or monthly equivalent) in EUR, a spec key its normalized value; products without one come last in both orders',
+          'price is the monthly price (or monthly equivalent) in EUR, a spec key its normalized value, ' +
+          'price_per_ram_gb, price_per_cpu_core and price_per_disk_gb that price in EUR per GB of RAM, per core, per GB of ' +
+          'disk (price_per); products without one come last in both orders',
       },
     ),
   ),
   order: Type.Optional(
     Type.Union([Type.Literal('asc'), Type.Literal('desc')], {
-      description: 'default: asc for price and name, desc for newest and the specs',
+      description: 'default: asc for price, name and the prices per resource, desc for newest and the specs',
     }),
   ),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
@@ -166,6 +176,7 @@ const SORT_KEY_SHAPE: Record<DirectorySort, RegExp> = {
   name: /^[^\u0000]{1,200}$/u,
   newest: PRODUCT_ID,
   ...(Object.fromEntries(NUMERIC_SPEC_KEYS.map((key) => [key, NUMBER_OR_NONE])) as Record<NumericSpec, RegExp>),
+  ...(Object.fromEntries(PRICE_PER_SORTS.map((sort) => [sort, NUMBER_OR_NONE])) as Record<PricePerSort, RegExp>),
 };
 
 export function encodeSearchCursor(sort: DirectorySort, order: SortOrder, next: Keyset | null): string | null {

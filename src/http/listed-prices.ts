@@ -1,7 +1,16 @@
 // What a listed product costs, as the directory API and the pages both show it: the true cost in the product's own
 // currency (catalog/true-cost.ts) and the same figures converted into the visitor's display currency.
 import { Type, type Static } from '@sinclair/typebox';
+import {
+  PRICE_PER_ALWAYS,
+  PRICE_PER_LABELS,
+  PRICE_PER_SPEC,
+  pricePer,
+  type PricePer,
+  type PricePerKey,
+} from '../catalog/price-per.js';
 import { BASE_CURRENCY, type RateTable } from '../catalog/rates.js';
+import { NUMERIC_SPECS } from '../catalog/specs.js';
 import { trueCost, type TrueCost } from '../catalog/true-cost.js';
 import type { ListedProduct } from '../store/directory/listed-product.js';
 import type { PriceContext } from '../store/rates.js';
@@ -69,9 +78,38 @@ export const ConvertedSchema = nullable(
 
 export type Converted = Static<typeof ConvertedSchema>;
 
+const pricePerFigure = (key: PricePerKey) =>
+  nullable(
+    Type.Number({
+      description:
+        `the monthly price ${PRICE_PER_LABELS[key]} (${NUMERIC_SPECS[PRICE_PER_SPEC[key]].label} in ` +
+        'comparable_specs), to four decimals; null without a converted monthly price or without that spec (or with ' +
+        'it unlimited)',
+    }),
+  );
+
+export const PricePerSchema = Type.Object(
+  {
+    ...(Object.fromEntries(PRICE_PER_ALWAYS.map((key) => [key, pricePerFigure(key)])) as Record<
+      (typeof PRICE_PER_ALWAYS)[number],
+      ReturnType<typeof pricePerFigure>
+    >),
+    traffic_tb: Type.Optional(pricePerFigure('traffic_tb')),
+    player_slot: Type.Optional(pricePerFigure('player_slot')),
+  },
+  {
+    additionalProperties: false,
+    description:
+      'the monthly price in the display currency (converted.monthly) per unit of each resource: ram_gb, cpu_core and ' +
+      'disk_gb on every product; traffic_tb where the category has traffic (servers, web hosting), player_slot where ' +
+      'it has player slots (game servers)',
+  },
+);
+
 export interface PricedProduct extends ListedProduct {
   cost: TrueCost;
   converted: Converted;
+  price_per: PricePer;
 }
 
 /** The currency prices are shown in, with the rates; `note` says why it is not the one asked for. */
@@ -121,15 +159,21 @@ export function priceView(
   return { currency: BASE_CURRENCY, rates, note: null };
 }
 
-/** An amount from one currency into another through EUR, to the cent; null without both rates. */
-function convert(amount: number | null, from: string, to: string, rates: RateTable): number | null {
+/** An amount from one currency into another through EUR, unrounded; null without both rates. */
+function convertExactly(amount: number | null, from: string, to: string, rates: RateTable): number | null {
   if (amount === null) return null;
-  // A stored EUR price has six decimals, a monthly equivalent (a yearly price / 12) as many: shown to the cent.
-  if (from === to) return Math.round(amount * 100) / 100;
+  if (from === to) return amount;
   const fromRate = from === BASE_CURRENCY ? 1 : rates.get(from)?.rate;
   const toRate = to === BASE_CURRENCY ? 1 : rates.get(to)?.rate;
   if (fromRate === undefined || toRate === undefined) return null;
-  return Math.round((amount / fromRate) * toRate * 100) / 100;
+  return (amount / fromRate) * toRate;
+}
+
+/** An amount from one currency into another through EUR, to the cent; null without both rates. */
+function convert(amount: number | null, from: string, to: string, rates: RateTable): number | null {
+  // A stored EUR price has six decimals, a monthly equivalent (a yearly price / 12) as many: shown to the cent.
+  const converted = convertExactly(amount, from, to, rates);
+  return converted === null ? null : Math.round(converted * 100) / 100;
 }
 
 /** The older date of the two currencies' rates (EUR has none: it is the base); null when either has no rate. */
@@ -146,6 +190,12 @@ export function pricedProduct(product: ListedProduct, view: PriceView): PricedPr
   const cost = trueCost(product);
   const { currency, rates } = view;
   let converted: Converted = null;
+  // Per resource from the EUR price the sorts by price per resource order by (migration 081), not from the rounded
+  // monthly figure: the figures are in the order of the sort.
+  const monthlyExactly =
+    product.base_monthly_price === null
+      ? null
+      : convertExactly(product.base_monthly_price, BASE_CURRENCY, currency, rates);
   const date = rateDate(product.currency, currency, rates);
   if (hasRate(product.currency, rates) && hasRate(currency, rates)) {
     // The monthly figure is the stored EUR price converted: the one the list is sorted and filtered by.
@@ -162,7 +212,12 @@ export function pricedProduct(product: ListedProduct, view: PriceView): PricedPr
       rate_date: date,
     };
   }
-  return { ...product, cost, converted };
+  return {
+    ...product,
+    cost,
+    converted,
+    price_per: pricePer(monthlyExactly, product.comparable_specs, product.category),
+  };
 }
 
 /**

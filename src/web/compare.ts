@@ -1,12 +1,13 @@
 // The compare page: up to four plans side by side, their costs in the visitor's currency with each plan's own price
 // beside it, their normalized specs as rows with the best of each row marked, then what each provider lists.
+import { PRICE_PER_LABELS, pricePerKeys, type PricePerKey } from '../catalog/price-per.js';
 import { formatSpecValue, NUMERIC_SPEC_KEYS, SPEC_LABELS, type NumericSpec, type SpecKey } from '../catalog/specs.js';
 import type { PricedProduct } from '../http/listed-prices.js';
 import type { Category } from '../store/categories.js';
 import { formatDuration, formatPrice, placeLabel } from './format.js';
 import { html, queryString, type Html } from './html.js';
 import { layout } from './layout.js';
-import { termLabel } from './prices.js';
+import { formatPerUnit, termLabel } from './prices.js';
 
 /** The most plans compared at once: more columns do not fit a screen, nor a decision. */
 export const COMPARE_MAX = 4;
@@ -106,8 +107,32 @@ const plain = (
 });
 
 /**
+ * The monthly price per unit of each resource some plan has a figure for (price_per, in the display currency), the
+ * lowest marked; a plan whose currency has no rate has none.
+ */
+function perResourceRows(products: PricedProduct[], currency: string): CompareRow[] {
+  const keys = [...new Set(products.flatMap((p) => pricePerKeys(p.category)))] as PricePerKey[];
+  return keys.flatMap((key) => {
+    const figures = products.map((p) => p.price_per[key] ?? null);
+    if (figures.every((figure) => figure === null)) return [];
+    return [
+      {
+        key: `price_per_${key}`,
+        // Not "Per month, …": the label of the monthly price row is a word of none other.
+        label: `Price ${PRICE_PER_LABELS[key]}, monthly`,
+        values: figures.map((figure) => (figure === null ? null : formatPerUnit(figure, currency))),
+        native: figures.map(() => null),
+        better: 'lower' as const,
+        best: bestOf(figures, true),
+      },
+    ];
+  });
+}
+
+/**
  * The rows of a comparison, the same for the page and the JSON: the costs in the display currency (per month, per
- * year, the first year with setup), the setup fee and term, then each spec any plan gives, its locations and features.
+ * year, the first year with setup), the setup fee and term, the price per resource, then each spec any plan gives, its
+ * locations and features.
  */
 export function compareRows(products: PricedProduct[], categories: Category[], currency: string): CompareRow[] {
   const label = (slug: string) => categories.find((category) => category.slug === slug)?.label ?? slug;
@@ -155,6 +180,7 @@ export function compareRows(products: PricedProduct[], categories: Category[], c
       products.map((p) => (p.contract_duration === null ? null : formatDuration(p.contract_duration))),
     ),
   ];
+  rows.push(...perResourceRows(products, currency));
   // "Free" reads better than €0.00, and is no less the lowest.
   const setup = rows.find((row) => row.key === 'setup_fee')!;
   setup.values = setup.values.map((value, i) => (products[i]!.cost.setup_fee === 0 ? 'free' : value));

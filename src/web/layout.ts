@@ -46,7 +46,8 @@ th{width:40%}
 .breadcrumb{font-size:.9rem;margin:.25rem 0}
 .scroll{overflow-x:auto;position:relative;max-width:100%}table.results th,table.compare th{width:auto}table.results td{white-space:nowrap}
 table.results td p{margin:.1rem 0}
-@media(max-width:40rem){table.results .extra,table.results .terms{display:none}table.results td{white-space:normal}table.results th,table.results td{padding:.4rem .35rem}}
+table.results .per{white-space:normal}table.results .per>span:not(.muted){display:block}table.results .per>span.sep{display:none}
+@media(max-width:40rem){table.results .extra,table.results .terms,table.results .per{display:none}table.results td{white-space:normal}table.results th,table.results td{padding:.4rem .35rem}}
 dl.cost{display:grid;grid-template-columns:1fr auto;gap:.15rem 1rem;margin:.75rem 0}dl.cost dd{margin:0;text-align:right}
 table.compare{table-layout:fixed;border-collapse:separate;border-spacing:0}table.compare td,table.compare th{overflow-wrap:anywhere}
 table.compare tr>:first-child{width:9rem}table.compare th[scope=row]{position:sticky;left:0;z-index:1;background:#fff;border-right:1px solid #d5d9e0}

@@ -13,6 +13,9 @@ export const PAGE_SORTS = {
   newest: { label: 'Newest first', sort: 'newest', order: 'desc' },
   name: { label: 'Name: A to Z', sort: 'name', order: 'asc' },
   name_desc: { label: 'Name: Z to A', sort: 'name', order: 'desc' },
+  price_per_ram_gb: { label: 'Price per GB RAM: lowest first', sort: 'price_per_ram_gb', order: 'asc' },
+  price_per_cpu_core: { label: 'Price per CPU core: lowest first', sort: 'price_per_cpu_core', order: 'asc' },
+  price_per_disk_gb: { label: 'Price per GB disk: lowest first', sort: 'price_per_disk_gb', order: 'asc' },
 } as const;
 export type PageSort = keyof typeof PAGE_SORTS;
 

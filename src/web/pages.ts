@@ -23,6 +23,7 @@ import { html, queryString, type Html } from './html.js';
 import { layout } from './layout.js';
 import { watchProductForm } from './watch-pages.js';
 import { type PageFilters, categoryLabel } from './page-filters.js';
+import { alternativesSection } from './alternatives.js';
 import { priceChart } from './price-chart.js';
 import { cardPrices, costDetails, headlineText, type PriceDisplay } from './prices.js';
 import { type ResultPage, confirmation, describeListing, feedOf, priceDropMark, resultList } from './result-list.js';
@@ -157,6 +158,7 @@ export function productPage(
   categories: Category[],
   prices: PriceDisplay,
   history: { points: PricePoint[]; truncated: boolean } | null = null,
+  alternatives: { products: PricedProduct[]; carry: string } | null = null,
 ): Html {
   const tiers = product.pricing_tiers ?? [];
   const specs = Object.entries(product.specs ?? {});
@@ -189,6 +191,7 @@ ${specs.length > 0 ? html`<table><caption class="visually-hidden">Specifications
 ${product.features?.length ? html`<ul>${product.features.map((feature) => html`<li>${feature}</li>`)}</ul>` : html`<p class="muted">None listed.</p>`}
 <h2>Datacenter locations</h2>
 ${product.places.length ? html`<ul>${product.places.map((place) => html`<li>${placeLabel(place)}${place.city !== null && place.city !== place.location ? html` <span class="muted">(listed as “${place.location}”)</span>` : ''}</li>`)}</ul>` : html`<p class="muted">None listed.</p>`}
+${alternatives ? alternativesSection(product, alternatives.products, alternatives.carry) : ''}
 ${history ? priceHistorySection(product, history) : ''}
 </div>
 </div>`,

@@ -1,6 +1,7 @@
 // How a plan's cost reads on the pages: its price per the period it is sold by, the monthly (or yearly) figure the
 // list compares, the setup fee, the first year's cost, and the same converted ("≈") into the visitor's currency.
 import { periodLabel as periodAfterPrice } from '../catalog/billing-periods.js';
+import { PRICE_PER_LABELS, type PricePerKey } from '../catalog/price-per.js';
 import type { PricedProduct } from '../http/listed-prices.js';
 import { formatPrice, PRICE_ON_REQUEST } from './format.js';
 import { html, type Html } from './html.js';
@@ -73,13 +74,31 @@ function setupAndTerm(product: PricedProduct): Html | '' {
   return parts.length > 0 ? html`<p class="muted terms">${parts.join(' · ')}</p>` : '';
 }
 
-/** The price block of a card: headline, monthly equivalent, converted figure, setup fee and first-year cost. */
+/** A price per unit of a resource: to the cent from a unit, else to four decimals ("€0.0375"). */
+export function formatPerUnit(amount: number, currency: string): string {
+  return formatPrice(amount >= 1 ? round2(amount) : amount, currency);
+}
+
+/** "Per month: €2.50 per GB RAM · €5.00 per CPU core · €0.10 per GB disk", of the figures the plan has. */
+export function perResourceLine(product: PricedProduct, currency: string): Html | '' {
+  const known = (Object.entries(product.price_per) as [PricePerKey, number | null][]).filter(
+    (entry): entry is [PricePerKey, number] => entry[1] !== null,
+  );
+  if (known.length === 0) return '';
+  return html`<p class="per"><span class="muted">Per month:</span> ${known.map(([key, amount], index) => html`${index > 0 ? html`<span class="sep"> · </span>` : ''}<span>${formatPerUnit(amount, currency)} ${PRICE_PER_LABELS[key]}</span>`)}</p>`;
+}
+
+/**
+ * The price block of a card and of a table's row: headline, monthly equivalent, converted figure, setup fee and
+ * first-year cost, and the price per resource.
+ */
 export function cardPrices(product: PricedProduct, display: PriceDisplay): Html {
   const { amount, per, equivalent } = headline(product, display.period);
   return html`<p><span class="price">${amount}</span>${per ? html` <span class="muted">${per}</span>` : ''}</p>
 ${equivalent ? html`<p class="muted">${equivalent}</p>` : ''}
 ${convertedLine(product, display)}
-${setupAndTerm(product)}`;
+${setupAndTerm(product)}
+${perResourceLine(product, display.currency)}`;
 }
 
 /** The price of a product page's description: "€120.00 per year". */

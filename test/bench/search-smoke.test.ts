@@ -1,5 +1,5 @@
 // A small run of the search benchmark (bench/search.mjs), so that the script keeps working: it generates a few
-// thousand products with the same SQL as the full run, serves them, and runs its 24 searches over HTTP.
+// thousand products with the same SQL as the full run, serves them, and runs its 29 searches over HTTP.
 import { afterAll, expect, it } from 'vitest';
 import { benchDatabase, runBenchScript } from '../support/bench.js';
 import { ADMIN_DATABASE_URL } from '../support/server.js';
@@ -8,7 +8,7 @@ const database = benchDatabase('hostdir_bench_smoke');
 
 afterAll(() => database.drop());
 
-it('generates products, serves them and times 24 searches', async () => {
+it('generates products, serves them and times 29 searches', async () => {
   const run = await runBenchScript('search.mjs', [], {
     TEST_DATABASE_URL: ADMIN_DATABASE_URL,
     BENCH_DATABASE: database.name,
@@ -17,14 +17,26 @@ it('generates products, serves them and times 24 searches', async () => {
   });
   expect(run.code, run.stderr).toBe(0);
   const lines = run.stdout.trim().split('\n');
-  expect(lines).toHaveLength(27);
+  expect(lines).toHaveLength(32);
   const summary = JSON.parse(lines.at(-1)!);
   expect(summary).toMatchObject({ bench: 'search', products: 3000, hosts: 10 });
   expect(summary.median_ms).toBeGreaterThan(0);
   expect(summary.spec_search.median_ms).toBeGreaterThan(0);
-  // Every search found something but the two words no product has both of: the generated data covers every filter.
-  for (const line of lines.slice(1, 25))
+  // Each sort by price per resource measured beside its price sort.
+  expect(summary.price_per_beside_price.map((pair: { search: string }) => pair.search)).toEqual([
+    'everything, cheapest per GB of RAM',
+    'category, cheapest per CPU core',
+    'category, cheapest per GB of disk',
+    'category, dearest per GB of RAM',
+  ]);
+  // Every search found something but the two words no product has both of, and the alternatives of the dearest plan
+  // (which may have none): the generated data covers every filter.
+  for (const line of lines.slice(1, 30))
     expect(line, line).toMatch(
-      line.startsWith('text, two words never together') ? /\s0 results/ : /\s[1-9]\d* results/,
+      line.startsWith('text, two words never together')
+        ? /\s0 results/
+        : line.startsWith('alternatives')
+          ? /\s\d+ results/
+          : /\s[1-9]\d* results/,
     );
 });

@@ -321,7 +321,8 @@ for (const store of STORES) {
         ['min_ram_gb=8&amp;max_ram_gb=4', 'more than max_ram_gb'],
         [
           'sort=bogus',
-          'Sort: “bogus” is not one of: price, price_desc, newest, name, name_desc, cpu_cores_asc, cpu_cores_desc, ram_gb_asc',
+          'Sort: “bogus” is not one of: price, price_desc, newest, name, name_desc, price_per_ram_gb, price_per_cpu_core, ' +
+            'price_per_disk_gb, cpu_cores_asc, cpu_cores_desc, ram_gb_asc',
         ],
         ['sort=constructor_asc', 'Sort: “constructor_asc” is not one of: price,'],
         ['sort=__proto___desc', 'Sort: “__proto___desc” is not one of: price,'],

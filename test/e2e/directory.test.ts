@@ -351,6 +351,7 @@ describe.each(STORES)('public directory API (%s store)', (store) => {
         'order_url',
         'cost',
         'converted',
+        'price_per',
       ].sort(),
     );
     expect(shown).toMatchObject({

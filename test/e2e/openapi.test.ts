@@ -61,6 +61,7 @@ describe('OpenAPI document', () => {
         'GET /api/v1/directory/hosts/{slug}',
         'GET /api/v1/directory/products',
         'GET /api/v1/directory/products/{id}',
+        'GET /api/v1/directory/products/{id}/alternatives',
         'GET /api/v1/directory/products/{id}/price-history',
         'GET /api/v1/problems/{slug}',
         'GET /api/v1/products',

@@ -104,7 +104,8 @@ for (const store of STORES) {
             parameter: 'sort',
             code: 'enum',
             detail:
-              '“cheapest” is not one of: price, newest, name, cpu_cores, ram_gb, disk_gb, bandwidth_tb, port_mbps, ipv4, player_slots, storage_gb, websites, email_accounts',
+              '“cheapest” is not one of: price, newest, name, cpu_cores, ram_gb, disk_gb, bandwidth_tb, port_mbps, ipv4, ' +
+              'player_slots, storage_gb, websites, email_accounts, price_per_ram_gb, price_per_cpu_core, price_per_disk_gb',
           },
         ]);
         expect(answer.body.detail).toBe(`sort: ${answer.body.errors[0].detail}`);
@@ -139,7 +140,8 @@ for (const store of STORES) {
         const sorted = await call(server, 'GET', '/categories/vps_cloud?sort=cheapest');
         expect(sorted.status).toBe(422);
         expect(sorted.text).toContain(
-          'Sort: “cheapest” is not one of: price, price_desc, newest, name, name_desc, cpu_cores_asc, cpu_cores_desc,',
+          'Sort: “cheapest” is not one of: price, price_desc, newest, name, name_desc, price_per_ram_gb, ' +
+            'price_per_cpu_core, price_per_disk_gb, cpu_cores_asc, cpu_cores_desc,',
         );
       });
     });

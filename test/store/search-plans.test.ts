@@ -5,10 +5,13 @@
 // PostgreSQL guesses every prefix at 2 % and the words' own hints are moot).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Queryable } from '../../src/store/db.js';
+import { ALTERNATIVES_WALK, cheaperAlternatives } from '../../src/store/directory/alternatives.js';
+import { findListedProduct } from '../../src/store/directory/listed-product.js';
 import { keptListedCategories } from '../../src/store/directory/listed-categories.js';
 import { rareTogetherWalkBound } from '../../src/store/directory/plan-choice.js';
 import { searchProducts } from '../../src/store/directory/product-listing.js';
 import type { ProductSearch } from '../../src/store/directory/search.js';
+import { freshnessOf } from '../../src/store/freshness.js';
 import { migrate } from '../../src/store/migrate.js';
 import { PostgresDatabase } from '../../src/store/postgres.js';
 import { searchOf } from '../support/searches.js';
@@ -146,6 +149,65 @@ describe('what the planner hints of the directory prevent (PostgreSQL, 10 000 pr
       );
       expect(wholeRows.map((node) => node['Actual Rows'] * node['Actual Loops'])).toEqual([21]);
     }
+  });
+
+  it('walks a price-per-resource index for a page, across the directory and within a category, as the price sort does', async () => {
+    const sorts: Partial<ProductSearch>[] = [
+      { sort: 'price_per_ram_gb' },
+      { sort: 'price_per_cpu_core', order: 'desc' },
+      { category: 'vps_cloud', sort: 'price_per_cpu_core' },
+      { category: 'storage', sort: 'price_per_ram_gb', order: 'desc' },
+      { sort: 'price', order: 'desc' },
+    ];
+    for (const filters of sorts) {
+      const page = await searchProducts(db, searchOf(filters));
+      expect(page.products).toHaveLength(20);
+      const plans = await plansOf(search(filters));
+      const nodes = plans.flat();
+      expect(
+        nodes.some((node) => /^products_listed_(category_)?base_price/.test(node['Index Name'] ?? '')),
+        JSON.stringify(filters),
+      ).toBe(true);
+      const sortsOfMany = nodes.filter((node) => node['Node Type'] === 'Sort' && node.Plans![0]!['Actual Rows'] > 21);
+      expect(sortsOfMany).toEqual([]);
+      // A page and the row that tells whether there are more (and, in the first plans, its host).
+      expect(productRowsRead(nodes), JSON.stringify(filters)).toBeLessThanOrEqual(21);
+    }
+  });
+
+  it('walks the products without a price per resource in id order, where PostgreSQL would find them in its index and sort them', async () => {
+    // No product gives its disk: every one of the category is in the segment without the figure.
+    for (const filters of [
+      { category: 'vps_cloud', sort: 'price_per_disk_gb' },
+      { sort: 'price_per_disk_gb' },
+    ] as const) {
+      const page = await searchProducts(db, searchOf(filters));
+      expect(page.products).toHaveLength(20);
+      const nodes = (await plansOf(search(filters))).flat();
+      const sortsOfMany = nodes.filter((node) => node['Node Type'] === 'Sort' && node.Plans![0]!['Actual Rows'] > 21);
+      expect(sortsOfMany, JSON.stringify(filters)).toEqual([]);
+      expect(productRowsRead(nodes), JSON.stringify(filters)).toBeLessThanOrEqual(21);
+    }
+  });
+
+  it("finds a plan's cheaper alternatives in two bounded walks of its category's price index, not among all its plans", async () => {
+    // The dearest vps_cloud plan: 6 666 plans of its category cost less; the cheapest of them with at least its specs.
+    const { rows } = await db.query<{ id: string }>(
+      `SELECT id FROM products WHERE category = 'vps_cloud' ORDER BY base_monthly_price DESC LIMIT 1`,
+    );
+    const plan = await findListedProduct(db, rows[0]!.id, freshnessOf(30, true), '2026-01-01');
+    const options = { freshness: freshnessOf(30, false), dropsSince: '2026-01-01', limit: 10 };
+    const found = await cheaperAlternatives(db, plan!, options);
+    expect(found).toHaveLength(10);
+    for (const alternative of found) {
+      expect(alternative.host.slug).not.toBe(plan!.host.slug);
+      expect(alternative.base_monthly_price!).toBeLessThan(plan!.base_monthly_price!);
+      // The fixture's specs are text, as a number would be read.
+      expect(Number(alternative.comparable_specs.ram_gb)).toBeGreaterThanOrEqual(Number(plan!.comparable_specs.ram_gb));
+    }
+    const [nodes] = await plansOf((q) => cheaperAlternatives(q, plan!, options));
+    expect(nodes!.some((node) => node['Index Name'] === 'products_listed_category_base_price')).toBe(true);
+    expect(productRowsRead(nodes!)).toBeLessThanOrEqual(2 * ALTERNATIVES_WALK + 2 * 10);
   });
 
   it("keeps one plan for every category's listing and every provider's, in every sort, where PostgreSQL would plan each anew", async () => {

@@ -45,7 +45,9 @@ const CompareAnswer = Type.Object(
         {
           key: Type.String({
             description:
-              'provider, category, monthly_price, setup_fee, contract_duration, a spec key of the vocabulary, locations, features',
+              'provider, category, monthly_price, yearly_price, first_year_cost, setup_fee, contract_duration, ' +
+              'price_per_ram_gb, price_per_cpu_core, price_per_disk_gb, price_per_traffic_tb, price_per_player_slot (the ' +
+              'monthly price per unit, in the display currency), a spec key of the vocabulary, locations, features',
           }),
           label: Type.String(),
           values: Type.Array(Type.Union([Type.String(), Type.Null()]), {

@@ -10,6 +10,7 @@ import { HOST_SLUG_PATTERN, isHostSlug } from '../../catalog/slugs.js';
 import { DISK_TYPES, NUMERIC_SPEC_KEYS, NUMERIC_SPECS, UNLIMITED } from '../../catalog/specs.js';
 import { keptFilterChoices } from '../../store/directory/filter-choices.js';
 import { findListedHost, listListedHosts } from '../../store/directory/listed-hosts.js';
+import { ALTERNATIVES_MAX, ALTERNATIVES_WALK, cheaperAlternatives } from '../../store/directory/alternatives.js';
 import { findListedProduct } from '../../store/directory/listed-product.js';
 import { pricedSearch } from '../../store/directory/priced-search.js';
 import { countProducts } from '../../store/directory/product-counts.js';
@@ -19,7 +20,14 @@ import { listedPriceHistory, PRICE_HISTORY_MAX_CHANGES } from '../../store/price
 import { currentRates, type PriceContext } from '../../store/rates.js';
 import type { AppContext } from '../context.js';
 import { encodeSearchCursor, given, PRICE_DROP_DAYS, ProductSearchQuery, toProductSearch } from '../directory-query.js';
-import { ConvertedSchema, CostSchema, priceView, pricedProduct, unconvertedAmong } from '../listed-prices.js';
+import {
+  ConvertedSchema,
+  CostSchema,
+  PricePerSchema,
+  priceView,
+  pricedProduct,
+  unconvertedAmong,
+} from '../listed-prices.js';
 import { Problem } from '../problems.js';
 import { json } from '../schemas.js';
 
@@ -94,6 +102,7 @@ const ListedProductSchema = Type.Object(
     ),
     cost: CostSchema,
     converted: ConvertedSchema,
+    price_per: PricePerSchema,
     created_at: Type.String({ format: 'date-time' }),
     updated_at: Type.String({ format: 'date-time' }),
     host: Type.Object({ slug: Type.String(), name: Type.String() }, { additionalProperties: false }),
@@ -206,6 +215,27 @@ const ProductAnswer = Type.Object(
   { product: Type.Ref(ProductDetailSchema), display_currency: DisplayCurrency },
   { $id: 'ListedProductAnswer', additionalProperties: false },
 );
+const AlternativesQuery = Type.Composite([
+  ProductQuery,
+  Type.Object({
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: ALTERNATIVES_MAX, default: 10 })),
+  }),
+]);
+const AlternativesAnswer = Type.Object(
+  {
+    product_id: Type.String({ pattern: idPattern('prd') }),
+    alternatives: Type.Array(Type.Ref(ListedProductSchema), {
+      description:
+        "listed plans of other providers in the product's category that cost less per month (compared in EUR, " +
+        'across currencies) and give at least its RAM, CPU cores and disk where it states them, cheapest first; ' +
+        `empty for a product without a converted price. A category with more than ${2 * ALTERNATIVES_WALK} cheaper ` +
+        `plans is searched among its ${ALTERNATIVES_WALK} cheapest and the ${ALTERNATIVES_WALK} nearest below ` +
+        'the price',
+    }),
+    display_currency: DisplayCurrency,
+  },
+  { $id: 'ProductAlternatives', additionalProperties: false },
+);
 const PricePointSchema = Type.Object(
   {
     from: Type.String({ format: 'date-time', description: 'since when these prices were in effect' }),
@@ -240,6 +270,7 @@ export const DIRECTORY_SCHEMAS = [
   HostPage,
   ProductsPage,
   ProductAnswer,
+  AlternativesAnswer,
   PricePointSchema,
   PriceHistoryAnswer,
 ];
@@ -381,6 +412,40 @@ export const directoryRoutes: FastifyPluginAsync<AppContext> = async (app, conte
       if (!product) throw new Problem('NOT_FOUND', `no listed product "${request.params.id}"`);
       const view = priceView({ display: request.query.display_currency }, context.config.displayCurrency, rates, true);
       return { product: pricedProduct(product, view), display_currency: view.currency };
+    },
+  );
+
+  app.get<{ Params: Static<typeof ProductParams>; Querystring: Static<typeof AlternativesQuery> }>(
+    '/api/v1/directory/products/:id/alternatives',
+    {
+      schema: {
+        tags: TAGS,
+        operationId: 'getDirectoryProductAlternatives',
+        summary: 'Cheaper plans of other providers with at least the same RAM, cores and disk',
+        params: ProductParams,
+        querystring: AlternativesQuery,
+        response: { 200: json("the product's cheaper alternatives", AlternativesAnswer) },
+      },
+    },
+    async (request) => {
+      const freshness = freshnessOf(staleAfterDays, false);
+      const dropsSince = dayBefore(PRICE_DROP_DAYS);
+      const [product, rates] = await Promise.all([
+        findListedProduct(context.directory, request.params.id, freshnessOf(staleAfterDays, true), dropsSince),
+        currentRates(context.directory),
+      ]);
+      if (!product) throw new Problem('NOT_FOUND', `no listed product "${request.params.id}"`);
+      const view = priceView({ display: request.query.display_currency }, context.config.displayCurrency, rates, true);
+      const alternatives = await cheaperAlternatives(context.directory, product, {
+        freshness,
+        dropsSince,
+        limit: request.query.limit ?? 10,
+      });
+      return {
+        product_id: product.id,
+        alternatives: alternatives.map((alternative) => pricedProduct(alternative, view)),
+        display_currency: view.currency,
+      };
     },
   );
 

@@ -4,6 +4,7 @@ import type { Category } from '../../store/categories.js';
 import { keptFilterChoices } from '../../store/directory/filter-choices.js';
 import { keptCategoryRegistry, findCategory, keptListedCategories } from '../../store/directory/listed-categories.js';
 import { findListedHost, listListedHosts } from '../../store/directory/listed-hosts.js';
+import { cheaperAlternatives } from '../../store/directory/alternatives.js';
 import { findListedProduct } from '../../store/directory/listed-product.js';
 import { dayBefore, freshnessOf } from '../../store/freshness.js';
 import { listedPriceHistory } from '../../store/price-history.js';
@@ -73,6 +74,9 @@ export function sendUnavailablePage(reply: FastifyReply, problem: Problem): Fast
     503,
   );
 }
+
+/** The cheaper alternatives a product page lists (the API lists more on request). */
+const PRODUCT_PAGE_ALTERNATIVES = 5;
 
 export const pageRoutes: FastifyPluginAsync<AppContext> = async (app, context) => {
   const categories = (): Promise<Category[]> => keptCategoryRegistry(context.directory);
@@ -184,11 +188,21 @@ export const pageRoutes: FastifyPluginAsync<AppContext> = async (app, context) =
     const view = pageView(context, filters, prices);
     const { url, head } = canonical(context, request, `/products/${encodeURIComponent(product.id)}`);
     const label = all.find((category) => category.slug === product.category)?.label ?? product.category;
+    // Plans of other providers that cost less, as a search lists them: stale providers' left out.
+    const alternatives = await cheaperAlternatives(context.directory, product, {
+      freshness: freshnessOf(staleAfterDays, false),
+      dropsSince: dayBefore(PRICE_DROP_DAYS),
+      limit: PRODUCT_PAGE_ALTERNATIVES,
+    });
     const page = productPage(
       pricedProduct(product, view),
       all,
       { ...priceDisplay(view, filters, []), carry: '' },
       history,
+      {
+        products: alternatives.map((alternative) => pricedProduct(alternative, view)),
+        carry: queryString({ display_currency: filters.display_currency }),
+      },
     );
     return sendPage(reply, page, 200, html`${head}\n${jsonLdScript(productStructuredData(product, url, label))}`);
   });

@@ -118,7 +118,7 @@ export async function conditionsOf(
  * parameter, it is estimated to hold for a third of the hosts, and a category's kept listing is planned afresh every
  * time.
  */
-function confirmedWithin(freshness: Freshness, filters: Conditions): string {
+export function confirmedWithin(freshness: Freshness, filters: Conditions): string {
   const seconds = freshness.staleAfterDays * 86_400;
   return Number.isFinite(seconds)
     ? `h.confirmed_at >= now() - interval '${seconds} seconds'`

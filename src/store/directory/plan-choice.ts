@@ -3,7 +3,7 @@
 import type { Queryable } from '../db.js';
 import { keptFigure, WORD_STATISTICS_TTL_MS } from './kept-figures.js';
 import type { ProductSearch } from './search.js';
-import { SORT_KEY, SPEC_SORT_KEYS, UNPRICED_SORT_KEY, type SortKey } from './sort-keys.js';
+import { PRICE_PER_SORT_KEYS, SORT_KEY, SPEC_SORT_KEYS, UNPRICED_SORT_KEY, type SortKey } from './sort-keys.js';
 
 /**
  * Whether an index of the host's serves its listing in this order: by id (products_host_status) or, unless the text
@@ -30,12 +30,14 @@ export function rareTogetherWalkBound(limit: number): number {
 
 /**
  * Whether one sort index serves a walk of the listing by itself (its status, category, a segment's null key and the
- * cursor; migrations 003, 008, 041): the base price, name and newest, within a category or not, and a price sort's
- * unpriced segment outside one (the ids without a EUR price, or without a price). Elsewhere a bounded walk would read
- * more rows than its bound (a spec sort's products without the spec are found among all of them) or sort first.
+ * cursor; migrations 003, 008, 041, 081): the base price, a price per resource, name and newest, within a category
+ * or not, and a price sort's unpriced segment outside one (the ids without a EUR price, or without a price).
+ * Elsewhere a bounded walk would read more rows than its bound (a spec sort's products without the spec are found
+ * among all of them) or sort first.
  */
 export function walkIndexed(key: SortKey, search: Pick<ProductSearch, 'sort' | 'category'>): boolean {
   if (key === SORT_KEY.price || key === SORT_KEY.name || key === SORT_KEY.newest) return true;
+  if (PRICE_PER_SORT_KEYS.has(key)) return true;
   return key === UNPRICED_SORT_KEY && search.sort === 'price' && search.category === undefined;
 }
 

@@ -1,8 +1,9 @@
 // A search of the public directory: its filters, its sort and where its page starts.
+import type { PricePerSort } from '../../catalog/price-per.js';
 import type { DiskType, NumericSpec } from '../../catalog/specs.js';
 import type { Freshness } from '../freshness.js';
 
-export type DirectorySort = 'price' | 'newest' | 'name' | NumericSpec;
+export type DirectorySort = 'price' | 'newest' | 'name' | NumericSpec | PricePerSort;
 
 /** A range of one normalized spec: products without the spec are left out. */
 export interface SpecRange {
