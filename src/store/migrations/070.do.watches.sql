@@ -77,6 +77,10 @@ $$;
 -- Created products: each live search watch it meets is told the plan is new.
 CREATE FUNCTION watch_products_created() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
+  -- With no watch that could be told, a sync pays for this one look and nothing else.
+  IF NOT EXISTS (SELECT 1 FROM watches WHERE confirmed_at IS NOT NULL AND disabled_at IS NULL) THEN
+    RETURN NULL;
+  END IF;
   INSERT INTO watch_events (watch_id, kind, host_id, product_id, base_price, monthly_price, currency)
   SELECT w.id, 'matched', n.host_id, n.id, n.base_monthly_price, n.monthly_price, n.currency
   FROM created_products n
@@ -109,6 +113,10 @@ $$;
 -- row by row (10 000 × 10 000 for a sync of 10 000 products).
 CREATE FUNCTION watch_products_changed() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
+  -- With no watch that could be told, a sync pays for this one look and nothing else.
+  IF NOT EXISTS (SELECT 1 FROM watches WHERE confirmed_at IS NOT NULL AND disabled_at IS NULL) THEN
+    RETURN NULL;
+  END IF;
   -- every watch, for the products changed in more than their words
   INSERT INTO watch_events (watch_id, kind, host_id, product_id, previous_base_price, base_price, monthly_price, currency)
   SELECT w.id, CASE WHEN met_before THEN 'price_dropped' ELSE 'matched' END,
