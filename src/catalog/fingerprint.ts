@@ -9,7 +9,10 @@
 //   number  the word NUMBER, then the two words of its IEEE 754 bits         list  its count, then its items
 // Fields come in the order of the table of product fields (product-fields.ts), each as its storage says, so each
 // position's type is known. Specs are [key, value] pairs sorted by key: key order carries no meaning. Tiers keep their
-// order: it is content; their canonical_period follows from period, so it adds nothing.
+// order: it is content; their canonical_period follows from period, so it adds nothing. A count (stock) adds
+// nothing when null, and the word COUNT, its field's position and its value otherwise: a field appended to the table
+// that way leaves the fingerprint of every product without it as it was, so that no stored product shows as updated
+// by the change, and the position keeps two such fields apart.
 //
 // The hash is MurmurHash3's x86 128-bit block function over those words. It is not cryptographic, and need not
 // be: a fingerprint is only compared with the same host's previous fingerprint of the same product, so a crafted
@@ -20,6 +23,7 @@ import type { PricingTier, ProductContent } from './types.js';
 
 const NULL = 0xffffffff;
 const NUMBER = 0xfffffffe;
+const COUNT = 0xfffffffd;
 
 const C1 = 0x239b961b;
 const C2 = 0xab0e9789;
@@ -183,7 +187,15 @@ function tiers(value: readonly PricingTier[] | null): void {
   }
 }
 
-const FEED: { readonly [S in Storage]: (value: never) => void } = {
+/** A whole number (0 ≤ n < 2^31) of the field at `position`, or nothing at all when null. */
+function countOrAbsent(position: number, n: number | null): void {
+  if (n === null) return;
+  word(COUNT);
+  word(position);
+  word(n);
+}
+
+const FEED: { readonly [S in Exclude<Storage, 'count'>]: (value: never) => void } = {
   text: textOrNull,
   decimal: numberOrNull,
   specs,
@@ -192,9 +204,14 @@ const FEED: { readonly [S in Storage]: (value: never) => void } = {
 };
 
 /** Each field's name and how it is fed, in the table's order. */
-const FIELDS = PRODUCT_FIELD_NAMES.map(
-  (name) => [name, FEED[PRODUCT_FIELDS[name].storage] as (value: unknown) => void] as const,
-);
+const FIELDS = PRODUCT_FIELD_NAMES.map((name, position) => {
+  const storage = PRODUCT_FIELDS[name].storage;
+  const feed =
+    storage === 'count'
+      ? (n: number | null) => countOrAbsent(position, n)
+      : (FEED[storage] as (value: unknown) => void);
+  return [name, feed as (value: unknown) => void] as const;
+});
 
 /** The fingerprint of every content field of a normalized product (all but external_id). */
 export function fingerprintOf(p: Omit<ProductContent, 'external_id'>): string {

@@ -32,3 +32,9 @@ export const CONTRACT_DURATION_MAX_N = 120;
 
 /** errors listed in one 422 answer; more set `truncated` */
 export const MAX_ERRORS_LISTED = 100;
+
+/** stock: units a provider can still sell; the minimum is 0 (sold out) */
+export const STOCK_MAX = 1_000_000_000;
+
+/** a plan with at most this many units left is shown as "Only N left" */
+export const FEW_LEFT_MAX = 5;

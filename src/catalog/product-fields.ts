@@ -12,9 +12,10 @@ import * as limits from './limits.js';
 /**
  * How a field is kept, which decides its column type, its COPY text, how a row is read back and how the fingerprint
  * takes it in: text (a string), decimal (an exact numeric, shown as a JSON number), specs (an object of strings),
- * tiers (the pricing tiers) or list (an array of strings).
+ * tiers (the pricing tiers), list (an array of strings) or count (a whole number, absent from the fingerprint when
+ * null, so that a field appended with it leaves every stored product's fingerprint as it was).
  */
-export type Storage = 'text' | 'decimal' | 'specs' | 'tiers' | 'list';
+export type Storage = 'text' | 'decimal' | 'specs' | 'tiers' | 'list' | 'count';
 
 interface FieldSpec {
   storage: Storage;
@@ -181,6 +182,18 @@ export const PRODUCT_FIELDS = {
     required: false,
     input: StringList,
     output: nullable(Type.Array(Type.String())),
+  },
+  stock: {
+    storage: 'count',
+    required: false,
+    input: Type.Integer({
+      minimum: 0,
+      maximum: limits.STOCK_MAX,
+      description:
+        'units the provider can still sell: 0 = sold out; absent or null: not tracked (an extension beyond the ' +
+        'original interface document)',
+    }),
+    output: nullable(Type.Integer({ description: 'units left (0: sold out); null: not tracked' })),
   },
 } as const satisfies Record<string, FieldSpec>;
 

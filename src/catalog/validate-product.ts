@@ -17,6 +17,7 @@ import {
   SPEC_KEY_MAX_LENGTH,
   SPEC_VALUE_MAX_LENGTH,
   SPECS_MAX_KEYS,
+  STOCK_MAX,
 } from './limits.js';
 import { CONTRACT_DURATION_PATTERN, PRODUCT_FIELD_NAMES } from './product-fields.js';
 import type { KnownProduct, NormalizedProduct, PricingTier } from './types.js';
@@ -164,6 +165,8 @@ export function validateProduct(run: Run, raw: unknown, i: number): NormalizedPr
       ? null
       : checkStringList(run, raw.datacenter_locations, i, 'datacenter_locations');
 
+  const stock = raw.stock === undefined || raw.stock === null ? null : checkStock(run, raw.stock, i);
+
   if (run.count !== before) return null;
   return {
     external_id: externalId!,
@@ -178,8 +181,28 @@ export function validateProduct(run: Run, raw: unknown, i: number): NormalizedPr
     contract_duration: contractDuration,
     features,
     datacenter_locations: locations,
+    stock,
     fingerprint: '',
   };
+}
+
+/** stock (beyond the original document): a whole number of units in 0..STOCK_MAX; -0 becomes 0. */
+function checkStock(run: Run, value: unknown, i: number): number | null {
+  const pointer = `/products/${i}/stock`;
+  if (typeof value !== 'number') {
+    report(run, pointer, 'type', mustBe('an integer', value));
+  } else if (!Number.isFinite(value)) {
+    report(run, pointer, 'not_finite', 'must be a finite number');
+  } else if (!Number.isInteger(value)) {
+    report(run, pointer, 'type', `must be an integer (a whole number of units), not ${value}`);
+  } else if (value < 0) {
+    report(run, pointer, 'minimum', 'must be >= 0');
+  } else if (value > STOCK_MAX) {
+    report(run, pointer, 'maximum', `must be <= ${STOCK_MAX}`);
+  } else {
+    return value === 0 ? 0 : value;
+  }
+  return null;
 }
 
 function checkExternalId(run: Run, value: unknown, i: number): string | null {

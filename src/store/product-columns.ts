@@ -95,6 +95,12 @@ const COLUMNS: Readonly<Record<Storage, Column>> = {
   },
   tiers: { type: 'json', select: plain, read: jsonOrNull, copy: copyTiers },
   list: { type: 'jsonb', select: plain, read: jsonOrNull, copy: copyStringList },
+  count: {
+    type: 'integer',
+    select: plain,
+    read: numberOrNull,
+    copy: (value: number | null) => (value === null ? NULL : String(value)),
+  },
 };
 
 const FIELDS = PRODUCT_FIELD_NAMES.map((name) => ({ name, column: COLUMNS[PRODUCT_FIELDS[name].storage] }));

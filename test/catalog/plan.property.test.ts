@@ -25,6 +25,7 @@ function product(external_id: string, fingerprint: string): NormalizedProduct {
     contract_duration: null,
     features: null,
     datacenter_locations: null,
+    stock: null,
     fingerprint,
   };
 }

@@ -67,6 +67,7 @@ describe('the product output schema', () => {
       contract_duration: 'P12M',
       features: null,
       datacenter_locations: ['FRA'],
+      stock: null,
       status: 'active',
       created_at: '2026-11-21T12:00:00.000Z',
       updated_at: '2026-11-21T12:00:00.000Z',

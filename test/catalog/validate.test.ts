@@ -376,6 +376,7 @@ describe('validateCatalogue accepts, within every limit', () => {
       contract_duration: null,
       features: null,
       datacenter_locations: null,
+      stock: null,
     };
     const expected = {
       ...cleared,
@@ -692,5 +693,31 @@ describe('the largest catalogue', () => {
       ok: false,
       errors: [{ pointer: '/products', code: 'max_items' }],
     });
+  });
+});
+
+describe('stock in the fingerprint', () => {
+  const content = {
+    name: 'VPS S',
+    category: 'vps_cloud',
+    price: 9.99,
+    currency: 'EUR',
+    description: null,
+    specs: { cpu: '4' },
+    pricing_tiers: null,
+    setup_fee: null,
+    contract_duration: 'P12M',
+    features: null,
+    datacenter_locations: ['FRA'],
+  };
+
+  it('leaves the fingerprint of a product without stock as it was before stock was a field', () => {
+    // Computed by the fingerprint of the version before stock: stored products are not shown as updated by it.
+    expect(fingerprintOf({ ...content, stock: null })).toBe('cc243797ed3e571860e72da3cbd381c8');
+  });
+
+  it('tells every stock apart, and from none', () => {
+    const prints = [null, 0, 1, 2, 1_000_000_000].map((stock) => fingerprintOf({ ...content, stock }));
+    expect(new Set(prints).size).toBe(5);
   });
 });

@@ -51,6 +51,7 @@ const CATALOGUES: unknown[][] = [
       contract_duration: '12 months',
       features: ['DDoS protection', 'Root access', 'DDoS protection'],
       datacenter_locations: ['Frankfurt, DE', 'Ashburn, VA, US', 'Singapore'],
+      stock: 3,
     }),
   ],
   // Only what is required: no price (on request), the host's default currency.
@@ -67,11 +68,14 @@ const CATALOGUES: unknown[][] = [
       contract_duration: null,
       features: null,
       datacenter_locations: null,
+      stock: null,
     }),
   ],
   // Prices: zero, fractions, the maximum.
   [
-    product('p0', { price: 0, setup_fee: 0 }),
+    product('p0', { price: 0, setup_fee: 0, stock: 0 }),
+    product('s1', { stock: 1_000_000_000 }),
+    product('s2', { stock: -0 }),
     product('p1', { price: 0.005 }),
     product('p2', { price: 1_000_000_000, currency: 'GBP' }),
   ],
@@ -154,6 +158,8 @@ const CATALOGUES: unknown[][] = [
   [product('l12', { contract_duration: 'c'.repeat(101) })],
   // Refusals of each kind.
   [product('r0', { price: -1, setup_fee: 1_000_000_001 })],
+  [product('r-stock', { stock: -1 }), product('r-stock2', { stock: 2.5 }), product('r-stock3', { stock: '3' })],
+  [product('r-stock4', { stock: 1_000_000_001 })],
   [
     product('r1', {
       price: '9.99',
@@ -203,7 +209,7 @@ describe('VALIDATION_VERSION', () => {
       { version: VALIDATION_VERSION, digest },
       'these products validate to something else than under this version: the rules changed. Raise VALIDATION_VERSION in ' +
         'src/catalog/validate.ts and record it here with the new digest',
-    ).toEqual({ version: 1, digest: 'JuuVPvAAX/onVybIwmG0BgXde+I1zG8omtiNfUKX/8g=' });
+    ).toEqual({ version: 2, digest: 'SUT7zbpKf2Daakl8wGXRkDRt1N2/RZ5LuEPoDulY2Xk=' });
   });
 
   it('is recorded from products that give every field a value, and from refusals', () => {
