@@ -44,3 +44,13 @@ export function isYes(value: unknown): boolean {
   if (typeof value !== 'string') return false;
   return ['1', 'on', 'yes', 'true'].includes(value.trim().toLowerCase());
 }
+
+/**
+ * Units in stock given as a whole number or a string of one ("5", "0"); a negative count (a billing system that
+ * oversold) is none left. Null for anything else.
+ */
+export function unitsOf(value: unknown): number | null {
+  const amount = amountOf(value);
+  if (amount === null || !Number.isInteger(amount)) return null;
+  return Math.max(0, amount);
+}

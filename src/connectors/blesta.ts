@@ -18,9 +18,22 @@
 // `descriptions` ([{lang, name}], [{lang, text, html}]) and answer with the company language's `name`,
 // `description` and `description_html` beside them; earlier versions have only the latter. Groups come as objects
 // with an `id` (and `name`) or as bare ids. Prices come as strings ("5.9900") or numbers.
+//
+// Stock: a package's `qty` is the quantity left to sell, null for unlimited; it is the product's stock (0: sold
+// out), and null or absent means not tracked.
 
 import { isCurrencyCode } from '../catalog/currency.js';
-import { amountOf, BillingAnswerError, idOf, isObject, isYes, type JsonObject, listOf, textOf } from './answer.js';
+import {
+  amountOf,
+  BillingAnswerError,
+  idOf,
+  isObject,
+  isYes,
+  type JsonObject,
+  listOf,
+  textOf,
+  unitsOf,
+} from './answer.js';
 import type { BillingOption, BillingProduct, BillingTier } from './catalogue.js';
 
 /** Blesta's periods in order of length, for listing a package's cycles shortest first. */
@@ -117,6 +130,7 @@ export function blestaPackage(
         ? []
         : optionsOf(blestaResponse(optionsAnswer, `package_options/getByPackageId for package ${id}`)),
     notes,
+    stock: unitsOf(field('qty')),
   };
 }
 

@@ -1,7 +1,8 @@
 // A billing system's product list, read into one shape (BillingProduct, by whmcs.ts, blesta.ts, hostbill.ts),
 // becomes a catalogue for the sync endpoint here: the category from the provider's map, the chosen currency's
 // billing cycles as pricing tiers under the billing system's own names, the monthly price, the setup fee, the
-// description as text, the specs and locations its options and description state (stated-specs.ts). Products the
+// description as text, the specs and locations its options and description state (stated-specs.ts), the units left
+// when the billing system tracks them (stock). Products the
 // billing system keeps off sale, or that the map leaves out, are left out and listed with the reason; those that
 // state no spec or no location are listed too, since the directory's filters cannot find them by either.
 
@@ -13,6 +14,7 @@ import {
   NAME_MAX_LENGTH,
   PRICE_MAX,
   PRICING_TIERS_MAX_ITEMS,
+  STOCK_MAX,
 } from '../catalog/limits.js';
 import type { ProductInput } from '../catalog/product-schema.js';
 import { type CategoryMap, chooseCategory } from './category-map.js';
@@ -60,6 +62,8 @@ export interface BillingProduct {
   options: readonly BillingOption[];
   /** what reading the billing system's answer noticed about this product (a cycle it could not read) */
   notes: readonly string[];
+  /** units left under the billing system's stock control (0: sold out); null when it does not track them */
+  stock: number | null;
 }
 
 /** A product as the report names it: the billing system's id and the name as text. */
@@ -236,6 +240,7 @@ function productFrom(
     if (basis.tier.setupFee !== null) out.setup_fee = basis.tier.setupFee;
   }
   if (currency.code !== null) out.currency = currency.code;
+  if (product.stock !== null) out.stock = Math.min(product.stock, STOCK_MAX);
   const description =
     product.description === null ? null : limited(htmlToText(product.description), DESCRIPTION_MAX_LENGTH);
   if (description !== null) {

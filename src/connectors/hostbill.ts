@@ -19,8 +19,21 @@
 // - Specs and locations come from the description alone. A product's configurable form components ("Components >
 //   Forms") are read one by one with getProductForm, which needs each component's id, and no documented call lists
 //   a product's components (getProductDetails' documented answer has none), so they are not read.
+// - Stock: getProducts gives `stock` and `qty` (both "0" in the documented example). `stock` is read as HostBill's
+//   "stock control" switch (1 on) and `qty` as the units left under it (0: sold out, which HostBill's order pages
+//   hide or show as out of stock); with stock control off, the stock is not tracked (null).
 
-import { amountOf, BillingAnswerError, idOf, isObject, isYes, type JsonObject, listOf, textOf } from './answer.js';
+import {
+  amountOf,
+  BillingAnswerError,
+  idOf,
+  isObject,
+  isYes,
+  type JsonObject,
+  listOf,
+  textOf,
+  unitsOf,
+} from './answer.js';
 import { type BillingProduct, type BillingTier, UNNAMED_CURRENCY } from './catalogue.js';
 
 /** HostBill's cycle letters, shortest first, with the names its order pages show (billing-periods.ts knows both). */
@@ -125,6 +138,7 @@ function productOf(id: string, item: JsonObject, page: HostbillOrderPage): Billi
     pricing: paytype === 'free' ? new Map() : new Map([[UNNAMED_CURRENCY, tiersOf(item, paytype === 'once', notes)]]),
     options: [],
     notes,
+    stock: isYes(item.stock) ? unitsOf(item.qty) : null,
   };
 }
 

@@ -23,9 +23,23 @@
 // - Custom fields are not read: GetProducts gives only their name, description and whether they are required,
 //   the questions a customer answers when ordering ("Hostname", "Preferred data center"), not their answers or
 //   choices, so they state nothing about the plan.
+// - Stock: AddProduct and UpdateProduct document `stockcontrol` (stock control on) and `qty` (units in stock); an
+//   answer that carries them gives the product's stock (0: sold out). GetProducts' example shows only
+//   `quantity_available` (0 for a product on sale), which cannot tell "none left" from "not counted": without
+//   `stockcontrol` on, the stock is not tracked (null), and `quantity_available` stands in for a missing `qty`.
 
 import { isCurrencyCode } from '../catalog/currency.js';
-import { amountOf, BillingAnswerError, idOf, isObject, isYes, type JsonObject, listOf, textOf } from './answer.js';
+import {
+  amountOf,
+  BillingAnswerError,
+  idOf,
+  isObject,
+  isYes,
+  type JsonObject,
+  listOf,
+  textOf,
+  unitsOf,
+} from './answer.js';
 import type { BillingOption, BillingProduct, BillingTier } from './catalogue.js';
 
 /** GetProducts' pricing keys, with the cycle names WHMCS shows its customers (billing-periods.ts knows them). */
@@ -99,6 +113,7 @@ function productOf(item: unknown, index: number): BillingProduct {
     pricing: paytype === 'free' ? new Map() : pricingOf(item.pricing, paytype === 'onetime', notes),
     options: optionsOf(item.configoptions),
     notes,
+    stock: isYes(item.stockcontrol) ? unitsOf(item.qty ?? item.quantity_available) : null,
   };
 }
 

@@ -210,4 +210,24 @@ describe('Blesta packages to a catalogue', () => {
     expect(blestaRefusal({ response: [] })).toBeNull();
     expect(blestaResponse({ response: false }, 'x')).toBe(false);
   });
+
+  it("maps a package's quantity to the stock: null is unlimited (not tracked), 0 sold out", () => {
+    const [cloud, website] = BLESTA_PACKAGES;
+    const [limited, soldOut, unlimited] = packages([
+      { ...cloud!, qty: '12' },
+      { ...website!, qty: 0 },
+      { ...cloud!, id: 99, qty: null },
+    ]);
+    expect([limited!.stock, soldOut!.stock, unlimited!.stock]).toEqual([12, 0, null]);
+    const result = catalogueFrom([limited!, soldOut!], {
+      map: MAP,
+      mapFile: 'm.json',
+      currency: 'EUR',
+      system: 'Blesta',
+    });
+    expect(result.products.map((product) => [product.external_id, product.stock])).toEqual([
+      [limited!.id, 12],
+      [soldOut!.id, 0],
+    ]);
+  });
 });

@@ -132,4 +132,22 @@ describe('HostBill products to a catalogue', () => {
       'without "success": true',
     );
   });
+
+  it('maps stock control ("stock") and the quantity ("qty") to the stock; with stock control off, none', () => {
+    const [onapp] = hostbillOrderPages(HOSTBILL_GETORDERPAGES_EXAMPLE, 'getOrderPages');
+    const answer = structuredClone(HOSTBILL_GETPRODUCTS_EXAMPLE) as {
+      products: Record<string, Record<string, unknown>>;
+    };
+    answer.products['235'] = { ...answer.products['235'], stock: '1', qty: '4' };
+    answer.products['236'] = { ...answer.products['236'], stock: '1', qty: '0', paytype: 'Regular' };
+    const stocked = hostbillProducts(answer, onapp!);
+    expect(stocked.map((product) => [product.id, product.stock])).toEqual([
+      ['235', 4],
+      ['236', 0],
+    ]);
+    const result = catalogueFrom(stocked, { map: MAP, mapFile: 'categories.json', currency: null, system: 'HostBill' });
+    expect(result.products.map((product) => product.stock)).toEqual([4, 0]);
+    // The documented example: stock control off ("stock": "0"), so "qty": "0" says nothing about what is left.
+    expect(products().map((product) => product.stock)).toEqual([null, null, null, null]);
+  });
 });

@@ -419,4 +419,30 @@ describe('WHMCS GetProducts to a catalogue', () => {
       '1: the description is cut to 20000 characters',
     ]);
   });
+
+  it('maps stock control and quantity to the stock: units left, 0 sold out, and none when stock control is off', () => {
+    const answer = copy(WHMCS_GETPRODUCTS_EXAMPLE) as Record<string, any>;
+    const [example] = answer.products.product;
+    answer.products.product = [
+      { ...example, pid: 1, stockcontrol: true, qty: 3 },
+      { ...example, pid: 2, stockcontrol: '1', qty: '0' },
+      { ...example, pid: 3, stockcontrol: 'on', qty: '-2' },
+      { ...example, pid: 4, stockcontrol: false, qty: 0 },
+      { ...example, pid: 5, stockcontrol: 1, quantity_available: 7 },
+      { ...example, pid: 6 },
+    ];
+    answer.totalresults = 6;
+    const map = parseCategoryMap('{"groups": {"1": "web_shared"}}', 'categories.json');
+    const result = catalogueFrom(whmcsProducts(answer), options({ map }));
+    expect(result.products.map((product) => [product.external_id, product.stock])).toEqual([
+      ['1', 3],
+      ['2', 0],
+      // Oversold: none left.
+      ['3', 0],
+      ['4', undefined],
+      ['5', 7],
+      // The documented example has quantity_available 0 and no stock control: not tracked, not sold out.
+      ['6', undefined],
+    ]);
+  });
 });
