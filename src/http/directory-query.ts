@@ -132,6 +132,12 @@ export const ProductSearchQuery = Type.Object({
         "1: list stale hosts' products too (hosts whose last applied sync is older than STALE_AFTER_DAYS); left out by default",
     }),
   ),
+  in_stock: Type.Optional(
+    Type.Union([Type.Literal('1'), Type.Literal('0'), Type.Literal('true'), Type.Literal('false')], {
+      description:
+        '1: only plans that can be bought (sold-out plans, stock 0, left out; plans whose stock is not tracked kept)',
+    }),
+  ),
   price_dropped_since: Type.Optional(
     Type.String({
       format: 'date',
@@ -147,7 +153,7 @@ export const ProductSearchQuery = Type.Object({
         description:
           'price is the monthly price (or monthly equivalent) in EUR, a spec key its normalized value, ' +
           'price_per_ram_gb, price_per_cpu_core and price_per_disk_gb that price in EUR per GB of RAM, per core, per GB of ' +
-          'disk (price_per); products without one come last in both orders',
+          'disk (price_per); products without one come last in both orders, and sold-out plans (stock 0) after all the others',
       },
     ),
   ),
@@ -179,9 +185,13 @@ const SORT_KEY_SHAPE: Record<DirectorySort, RegExp> = {
   ...(Object.fromEntries(PRICE_PER_SORTS.map((sort) => [sort, NUMBER_OR_NONE])) as Record<PricePerSort, RegExp>),
 };
 
+/** The fifth part of a cursor whose page ended among the sold-out plans, which follow every other. */
+const SOLD_OUT_SEGMENT = 'sold_out';
+
 export function encodeSearchCursor(sort: DirectorySort, order: SortOrder, next: Keyset | null): string | null {
   if (!next) return null;
-  return Buffer.from(JSON.stringify([sort, order, next.key, next.id]), 'utf8').toString('base64url');
+  const parts = [sort, order, next.key, next.id, ...(next.soldOut === true ? [SOLD_OUT_SEGMENT] : [])];
+  return Buffer.from(JSON.stringify(parts), 'utf8').toString('base64url');
 }
 
 function invalidCursor(detail: string): Problem {
@@ -197,7 +207,11 @@ function decodeSearchCursor(cursor: string, sort: DirectorySort, order: SortOrde
   } catch {
     throw invalidCursor('pass next_cursor from a previous page unchanged');
   }
-  if (!Array.isArray(content) || content.length !== 4 || !content.every((part) => typeof part === 'string')) {
+  if (
+    !Array.isArray(content) ||
+    (content.length !== 4 && !(content.length === 5 && content[4] === SOLD_OUT_SEGMENT)) ||
+    !content.every((part) => typeof part === 'string')
+  ) {
     throw invalidCursor('pass next_cursor from a previous page unchanged');
   }
   const [cursorSort, cursorOrder, key, id] = content as [string, string, string, string];
@@ -208,7 +222,9 @@ function decodeSearchCursor(cursor: string, sort: DirectorySort, order: SortOrde
   }
   if (!PRODUCT_ID.test(id) || !SORT_KEY_SHAPE[sort].test(key))
     throw invalidCursor('pass next_cursor from a previous page unchanged');
-  return { key, id } satisfies Omit<CursorContent, 'sort' | 'order'>;
+  return content.length === 5
+    ? { key, id, soldOut: true }
+    : ({ key, id } satisfies Omit<CursorContent, 'sort' | 'order'>);
 }
 
 /** Empty parameters (as an HTML form sends them) mean "no filter". */
@@ -278,6 +294,7 @@ export function toProductSearch(
   if (location !== undefined) search.location = location;
   if (feature !== undefined) search.feature = feature;
   if (host !== undefined) search.hostSlug = host;
+  if (query.in_stock === '1' || query.in_stock === 'true') search.inStock = true;
   if (currency !== undefined) search.currency = currency;
   if (query.max_price !== undefined) {
     // The limit is in the display currency, which is `currency` unless another is asked for.

@@ -43,6 +43,7 @@ const PAGE_PARAMETERS = new Set([
   'sort',
   'cursor',
   'include_stale',
+  'in_stock',
   'price_dropped_since',
 ]);
 
@@ -110,6 +111,10 @@ export function filtersOf(
     if (!isCalendarDay(dropped)) problems.push(`Price dropped since “${dropped}” is not a day (such as 2026-11-01).`);
   }
   if (text(query, 'include_stale', 200) === '1') filters.include_stale = true;
+  const inStock = text(query, 'in_stock', 200);
+  if (inStock === '1' || inStock === 'true') filters.in_stock = true;
+  else if (inStock !== undefined && inStock !== '0' && inStock !== 'false')
+    problems.push(`In stock only: ${notOneOf(inStock, ['1', '0', 'true', 'false'])}.`);
   for (const name of Object.keys(query)) {
     if (!RANGE_PARAMETERS.has(name)) continue;
     const value = text(query, name, 200);
@@ -167,6 +172,7 @@ export function searchOf(
       limit: PAGE_SIZE,
       // A provider's own page lists its plans, stale or not, and says which.
       include_stale: filters.include_stale || host !== undefined ? '1' : undefined,
+      in_stock: filters.in_stock ? '1' : undefined,
       price_dropped_since: filters.price_dropped_since,
     },
     { limit: PAGE_SIZE, staleAfterDays },
@@ -189,6 +195,7 @@ function apiQuery(filters: PageFilters, host?: string): string {
     max_price: filters.max_price,
     currency: filters.max_price === undefined ? undefined : (filters.currency ?? 'USD'),
     include_stale: filters.include_stale || host !== undefined ? '1' : undefined,
+    in_stock: filters.in_stock ? '1' : undefined,
     price_dropped_since: filters.price_dropped_since,
     sort: sort === 'price' ? undefined : sort,
     // Only an order other than the sort's own default (ascending for price and name, else descending).
@@ -219,6 +226,7 @@ export function filterParams(filters: PageFilters, withCategory: boolean): Recor
     display_currency: filters.display_currency,
     period: filters.period,
     include_stale: filters.include_stale ? '1' : undefined,
+    in_stock: filters.in_stock ? '1' : undefined,
     price_dropped_since: filters.price_dropped_since,
     view: filters.view,
     sort: filters.sort === 'price' ? undefined : filters.sort,

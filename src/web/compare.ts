@@ -8,6 +8,7 @@ import { formatDuration, formatPrice, placeLabel } from './format.js';
 import { html, queryString, type Html } from './html.js';
 import { layout } from './layout.js';
 import { formatPerUnit, termLabel } from './prices.js';
+import { stockText } from './stock.js';
 
 /** The most plans compared at once: more columns do not fit a screen, nor a decision. */
 export const COMPARE_MAX = 4;
@@ -207,6 +208,15 @@ export function compareRows(products: PricedProduct[], categories: Category[], c
       ),
     );
   }
+  // Said only when some plan's provider counts its stock: "Sold out", "Only 2 left", "In stock".
+  if (products.some((p) => p.stock !== null))
+    rows.push(
+      plain(
+        'availability',
+        'Availability',
+        products.map((p) => stockText(p.stock)),
+      ),
+    );
   rows.push(
     plain(
       'locations',

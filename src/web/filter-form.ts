@@ -81,6 +81,7 @@ function activeFilters(filters: PageFilters, categories: Category[] | null, pric
   if (filters.currency) active.push(`priced in ${filters.currency}`);
   if (filters.price_dropped_since) active.push(`price dropped since ${filters.price_dropped_since}`);
   if (filters.include_stale) active.push('stale providers included');
+  if (filters.in_stock) active.push('in stock only');
   if (filters.display_currency) active.push(`prices in ${prices.currency}`);
   if (filters.period === 'year') active.push('per year');
   if (filters.sort !== 'price') active.push(sortLabel(filters.sort));
@@ -158,6 +159,7 @@ ${field('f-display', 'Show prices in', html`<select id="f-display" name="display
 ${field('f-period', 'Prices per', html`<select id="f-period" name="period"><option value="month">Month</option><option value="year"${selected('year', filters.period)}>Year</option></select>`)}
 ${field('f-dropped', 'Price dropped since', html`<input id="f-dropped" type="date" name="price_dropped_since" value="${filters.price_dropped_since ?? ''}">`)}
 <div class="field check"><input id="f-stale" type="checkbox" name="include_stale" value="1"${filters.include_stale ? html` checked` : ''}><label for="f-stale">Include stale providers</label></div>
+<div class="field check"><input id="f-stock" type="checkbox" name="in_stock" value="1"${filters.in_stock ? html` checked` : ''}><label for="f-stock">In stock only</label></div>
 ${field('f-sort', 'Sort', html`<select id="f-sort" name="sort">${sortOptions(filters)}</select>`)}
 ${field('f-view', 'View', html`<select id="f-view" name="view"><option value="">Cards</option><option value="table"${filters.view === 'table' ? html` selected` : ''}>Table</option></select>`)}
 ${rangeFields(filters)}

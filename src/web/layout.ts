@@ -38,6 +38,8 @@ th{width:40%}
 .description{white-space:pre-line}
 .stale{background:#fff4e0;color:#6b3d00;border:1px solid #b35c00;border-radius:.3rem;padding:.05rem .4rem}
 .drop{background:#e3f4e8;color:#14532d;border-radius:.3rem;padding:.05rem .4rem}
+.sold-out{background:#fde8e8;color:#7f1d1d;border:1px solid #b91c1c;border-radius:.3rem;padding:.05rem .4rem;font-weight:600}
+.few-left{background:#fff4e0;color:#6b3d00;border-radius:.3rem;padding:.05rem .4rem}
 .notice{background:#fff4e0;border:1px solid #b35c00;border-radius:.5rem;padding:.5rem .75rem;color:#4a2a00}
 .chart{max-width:100%;height:auto}
 .filters .check{flex-direction:row;align-items:center;gap:.35rem}

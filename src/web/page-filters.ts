@@ -38,6 +38,8 @@ export interface PageFilters {
   currency?: string;
   /** list stale providers' plans too */
   include_stale?: boolean;
+  /** only plans that can be bought */
+  in_stock?: boolean;
   /** YYYY-MM-DD: only plans whose price dropped since that day */
   price_dropped_since?: string;
   /** min_<spec> and max_<spec> as sent */

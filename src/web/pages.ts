@@ -27,6 +27,7 @@ import { alternativesSection } from './alternatives.js';
 import { priceChart } from './price-chart.js';
 import { cardPrices, costDetails, headlineText, type PriceDisplay } from './prices.js';
 import { type ResultPage, confirmation, describeListing, feedOf, priceDropMark, resultList } from './result-list.js';
+import { stockLine } from './stock.js';
 import { tableColumns } from './table.js';
 
 export function homePage(categories: ListedCategory[], hosts: ListedHost[]): Html {
@@ -172,7 +173,7 @@ ${staleNotice(product.host.name, product.stale)}
 <aside aria-labelledby="pricing" class="card">
 <h2 id="pricing">Pricing</h2>
 ${cardPrices(product, { ...prices, period: 'month' })}
-${keySpecs(product)}
+${stockLine(product)}${keySpecs(product)}
 ${orderLink(product)}
 ${costDetails(product)}
 ${tiers.length > 0 ? html`<table><caption class="visually-hidden">Prices by billing period</caption><thead><tr><th scope="col">Billing period</th><th scope="col">Price</th></tr></thead><tbody>${tiers.map((tier) => html`<tr><td>${periodLabel(tier)}</td><td>${formatPrice(tier.price, product.currency)} <span class="muted">${periodSuffix(tier)}</span></td></tr>`)}</tbody></table>` : ''}

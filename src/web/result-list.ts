@@ -9,6 +9,7 @@ import { html, type Html } from './html.js';
 import { watchSearchForm } from './watch-pages.js';
 import { type PageFilters, categoryLabel, locationLabel } from './page-filters.js';
 import { cardPrices, currencyNotes, type PriceDisplay } from './prices.js';
+import { stockLine } from './stock.js';
 import { resultTable } from './table.js';
 
 export interface ResultPage {
@@ -68,7 +69,7 @@ function productCard(product: PricedProduct, categories: Category[], prices: Pri
 <p class="compare-pick"><input type="checkbox" name="ids" value="${product.id}" id="cmp-${product.id}"> <label for="cmp-${product.id}">Compare<span class="visually-hidden"> ${product.name}</span></label></p>
 <p class="muted">${showHost ? html`<a href="/hosts/${encodeURIComponent(product.host.slug)}">${product.host.name}</a> · ` : ''}${categoryLabel(categories, product.category)}</p>
 ${cardPrices(product, prices)}
-${priceDropMark(product)}
+${stockLine(product)}${priceDropMark(product)}
 <p class="muted confirmed">${confirmation(product)}</p>
 ${specs.length > 0 ? html`<p class="muted">${specs.map(([key, value], i) => html`${i > 0 ? ' · ' : ''}${specLabel(key)}: ${value}`)}</p>` : ''}
 ${product.places.length > 0 ? html`<ul class="tags" aria-label="Locations">${product.places.slice(0, 4).map((place) => html`<li>${placeLabel(place)}</li>`)}</ul>` : ''}

@@ -11,6 +11,7 @@ import {
 } from '../catalog/specs.js';
 import type { ListedProduct } from '../store/directory/listed-product.js';
 import { html, type Html } from './html.js';
+import { stockMark } from './stock.js';
 
 /** The spec columns of a table of the given category (its family's), or of every family's common ones. */
 export function tableColumns(category: string | undefined): SpecKey[] {
@@ -76,7 +77,7 @@ ${columns.map((key, index) =>
     (product) => html`<tr>
 <td><input type="checkbox" name="ids" value="${product.id}" id="cmp-${product.id}" aria-label="Compare ${product.name}"></td>
 <th scope="row"><a href="/products/${encodeURIComponent(product.id)}">${product.name}</a>${showHost ? html`<br><span class="muted">${product.host.name}</span>` : ''}</th>
-<td>${price(product)}</td>
+<td>${price(product)}${stockMark(product) === '' ? '' : html`<br>${stockMark(product)}`}</td>
 ${columns.map((key, index) => html`<td${extra(index)}>${specCell(product, key)}</td>`)}
 </tr>`,
   )}</tbody>

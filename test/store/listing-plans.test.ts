@@ -67,9 +67,10 @@ describe('listing plans on PostgreSQL', () => {
     expect(pages[0]).toHaveLength(15);
     expect(pages[0]![0]).toBe('Plan 2');
     expect(pages[1]![0]).toBe('Plan 1');
-    // Sorted by price: the priced products' statement, then the unpriced ones' (the page is not full).
+    // Sorted by price: the priced products' statement, then the unpriced ones' (the page is not full), and the same two
+    // for the sold-out plans, which follow.
     const listings = await held();
-    expect(listings).toHaveLength(2);
+    expect(listings).toHaveLength(4);
     for (const listing of listings) expect(listing.generic_plans + listing.custom_plans).toBe(10);
     for (const listing of listings) expect(listing.generic_plans).toBeGreaterThan(0);
 
@@ -160,6 +161,66 @@ describe('listing plans on PostgreSQL', () => {
         // A page of 20 and the one row that tells whether there is more.
         expect(walked?.['Actual Rows']).toBe(21);
       }
+    }
+  });
+
+  it("walks the sold-out plans' own indexes for the page where they begin, reading a page of them, not sorting", async () => {
+    const host = await insertHost(db, { slug: 'plans-stock', name: 'Plans Stock', default_currency: 'EUR' });
+    await db.query('UPDATE hosts SET confirmed_at = now() WHERE id = $1', [host.id]);
+    // Every other one of 20 000 plans is sold out: 10 000 that can be bought, then 10 000 sold out.
+    await db.query(
+      `INSERT INTO products (host_id, external_id, id, status, name, category, currency, price, base_monthly_price,
+         stock, fingerprint, created_at, updated_at)
+       SELECT $1, 's-' || n, 'prd_stock' || lpad(n::text, 5, '0'), 'active', 'Stock ' || n, 'dedicated', 'EUR', n, n,
+         CASE WHEN n % 2 = 0 THEN 0 ELSE n END, 's-' || n, now(), now()
+       FROM generate_series(1, 20000) AS n`,
+      [host.id],
+    );
+    // As autovacuum leaves them: the hosts' statistics too.
+    await db.query('ANALYZE');
+    const sent: { sql: string; params: readonly unknown[] }[] = [];
+    const recording: Queryable = {
+      query: (sql, params = [], options) => {
+        sent.push({ sql, params });
+        return db.query(sql, params, options);
+      },
+    };
+    type PlanNode = { 'Node Type': string; 'Index Name'?: string; 'Actual Rows': number; Plans?: PlanNode[] };
+    const nodesOf = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(nodesOf)];
+    const listings = [
+      { hostSlug: 'plans-stock' },
+      { category: 'dedicated' },
+      { category: 'dedicated', sort: 'name' as const },
+      { sort: 'newest' as const, order: 'asc' as const },
+    ];
+    for (const filters of listings) {
+      // The page that starts after the last plan that can be bought (by price 19999, by name "stock 9999", by id the
+      // newest): the first of the sold-out ones.
+      const after =
+        filters.sort === 'name'
+          ? { key: 'stock 9999', id: 'prd_stock09999' }
+          : { key: filters.sort === 'newest' ? 'prd_stock19999' : '19999', id: 'prd_stock19999' };
+      sent.length = 0;
+      const page = await searchProducts(recording, searchOf({ ...filters, after }));
+      expect(page.products.every((product) => product.stock === 0 && product.available === false)).toBe(true);
+      expect(page.products).toHaveLength(20);
+      const soldOut = sent.filter((statement) => statement.sql.includes('p.stock = 0'));
+      expect(soldOut.length, JSON.stringify(filters)).toBeGreaterThan(0);
+      const { rows } = await db.query<{ 'QUERY PLAN': { Plan: PlanNode }[] }>(
+        `EXPLAIN (ANALYZE, FORMAT JSON) ${soldOut[0]!.sql}`,
+        soldOut[0]!.params,
+      );
+      const nodes = nodesOf(rows[0]!['QUERY PLAN'][0]!.Plan);
+      // Nothing is sorted (a product's price then, read from its price history, has none here).
+      const sorted = nodes.filter((node) => node['Node Type'] === 'Sort' && node['Actual Rows'] > 0);
+      expect(sorted, JSON.stringify(filters)).toEqual([]);
+      // A page of 20 and the one row that tells whether there is more, walked in an index of the sold-out plans (which
+      // one is PostgreSQL's choice: all plans here are in one category).
+      const walked = nodes.filter((node) => node['Index Name']?.startsWith('products_sold_out_'));
+      expect(
+        walked.map((node) => node['Actual Rows']),
+        JSON.stringify(filters),
+      ).toEqual([21]);
     }
   });
 

@@ -116,6 +116,11 @@ const ListedProductSchema = Type.Object(
         { additionalProperties: false, description: 'the monthly price is lower now than on `since`; null when not' },
       ),
     ),
+    available: nullable(
+      Type.Boolean({
+        description: 'true: stock above 0; false: sold out (stock 0); null: the provider does not track its stock',
+      }),
+    ),
   },
   { $id: 'ListedProduct', additionalProperties: false, description: 'an active product of an active host' },
 );

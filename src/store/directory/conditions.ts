@@ -91,6 +91,8 @@ export async function conditionsOf(
     if (range.max !== undefined)
       where.push(`${specExpression(range.key)} <= ${filters.param(String(range.max))}::numeric`);
   }
+  // The sold-out plans have a segment of their own (searchProducts), which this leaves empty.
+  if (search.inStock === true) filters.served('p.stock IS DISTINCT FROM 0');
   if (search.diskType !== undefined) where.push(`p.spec_values ->> 'disk_type' = ${filters.param(search.diskType)}`);
   if (search.currency !== undefined) where.push(`p.currency = ${filters.param(search.currency)}`);
   if (search.maxMonthlyPrice !== undefined)
@@ -125,10 +127,14 @@ export function confirmedWithin(freshness: Freshness, filters: Conditions): stri
     : `h.confirmed_at >= ${filters.param(freshness.staleBefore.toISOString())}::timestamptz`;
 }
 
-/** How many conditions a search has that leave the plan to the sort index: status, category, host and freshness. */
+/**
+ * How many conditions a search has that leave the plan to the sort index: status, category, host, in stock and
+ * freshness.
+ */
 function plainConditions(search: Omit<ProductSearch, 'sort' | 'order' | 'limit' | 'after'>): number {
   return (
     2 +
+    Number(search.inStock === true) +
     Number(search.category !== undefined) +
     Number(search.hostSlug !== undefined) +
     Number(!search.freshness.includeStale)

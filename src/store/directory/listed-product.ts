@@ -45,6 +45,8 @@ export interface ListedProduct extends Content {
   stale: boolean;
   /** the monthly price is lower than it was on `since`, which it was at */
   price_drop: { since: string; previous_monthly_price: number } | null;
+  /** whether it can be bought: stock above 0; false when sold out; null when its stock is not tracked */
+  available: boolean | null;
 }
 /** The columns of a listed product; `since` is the SQL of the day price drops are shown since. */
 export const productColumns = (
@@ -67,9 +69,10 @@ export function toListedProduct(row: Record<string, unknown>, freshness: Freshne
   const confirmedAt = isoOrNull(row.confirmed_at);
   const monthly = numberOrNull(row.monthly_price);
   const then = numberOrNull(row.price_then);
+  const content = contentOfRow(row);
   return {
     id: String(row.id),
-    ...contentOfRow(row),
+    ...content,
     comparable_specs: row.spec_values ?? {},
     places: placesOf(row.datacenter_locations as string[] | null),
     monthly_price: monthly,
@@ -88,6 +91,7 @@ export function toListedProduct(row: Record<string, unknown>, freshness: Freshne
       monthly !== null && then !== null && then > monthly
         ? { since: String(row.drop_since), previous_monthly_price: then }
         : null,
+    available: content.stock === null ? null : content.stock > 0,
   };
 }
 /** A listed product, stale or not (its page says so); price drops are shown since `dropsSince` (YYYY-MM-DD). */

@@ -30,6 +30,66 @@ export async function searchProducts(
   if (filters === null) return { products: [], next: null };
   // The rates' version rides along with the first rows read (a page with none reads no version).
   const version: VersionRead = { wanted: options.ratesVersion === true };
+  // PostgreSQL guesses that a word it has no statistics for matches 0.5 % of the rows (a prefix 2 %, while its
+  // statistics hold fewer than a hundred common words), and then walks the sort index looking for it: for a rare word
+  // that reads the whole listing. Unless every word is known to be common, the sort is put on an expression no index
+  // covers (`unwalkable`: same values, same order), so that the text index leads and only the matches are sorted.
+  // Common words keep the walk, bounded, which finds a page of them in a few rows.
+  const words = filters.wordsDecidingPlan;
+  const textLeads = words.length > 0 && !(await wordsAreCommon(db, words));
+  const listing = { db, search, textLeads, version };
+  const pageResult = (rows: Record<string, unknown>[], more: boolean) => ({
+    ...resultOf(rows, more, search.freshness),
+    ...version.read,
+  });
+
+  // Plans that can be bought (or whose stock is not tracked) first, then, unless in_stock leaves them out, the sold-out
+  // ones: two segments, each in the sort's order, the first walked in the sort indexes (skipping the few sold-out rows),
+  // the second in the small indexes of sold-out plans alone (migration 060).
+  const inSoldOut = search.after?.soldOut === true;
+  let available: Segment = { rows: [], more: false };
+  if (!inSoldOut) {
+    const availableOnly = filters.copy();
+    if (search.inStock !== true) availableOnly.served(AVAILABLE);
+    available = await segmentOf(listing, availableOnly, search.limit, search.after);
+    if (available.more || search.inStock === true) return pageResult(available.rows, available.more);
+  }
+  const soldOutOnly = filters.copy();
+  soldOutOnly.served(SOLD_OUT);
+  const soldOut = await segmentOf(
+    listing,
+    soldOutOnly,
+    search.limit - available.rows.length,
+    inSoldOut ? search.after : null,
+  );
+  return pageResult([...available.rows, ...soldOut.rows], soldOut.more);
+}
+
+/** A plan that can be bought, or whose stock is not tracked. */
+const AVAILABLE = 'p.stock IS DISTINCT FROM 0';
+/** A sold-out plan: the predicate of migration 060's indexes. */
+const SOLD_OUT = 'p.stock = 0';
+
+interface Segment {
+  rows: Record<string, unknown>[];
+  more: boolean;
+}
+
+interface Listing {
+  db: Queryable;
+  search: ProductSearch;
+  textLeads: boolean;
+  version: VersionRead;
+}
+
+/** Up to `limit` rows of the search within `filters` (one stock segment), from `after`, and whether there are more. */
+async function segmentOf(
+  { db, search, textLeads, version }: Listing,
+  filters: Conditions,
+  limit: number,
+  after: Keyset | null,
+): Promise<Segment> {
+  const words = filters.wordsDecidingPlan;
   // A host's listing is read by the host and sorted (unless in id order or by its base price, which indexes of the
   // host's serve), and a spec sort no index serves sorts every product with the spec: the page is chosen among narrow
   // rows, and only the page's rows are read whole, where PostgreSQL would sort every row whole (a spec sort across a
@@ -62,21 +122,8 @@ export async function searchProducts(
     );
     return walked.more ? walked : readPage(db, conditions, key, page, { ...how, textLeads: true }, after, version);
   };
-  const pageResult = (rows: Record<string, unknown>[], more: boolean, freshness: Freshness) => ({
-    ...resultOf(rows, more, freshness),
-    ...version.read,
-  });
-  // PostgreSQL guesses that a word it has no statistics for matches 0.5 % of the rows (a prefix 2 %, while its
-  // statistics hold fewer than a hundred common words), and then walks the sort index looking for it: for a rare word
-  // that reads the whole listing. Unless every word is known to be common, the sort is put on an expression no index
-  // covers (`unwalkable`: same values, same order), so that the text index leads and only the matches are sorted.
-  // Common words keep the walk, bounded, which finds a page of them in a few rows.
-  const words = filters.wordsDecidingPlan;
-  const textLeads = words.length > 0 && !(await wordsAreCommon(db, words));
-  if (!segmented(search.sort)) {
-    const page = await pageOf(filters, SORT_KEY[search.sort], search, textLeads, search.after);
-    return pageResult(page.rows, page.more, search.freshness);
-  }
+  const page = { order: search.order, limit };
+  if (!segmented(search.sort)) return pageOf(filters, SORT_KEY[search.sort], page, textLeads, after);
 
   // Priced products first, then (unless a price limit leaves them out) the unpriced ones: two index walks in the
   // same direction, where one ORDER BY ... NULLS LAST would need an index per order. A spec sort is the same, with
@@ -88,22 +135,22 @@ export async function searchProducts(
     search.sort === 'price'
       ? search.maxMonthlyPrice !== undefined || search.maxBasePrice !== undefined
       : (search.ranges ?? []).some((range) => range.key === search.sort);
-  const inUnpriced = search.after !== null && search.after.key === UNPRICED_KEY;
-  let priced: { rows: Record<string, unknown>[]; more: boolean } = { rows: [], more: false };
+  const inUnpriced = after !== null && after.key === UNPRICED_KEY;
+  let priced: Segment = { rows: [], more: false };
   if (!inUnpriced) {
     const pricedOnly = filters.copy();
     pricedOnly.served(`${key.expression} IS NOT NULL`);
-    priced = await pageOf(pricedOnly, key, search, textLeads, search.after);
+    priced = await pageOf(pricedOnly, key, page, textLeads, after);
     // A price drop needs a price: sorted by the prices as sent, the unpriced segment has none (sorted by the EUR
     // prices, it also holds the priced products whose currency has no rate).
     const noneUnpriced = search.sort === 'price' && search.priceDrops.only && key === NATIVE_PRICE_KEY;
-    if (priced.more || excludesUnknown || noneUnpriced) return pageResult(priced.rows, priced.more, search.freshness);
+    if (priced.more || excludesUnknown || noneUnpriced) return priced;
   }
   const unpricedOnly = filters.copy();
   unpricedOnly.served(PRICE_PER_SORT_KEYS.has(key) ? withoutPricePer(key) : `${key.expression} IS NULL`);
-  const rest = { ...search, limit: search.limit - priced.rows.length };
-  const unpriced = await pageOf(unpricedOnly, UNPRICED_SORT_KEY, rest, textLeads, inUnpriced ? search.after : null);
-  return pageResult([...priced.rows, ...unpriced.rows], unpriced.more, search.freshness);
+  const rest = { ...page, limit: limit - priced.rows.length };
+  const unpriced = await pageOf(unpricedOnly, UNPRICED_SORT_KEY, rest, textLeads, inUnpriced ? after : null);
+  return { rows: [...priced.rows, ...unpriced.rows], more: unpriced.more };
 }
 
 /**
@@ -188,8 +235,7 @@ function resultOf(
   freshness: Freshness,
 ): { products: ListedProduct[]; next: Keyset | null } {
   const last = rows.at(-1);
-  return {
-    products: rows.map((row) => toListedProduct(row, freshness)),
-    next: more && last ? { key: String(last.sort_key), id: String(last.id) } : null,
-  };
+  const next: Keyset | null = more && last ? { key: String(last.sort_key), id: String(last.id) } : null;
+  if (next !== null && last?.stock !== null && Number(last?.stock) === 0) next.soldOut = true;
+  return { products: rows.map((row) => toListedProduct(row, freshness)), next };
 }

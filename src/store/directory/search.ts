@@ -13,10 +13,11 @@ export interface SpecRange {
 }
 export type SortOrder = 'asc' | 'desc';
 
-/** Where the previous page ended: its last row's sort key and id. */
+/** Where the previous page ended: its last row's sort key and id, and whether it was among the sold-out plans. */
 export interface Keyset {
   key: string;
   id: string;
+  soldOut?: boolean;
 }
 
 export interface ProductSearch {
@@ -37,6 +38,8 @@ export interface ProductSearch {
   /** monthly price (or its monthly equivalent) in EUR at most this; excludes products without a EUR price */
   maxBasePrice?: number;
   hostSlug?: string;
+  /** only plans that can be bought: sold-out ones (stock 0) are left out, those whose stock is not tracked kept */
+  inStock?: boolean;
   /** when hosts turn stale, and whether stale hosts' products are listed too */
   freshness: Freshness;
   /** only products whose monthly price dropped since this UTC day (YYYY-MM-DD), else the day cards mark drops since */
