@@ -1,5 +1,5 @@
-// What the directory's feeds read: price drops matching a search (its Atom feed), the change feed of every applied
-// sync (for aggregators), and a validator of the directory's state for the streamed exports.
+// What the directory's feeds read: price drops, sell-outs and restocks matching a search (its Atom feed), the change
+// feed of every applied sync (for aggregators), and a validator of the directory's state for the streamed exports.
 import type { Queryable } from './db.js';
 import { conditionsOf } from './directory/conditions.js';
 import { productColumns, toListedProduct, type ListedProduct } from './directory/listed-product.js';
@@ -42,6 +42,42 @@ export async function recentPriceDrops(
   }));
 }
 
+export interface StockChange {
+  product: ListedProduct;
+  event: StockEvent;
+  /** when the sync that made it was applied, and its id */
+  at: string;
+  sync_id: string;
+}
+
+/** A plan selling out (its stock became 0), or coming back (its stock left 0). */
+export type StockEvent = 'sold_out' | 'restocked';
+
+/** The newest sell-outs and restocks of products matching the search (store/price-history.ts writes them). */
+export async function recentStockChanges(
+  db: Queryable,
+  search: Omit<ProductSearch, 'sort' | 'order' | 'after'>,
+): Promise<StockChange[]> {
+  const filters = await conditionsOf(db, search);
+  if (filters === null) return [];
+  const { rows } = await db.query(
+    `SELECT ${productColumns(filters.since)}, e.changed_at, e.sync_id, e.event
+     FROM stock_changes e
+       JOIN products p ON p.host_id = e.host_id AND p.id = e.product_id
+       JOIN hosts h ON h.id = p.host_id
+     WHERE ${filters.where.join(' AND ')}
+     ORDER BY e.changed_at DESC, e.sync_id DESC, e.product_id
+     LIMIT ${filters.param(search.limit)}`,
+    filters.params,
+  );
+  return rows.map((row) => ({
+    product: toListedProduct(row, search.freshness),
+    event: row.event as StockEvent,
+    at: iso(row.changed_at),
+    sync_id: String(row.sync_id),
+  }));
+}
+
 /** Where a reader of the change feed stands: after `index` changes of the run `runId` of transaction `xid`. */
 export interface ChangePosition {
   xid: string;
@@ -49,7 +85,7 @@ export interface ChangePosition {
   index: number;
 }
 
-export type ChangeAction = 'created' | 'updated' | 'reactivated' | 'deactivated';
+export type ChangeAction = 'created' | 'updated' | 'reactivated' | 'deactivated' | StockEvent;
 
 export interface DirectoryChange {
   product_id: string;
@@ -66,7 +102,8 @@ const RUNS_PER_READ = 20;
  * Up to `limit` changes after `after` (from the first when null), in the order of the transactions that made them,
  * and the position after the last one (where the next read starts, `after` itself when there is nothing new). Only
  * runs of transactions older than every transaction still running are read, so that a run committed later always
- * comes after a position already handed out; unchanged products and suspended hosts' runs are left out.
+ * comes after a position already handed out; unchanged products and suspended hosts' runs are left out. A run's
+ * sell-outs and restocks follow its other changes, in product id order.
  */
 export async function changesAfter(
   db: Queryable,
@@ -78,7 +115,7 @@ export async function changesAfter(
   for (;;) {
     // The runs first, then a row per piece of their actions.
     const { rows } = await db.query(
-      `SELECT runs.xid, runs.id, runs.applied_at, runs.slug, ${RUN_ACTIONS_COLUMN}
+      `SELECT runs.xid, runs.id, runs.host_id::text AS host_id, runs.applied_at, runs.slug, ${RUN_ACTIONS_COLUMN}
        FROM (SELECT r.change_xid, r.change_xid::text AS xid, r.host_id, r.id, r.applied_at, r.actions, h.slug
              FROM sync_runs r JOIN hosts h ON h.id = r.host_id
              WHERE NOT r.dry_run AND r.created + r.updated + r.reactivated + r.deactivated > 0
@@ -92,6 +129,7 @@ export async function changesAfter(
       [position?.xid ?? null, position?.runId ?? ''],
     );
     const runs = piecesByRun(rows);
+    const stockEvents = await stockEventsOf(db, runs);
     for (const row of runs) {
       const runId = String(row.id);
       const xid = String(row.xid);
@@ -101,6 +139,7 @@ export async function changesAfter(
           .filter((p) => p.action !== 'unchanged')
           .map((p) => ({ id: p.id, action: p.action as ChangeAction })),
         ...actions.deactivated.map((d) => ({ id: d.id, action: 'deactivated' as const })),
+        ...(stockEvents.get(runId) ?? []),
       ];
       const start = position && position.xid === xid && position.runId === runId ? position.index : 0;
       for (let k = start; k < entries.length; k++) {
@@ -119,6 +158,28 @@ export async function changesAfter(
     }
     if (runs.length < RUNS_PER_READ) return { changes, next: position, more: false };
   }
+}
+
+/** The sell-outs and restocks of each of the runs, by run id, in product id order. */
+async function stockEventsOf(
+  db: Queryable,
+  runs: readonly Record<string, unknown>[],
+): Promise<Map<string, { id: string; action: StockEvent }[]>> {
+  const byRun = new Map<string, { id: string; action: StockEvent }[]>();
+  if (runs.length === 0) return byRun;
+  const { rows } = await db.query<{ sync_id: string; product_id: string; event: StockEvent }>(
+    `SELECT e.sync_id, e.product_id, e.event
+     FROM unnest($1::bigint[], $2::text[]) AS r(host_id, sync_id)
+       JOIN stock_changes e ON e.host_id = r.host_id AND e.sync_id = r.sync_id
+     ORDER BY e.sync_id, e.product_id`,
+    [runs.map((run) => String(run.host_id)), runs.map((run) => String(run.id))],
+  );
+  for (const row of rows) {
+    const events = byRun.get(row.sync_id) ?? [];
+    events.push({ id: row.product_id, action: row.event });
+    byRun.set(row.sync_id, events);
+  }
+  return byRun;
 }
 
 /** Rows of runs, one per piece of their actions (in order), as one row per run with its pieces. */

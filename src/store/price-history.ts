@@ -1,6 +1,7 @@
 // Price history: the prices a product had before each change a sync made to them. A product's current prices are its
 // own row; this table keeps the earlier ones, each with the span it was in effect. store/sync.ts writes them with the
-// statement that writes the changed products; nothing is written for created or unchanged products.
+// statement that writes the changed products; nothing is written for created or unchanged products. The same statement
+// keeps the plans that sell out or come back (stock_changes, migration 060).
 import type { PricingTier } from '../catalog/types.js';
 import type { Queryable } from './db.js';
 import { iso, jsonOrNull, numberOrNull } from './rows.js';
@@ -16,7 +17,8 @@ const REPRICED = (p: string, x: string) =>
 /**
  * The statement that writes changed (updated or reactivated) products from the rows of `source` (a SELECT of
  * external_id, the content columns and fingerprint) and, in the same statement, keeps the prices each
- * replaces when they differ, forgetting a product's changes beyond PRICE_HISTORY_MAX_CHANGES. `overwrite` is the SET
+ * replaces when they differ, forgetting a product's changes beyond PRICE_HISTORY_MAX_CHANGES, and each sell-out (stock
+ * becoming 0) and restock (stock leaving 0, to units left or to not tracked). `overwrite` is the SET
  * list of a changed product; `host` and `sync` are the parameters of the host's id and the sync's id.
  */
 export function changedWithHistory(source: string, overwrite: string, host: string, sync: string): string {
@@ -26,7 +28,12 @@ export function changedWithHistory(source: string, overwrite: string, host: stri
     FROM x JOIN products o ON o.host_id = ${host} AND o.external_id = x.external_id
     WHERE p.host_id = ${host} AND p.external_id = x.external_id
     RETURNING p.id, ${REPRICED('o', 'x')} AS repriced, coalesce(o.prices_since, o.created_at) AS valid_from, o.price, o.currency,
-      o.setup_fee, o.pricing_tiers, o.monthly_price, p.monthly_price AS new_monthly_price, p.currency AS new_currency),
+      o.setup_fee, o.pricing_tiers, o.monthly_price, p.monthly_price AS new_monthly_price, p.currency AS new_currency,
+      coalesce(o.stock = 0, false) AS was_sold_out, p.stock AS new_stock),
+  stocked AS (
+    INSERT INTO stock_changes (host_id, product_id, sync_id, changed_at, event, stock)
+    SELECT ${host}, id, ${sync}, now(), CASE WHEN was_sold_out THEN 'restocked' ELSE 'sold_out' END, new_stock
+    FROM written WHERE was_sold_out <> coalesce(new_stock = 0, false)),
   kept AS (
     INSERT INTO price_history (host_id, product_id, replaced_at, sync_id, valid_from, price, currency, setup_fee, pricing_tiers,
       monthly_price, new_monthly_price, new_currency)

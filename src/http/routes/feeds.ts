@@ -1,5 +1,5 @@
-// What a visitor or a program can subscribe to or take away: an Atom feed of every search (new plans and price drops
-// matching it), a CSV export of its results streamed page by page, and the change feed of the whole directory.
+// What a visitor or a program can subscribe to or take away: an Atom feed of every search (new plans, price drops,
+// sell-outs and restocks matching it), a CSV export of its results streamed page by page, and the change feed of the whole directory.
 import { Readable } from 'node:stream';
 import { createHash } from 'node:crypto';
 import { Type, type Static } from '@sinclair/typebox';
@@ -14,7 +14,9 @@ import {
   directoryVersion,
   listedProductsById,
   recentPriceDrops,
+  recentStockChanges,
   type ChangePosition,
+  type StockChange,
 } from '../../store/feeds.js';
 import { dayBefore, freshnessOf } from '../../store/freshness.js';
 import { ATOM_TYPE, buildAtom, type AtomEntry } from '../../web/atom.js';
@@ -34,7 +36,7 @@ type FeedQuery = Static<typeof FeedQuery>;
 const ExportQuery = Type.Omit(ProductSearchQuery, ['cursor', 'limit']);
 type ExportQuery = Static<typeof ExportQuery>;
 
-/** Entries of an Atom feed: the newest new plans and price drops together. */
+/** Entries of an Atom feed: the newest new plans, price drops, sell-outs and restocks together. */
 const FEED_ENTRIES = 50;
 /** Products read per query while an export streams. */
 const EXPORT_PAGE = 500;
@@ -56,12 +58,21 @@ const ChangesPage = Type.Object(
       Type.Object(
         {
           product_id: Type.String({ pattern: idPattern('prd') }),
-          action: Type.Union([
-            Type.Literal('created'),
-            Type.Literal('updated'),
-            Type.Literal('reactivated'),
-            Type.Literal('deactivated'),
-          ]),
+          action: Type.Union(
+            [
+              Type.Literal('created'),
+              Type.Literal('updated'),
+              Type.Literal('reactivated'),
+              Type.Literal('deactivated'),
+              Type.Literal('sold_out'),
+              Type.Literal('restocked'),
+            ],
+            {
+              description:
+                "sold_out: its stock became 0; restocked: its stock left 0 (both after the run's other changes, " +
+                'which also name the product as updated or reactivated)',
+            },
+          ),
           host: Type.String({ description: "the host's slug" }),
           sync_id: Type.String({ pattern: idPattern('syn'), description: 'the sync that made the change' }),
           at: Type.String({ format: 'date-time', description: 'when that sync was applied' }),
@@ -145,6 +156,23 @@ function newPlanEntry(product: ListedProduct, base: string): AtomEntry {
   };
 }
 
+function stockEntry(change: StockChange, base: string): AtomEntry {
+  const { product } = change;
+  const back = change.event === 'restocked';
+  const left = product.stock !== null && product.stock > 0 ? ` (${product.stock} left)` : '';
+  return {
+    id: `tag:hostdir,2026:${product.id}/${change.event}/${change.sync_id}`,
+    title: `${back ? 'Back in stock' : 'Sold out'}: ${product.name} by ${product.host.name}`,
+    updated: change.at,
+    published: change.at,
+    link: `${base}/products/${encodeURIComponent(product.id)}`,
+    summary: back
+      ? `${product.name} by ${product.host.name} can be ordered again${left}.`
+      : `${product.host.name} has sold out of ${product.name}.`,
+    categories: [{ term: product.category }],
+  };
+}
+
 /** The ETag of a streamed answer: of what it is made from, since its bytes are not known before they are sent. */
 function streamEtag(parts: string[]): string {
   return `W/"${createHash('sha256').update(parts.join('\n')).digest('base64url').slice(0, 27)}"`;
@@ -173,6 +201,7 @@ const CSV_HEADER = [
   'confirmed_at',
   'stale',
   'updated_at',
+  'stock',
 ];
 
 function csvRow(product: ListedProduct, base: string): string {
@@ -193,6 +222,7 @@ function csvRow(product: ListedProduct, base: string): string {
     csvText(product.confirmed_at),
     product.stale ? 'true' : 'false',
     csvText(product.updated_at),
+    csvNumber(product.stock),
   ]);
 }
 
@@ -205,7 +235,8 @@ export const feedRoutes: FastifyPluginAsync<AppContext> = async (app, context) =
       schema: {
         tags: TAGS,
         operationId: 'getDirectoryFeed',
-        summary: 'Atom feed of a search: its newest plans and price drops (same filters as /directory/products)',
+        summary:
+          'Atom feed of a search: its newest plans, price drops, sell-outs and restocks (same filters as /directory/products)',
         querystring: FeedQuery,
         response: {
           200: { description: 'an Atom 1.0 feed', content: { 'application/atom+xml': { schema: Type.String() } } },
@@ -218,9 +249,10 @@ export const feedRoutes: FastifyPluginAsync<AppContext> = async (app, context) =
         { ...request.query, sort: 'newest', limit: FEED_ENTRIES },
         { staleAfterDays },
       );
-      const [plans, drops, categories] = await Promise.all([
+      const [plans, drops, stock, categories] = await Promise.all([
         searchProducts(context.directory, search),
         recentPriceDrops(context.directory, search),
+        recentStockChanges(context.directory, search),
         listCategories(context.directory),
       ]);
       const label = new Map(categories.map((category) => [category.slug, category.label]));
@@ -235,6 +267,7 @@ export const feedRoutes: FastifyPluginAsync<AppContext> = async (app, context) =
           summary: `${drop.product.host.name} lowered the monthly price of ${drop.product.name} from ${formatPrice(drop.previous_monthly_price, drop.product.currency)} to ${formatPrice(drop.monthly_price, drop.product.currency)}.`,
           categories: [{ term: drop.product.category }],
         })),
+        ...stock.map((change) => stockEntry(change, base)),
       ]
         .sort((a, b) => (a.updated < b.updated ? 1 : a.updated > b.updated ? -1 : a.id < b.id ? -1 : 1))
         .slice(0, FEED_ENTRIES)
@@ -245,8 +278,9 @@ export const feedRoutes: FastifyPluginAsync<AppContext> = async (app, context) =
       const query = filterQuery(request.query);
       const atom = buildAtom({
         id: `tag:hostdir,2026:feed${query}`,
-        title: `hostdir: new plans and price drops${request.query.q ? ` for “${request.query.q}”` : ''}`,
-        subtitle: 'New hosting plans and lower monthly prices, as the providers’ billing systems synced them',
+        title: `hostdir: new plans, price drops and stock${request.query.q ? ` for “${request.query.q}”` : ''}`,
+        subtitle:
+          'New hosting plans, lower monthly prices, sell-outs and restocks, as the providers’ billing systems synced them',
         // An empty feed names a fixed moment, so that it reads the same until something arrives.
         updated: entries[0]?.updated ?? '1970-01-01T00:00:00.000Z',
         author: 'hostdir',
