@@ -1,5 +1,6 @@
 // What a visitor or a program can subscribe to or take away: an Atom feed of every search (new plans, price drops,
-// sell-outs and restocks matching it), a CSV export of its results streamed page by page, and the change feed of the whole directory.
+// sell-outs and restocks matching it), a CSV export of its results streamed page by page, and the change feed of the
+// whole directory.
 import { Readable } from 'node:stream';
 import { createHash } from 'node:crypto';
 import { Type, type Static } from '@sinclair/typebox';

@@ -43,9 +43,9 @@ export async function searchProducts(
     ...version.read,
   });
 
-  // Plans that can be bought (or whose stock is not tracked) first, then, unless in_stock leaves them out, the sold-out
-  // ones: two segments, each in the sort's order, the first walked in the sort indexes (skipping the few sold-out rows),
-  // the second in the small indexes of sold-out plans alone (migration 060).
+  // Plans that can be bought (or whose stock is not tracked) first, then, unless in_stock leaves them out, the
+  // sold-out ones: two segments, each in the sort's order, the first walked in the sort indexes (skipping the few
+  // sold-out rows), the second in the small indexes of sold-out plans alone (migration 061).
   const inSoldOut = search.after?.soldOut === true;
   let available: Segment = { rows: [], more: false };
   if (!inSoldOut) {
