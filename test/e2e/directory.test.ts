@@ -352,6 +352,8 @@ describe.each(STORES)('public directory API (%s store)', (store) => {
         'cost',
         'converted',
         'price_per',
+        'stock',
+        'available',
       ].sort(),
     );
     expect(shown).toMatchObject({
