@@ -21,6 +21,7 @@ const DISTRIBUTED = [
   'idempotency_keys',
   'price_history',
   'products',
+  'stock_changes',
   'sync_receipt_pieces',
   'sync_receipts',
   'sync_refusal_reports',
