@@ -35,6 +35,11 @@ export const WATCH_EVENT_KINDS = {
     line: (event: WatchEvent) =>
       `${productName(event)} costs less: ${eur(event.previous_base_monthly_price)} → ${eur(event.base_monthly_price)} a month (in EUR)${priceText(event)}`,
   },
+  back_in_stock: {
+    type: 'product.back_in_stock',
+    heading: 'Back in stock',
+    line: (event: WatchEvent) => `${productName(event)} can be ordered again${priceText(event)}`,
+  },
 } as const satisfies Record<string, { type: string; heading: string; line: (event: WatchEvent) => string }>;
 
 export type WatchEventKind = keyof typeof WATCH_EVENT_KINDS;

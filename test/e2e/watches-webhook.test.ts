@@ -131,6 +131,43 @@ describe.each(STORES)('webhook watches (%s store)', (store) => {
     expect((await call(server, 'GET', `/api/v1/watches/${created.body.token}`)).status).toBe(404);
   });
 
+  it('tells a watched plan that comes back in stock, and nothing of its stock merely changing', async () => {
+    const sync = async (stock: number | null) =>
+      expect(
+        (
+          await call(server, 'POST', '/api/v1/sync/products', {
+            token: host.key,
+            json: { products: [eur('a', { price: 15, stock })] },
+          })
+        ).status,
+      ).toBe(200);
+    await sync(0);
+    const listed = await call(server, 'GET', `/api/v1/directory/products?host=${host.slug}&include_stale=1`);
+    const productId = listed.body.products[0].id as string;
+    const created = await call(server, 'POST', '/api/v1/watches', {
+      json: { webhook_url: hookUrl, product_id: productId },
+    });
+    expect(created.status).toBe(201);
+    const secret = created.body.webhook_secret as string;
+    const before = receiver.deliveries.length;
+    await sync(4);
+    await receiver.count(before + 1);
+    const delivery = receiver.deliveries[before]!;
+    const verified = new Webhook(secret).verify(delivery.body, delivery.headers as Record<string, string>) as {
+      type: string;
+      data: Record<string, unknown>;
+    };
+    expect(verified.type).toBe('product.back_in_stock');
+    expect(verified.data).toMatchObject({ product_id: productId, base_monthly_price: 15 });
+    // Fewer units left, or sold out again: no event.
+    await sync(2);
+    await sync(0);
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(receiver.deliveries).toHaveLength(before + 1);
+    expect((await call(server, 'DELETE', `/api/v1/watches/${created.body.token}`)).status).toBe(204);
+    await sync(null);
+  });
+
   it('tells a search of a plan changed into matching it, and of new words only the watches with words', async () => {
     const watch = async (search: string) => {
       const created = await call(server, 'POST', '/api/v1/watches', { json: { webhook_url: hookUrl, search } });

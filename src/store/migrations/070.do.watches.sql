@@ -103,7 +103,8 @@ END
 $$;
 
 -- Changed products (by a sync: the content's fingerprint changed, or a product listed again): a watch is told of a
--- product that meets it now and did not before, or whose price is lower than before (in EUR; as sent, in the same
+-- product that meets it now and did not before, that was sold out and can be bought again (its stock from 0 to more,
+-- or no longer tracked), or whose price is lower than before (in EUR; as sent, in the same
 -- currency, when either has no EUR price). A rates import or the deriving of specs again changes no fingerprint and
 -- tells no one. Only products changed in what a watch looks at are matched: listed again, cheaper, or another
 -- category, currency, place, feature or spec; those whose words alone changed (a new description) only with the
@@ -119,7 +120,7 @@ BEGIN
   END IF;
   -- every watch, for the products changed in more than their words
   INSERT INTO watch_events (watch_id, kind, host_id, product_id, previous_base_price, base_price, monthly_price, currency)
-  SELECT w.id, CASE WHEN met_before THEN 'price_dropped' ELSE 'matched' END,
+  SELECT w.id, CASE WHEN NOT met_before THEN 'matched' WHEN d.cheaper THEN 'price_dropped' ELSE 'back_in_stock' END,
          n.host_id, n.id, o.base_monthly_price, n.base_monthly_price, n.monthly_price, n.currency
   FROM products_before o
     JOIN products n ON n.host_id = o.host_id AND n.external_id = o.external_id
@@ -127,7 +128,8 @@ BEGIN
     CROSS JOIN LATERAL (SELECT coalesce(n.base_monthly_price < o.base_monthly_price
         OR ((n.base_monthly_price IS NULL OR o.base_monthly_price IS NULL)
             AND n.currency = o.currency AND n.monthly_price < o.monthly_price), false) AS cheaper) d
-    CROSS JOIN LATERAL (SELECT NOT d.cheaper AND o.status = 'active' AND n.category = o.category
+    CROSS JOIN LATERAL (SELECT coalesce(o.stock = 0 AND (n.stock IS NULL OR n.stock > 0), false) AS restocked) s
+    CROSS JOIN LATERAL (SELECT NOT d.cheaper AND NOT s.restocked AND o.status = 'active' AND n.category = o.category
         AND n.currency = o.currency AND n.facets IS NOT DISTINCT FROM o.facets
         AND n.spec_values IS NOT DISTINCT FROM o.spec_values AS reworded_only) r
     CROSS JOIN LATERAL watch_keys(n.id, n.category, n.facets) k (key)
@@ -154,10 +156,10 @@ BEGIN
     AND (w.currency IS NULL OR w.currency = n.currency)
     AND (w.max_monthly_price IS NULL OR n.monthly_price <= w.max_monthly_price)
     AND (w.max_base_price IS NULL OR n.base_monthly_price <= w.max_base_price)
-    AND (NOT met_before OR d.cheaper);
+    AND (NOT met_before OR d.cheaper OR s.restocked);
   -- the watches with words, for the products whose words alone changed
   INSERT INTO watch_events (watch_id, kind, host_id, product_id, previous_base_price, base_price, monthly_price, currency)
-  SELECT w.id, CASE WHEN met_before THEN 'price_dropped' ELSE 'matched' END,
+  SELECT w.id, CASE WHEN NOT met_before THEN 'matched' WHEN d.cheaper THEN 'price_dropped' ELSE 'back_in_stock' END,
          n.host_id, n.id, o.base_monthly_price, n.base_monthly_price, n.monthly_price, n.currency
   FROM products_before o
     JOIN products n ON n.host_id = o.host_id AND n.external_id = o.external_id
@@ -165,7 +167,8 @@ BEGIN
     CROSS JOIN LATERAL (SELECT coalesce(n.base_monthly_price < o.base_monthly_price
         OR ((n.base_monthly_price IS NULL OR o.base_monthly_price IS NULL)
             AND n.currency = o.currency AND n.monthly_price < o.monthly_price), false) AS cheaper) d
-    CROSS JOIN LATERAL (SELECT NOT d.cheaper AND o.status = 'active' AND n.category = o.category
+    CROSS JOIN LATERAL (SELECT coalesce(o.stock = 0 AND (n.stock IS NULL OR n.stock > 0), false) AS restocked) s
+    CROSS JOIN LATERAL (SELECT NOT d.cheaper AND NOT s.restocked AND o.status = 'active' AND n.category = o.category
         AND n.currency = o.currency AND n.facets IS NOT DISTINCT FROM o.facets
         AND n.spec_values IS NOT DISTINCT FROM o.spec_values AS reworded_only) r
     CROSS JOIN LATERAL watch_keys(n.id, n.category, n.facets) k (key)
@@ -192,7 +195,7 @@ BEGIN
     AND (w.currency IS NULL OR w.currency = n.currency)
     AND (w.max_monthly_price IS NULL OR n.monthly_price <= w.max_monthly_price)
     AND (w.max_base_price IS NULL OR n.base_monthly_price <= w.max_base_price)
-    AND (NOT met_before OR d.cheaper);
+    AND (NOT met_before OR d.cheaper OR s.restocked);
   RETURN NULL;
 END
 $$;
