@@ -171,9 +171,14 @@ CREATE FUNCTION match_watch_changes(batch integer) RETURNS integer LANGUAGE sql 
           AND n.category = o.category AND n.currency = o.currency AND n.facets IS NOT DISTINCT FROM o.facets
           AND n.spec_values IS NOT DISTINCT FROM o.spec_values AS reworded_only) r
       CROSS JOIN LATERAL watch_keys(n.id, n.category, n.facets) k (key)
-      -- the products whose words alone changed only with the watches that have words
-      JOIN watches w ON w.match_key = k.key AND w.confirmed_at IS NOT NULL AND w.disabled_at IS NULL
-        AND (NOT r.reworded_only OR w.words IS NOT NULL)
+      -- each bucket's live watches (an index probe); the products whose words alone changed only with those with words
+      CROSS JOIN LATERAL (
+        SELECT * FROM watches w
+        WHERE w.match_key = k.key AND w.confirmed_at IS NOT NULL AND w.disabled_at IS NULL AND NOT r.reworded_only
+        UNION ALL
+        SELECT * FROM watches w
+        WHERE w.match_key = k.key AND w.confirmed_at IS NOT NULL AND w.disabled_at IS NULL AND w.words IS NOT NULL
+          AND r.reworded_only) w
       CROSS JOIN LATERAL (SELECT NOT o.created AND coalesce(o.status = 'active'
         AND (w.product_id IS NULL OR w.product_id = n.id)
         AND (w.category IS NULL OR w.category = o.category)
