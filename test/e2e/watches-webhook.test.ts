@@ -372,5 +372,15 @@ describeOnPostgres('watch matching out of the sync (postgres store)', () => {
     expect(await count('watch_changes')).toBe(1);
     expect(await server.sql('SELECT match_watch_changes(1000) AS n')).toEqual([{ n: 1 }]);
     expect(await count('watch_events')).toBe(2);
+    // A watch confirmed after a sync is told nothing of it; the watch before is.
+    await syncPrice(9);
+    const late = await call(server, 'POST', '/api/v1/watches', {
+      json: { webhook_url: 'http://127.0.0.1:9/hook', search: 'category=vps_cloud' },
+    });
+    expect(late.status).toBe(201);
+    expect(await server.sql('SELECT match_watch_changes(1000) AS n')).toEqual([{ n: 1 }]);
+    expect(await server.sql('SELECT watch_id, kind FROM watch_events WHERE base_price = 9')).toEqual([
+      { watch_id: created.body.watch.id, kind: 'price_dropped' },
+    ]);
   });
 });

@@ -84,7 +84,7 @@ CREATE TABLE watch_changes (
   host_id            bigint NOT NULL,
   external_id        text NOT NULL,
   created            boolean NOT NULL,
-  changed_at         timestamptz NOT NULL DEFAULT now(),
+  changed_at         timestamptz NOT NULL DEFAULT statement_timestamp(),
   status             text,
   category           text,
   facets             jsonb,
@@ -147,7 +147,8 @@ CREATE TRIGGER products_tell_watches_changed AFTER UPDATE ON products
 -- longer tracked: 'back_in_stock'). Only products changed in what a watch looks at are matched with every watch:
 -- created, listed again, cheaper, back in stock, or another category, currency, place, feature or spec; those whose
 -- words alone changed (a new description) only with the watches that have words. A dearer price never makes a
--- product meet a watch (its limits are maxima). A product no longer listed, or its provider's, tells no one.
+-- product meet a watch (its limits are maxima). A product no longer listed, or its provider's, tells no one, and a
+-- watch is told nothing a sync changed before it was confirmed.
 CREATE FUNCTION match_watch_changes(batch integer) RETURNS integer LANGUAGE sql AS $$
   WITH claimed AS (
     DELETE FROM watch_changes
@@ -189,7 +190,9 @@ CREATE FUNCTION match_watch_changes(batch integer) RETURNS integer LANGUAGE sql 
         AND (w.currency IS NULL OR w.currency = o.currency)
         AND (w.max_monthly_price IS NULL OR o.monthly_price <= w.max_monthly_price)
         AND (w.max_base_price IS NULL OR o.base_monthly_price <= w.max_base_price), false) AS met_before) b
-    WHERE (o.created OR o.status <> 'active' OR n.fingerprint IS DISTINCT FROM o.fingerprint)
+    -- a watch is told only of what changed once it was confirmed
+    WHERE w.confirmed_at <= o.changed_at
+      AND (o.created OR o.status <> 'active' OR n.fingerprint IS DISTINCT FROM o.fingerprint)
       AND (NOT r.reworded_only OR n.search_text IS DISTINCT FROM o.search_text)
       AND n.status = 'active'
       AND (w.product_id IS NULL OR w.product_id = n.id)
