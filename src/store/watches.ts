@@ -1,6 +1,7 @@
 // Watches and their events: stored, confirmed, read and deleted; the claims by which whichever process is free
 // delivers what is due (rows taken with FOR UPDATE SKIP LOCKED and leased, so that a process that dies mid-delivery
-// leaves them to another once the lease ends). The events themselves are written by migration 070's triggers.
+// leaves them to another once the lease ends). The events themselves are written by matching the products syncs
+// noted (migration 070: its triggers note, match_watch_changes matches).
 import type { WatchFilters } from '../watches/filters.js';
 import type { WatchEvent, WatchEventKind } from '../watches/events.js';
 import type { Queryable } from './db.js';
@@ -152,6 +153,16 @@ export async function deleteUnconfirmedWatches(db: Queryable): Promise<number> {
      DELETE FROM watches WHERE confirmed_at IS NULL AND confirm_expires_at <= now() RETURNING id`,
   );
   return rows.length;
+}
+
+/**
+ * Matches the oldest `limit` products that syncs noted as created or changed with the watches, writing their events
+ * (migration 070's match_watch_changes, one statement: notes held by another process are skipped, and a failure leaves
+ * them for the next round). Returns how many notes it took: `limit` when more may be waiting.
+ */
+export async function matchWatchChanges(db: Queryable, limit: number): Promise<number> {
+  const { rows } = await db.query('SELECT match_watch_changes($1) AS claimed', [limit]);
+  return Number(rows[0]!.claimed);
 }
 
 const EVENT_COLUMNS = `e.id AS event_id, e.kind, e.product_id, e.occurred_at, e.monthly_price::float8 AS monthly_price,

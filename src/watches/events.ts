@@ -1,5 +1,5 @@
 // What a watch is told: the kinds of event (one row each: adding a kind is a row here and its branch in the
-// triggers' SQL), the digest mail that gathers them and the webhook's JSON.
+// matching's SQL, migration 070's match_watch_changes), the digest mail that gathers them and the webhook's JSON.
 import { manageToken } from './tokens.js';
 
 export interface WatchEvent {

@@ -1,5 +1,5 @@
 // What a watched search keeps of its filters: columns that one SQL statement compares with a sync's changed
-// products (migration 070's triggers), read from the search the directory's own parser made of the query.
+// products (migration 070's match_watch_changes), read from the search the directory's own parser made of the query.
 import { searchTerms, termQuery } from '../catalog/search-terms.js';
 import { facetsOf } from '../store/directory/conditions.js';
 import type { ProductSearch } from '../store/directory/search.js';

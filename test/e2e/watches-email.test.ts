@@ -185,9 +185,14 @@ describe.each(STORES)('email watches (%s store)', (store: StoreKind) => {
     const unsubscribe = linkIn(digest.text, '/watches/unsubscribe');
     expect(digest.headers.get('list-unsubscribe')).toMatch(new RegExp(`^<${unsubscribe.replace(/[?.]/g, '\\$&')}>`));
     expect(digest.headers.get('list-unsubscribe-post')).toBe('List-Unsubscribe=One-Click');
-    // A second drop within the hour is gathered for the next message, not mailed now.
+    // A second drop within the hour is gathered for the next message, not mailed now (its event is written by the
+    // delivery loop's next round).
     expect((await syncCatalogue({ large: { price: 25 } })).status).toBe(200);
-    await expect.poll(async () => (await call(server, 'GET', `/api/v1/watches/${token}`)).body.pending_events).toBe(1);
+    await expect
+      .poll(async () => (await call(server, 'GET', `/api/v1/watches/${token}`)).body.pending_events, {
+        timeout: 15_000,
+      })
+      .toBe(1);
     expect(sink.to(email)).toHaveLength(2);
     // A GET of the link shows the button and unsubscribes nothing; the mail program's POST unsubscribes.
     const page = await fetch(unsubscribe);

@@ -1,9 +1,11 @@
 // Webhook watches end to end: deliveries to a local receiver (allowed by ALLOW_PRIVATE_TARGETS on that server),
 // signed per Standard Webhooks and verified by the standardwebhooks package's own Webhook.verify; an acknowledged
 // event never sent again, even with two processes delivering from one database; a receiver failing for a day turns
-// the watch off with the reason shown; private targets refused with 422 where the operator has not allowed them.
+// the watch off with the reason shown; private targets refused with 422 where the operator has not allowed them; a
+// sync only notes what it changed, and the matching, out of its transaction, loses nothing when it fails midway.
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import pg from 'pg';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, onboard, product, type Onboarded } from '../support/api.js';
@@ -291,5 +293,94 @@ describeOnPostgres('webhook watches delivered by two processes, and turned off a
       .toBe('disabled');
     const watch = await call(first, 'GET', `/api/v1/watches/${token}`);
     expect(watch.body.disabled_reason).toBe('deliveries failed for a day; the last: the receiver answered 500');
+  });
+});
+
+describeOnPostgres('watch matching out of the sync (postgres store)', () => {
+  let server: ServerUnderTest;
+  let host: Onboarded;
+  const count = async (table: string) =>
+    (await server.sql<{ n: number }>(`SELECT count(*)::int AS n FROM ${table}`))[0]!.n;
+  const syncPrice = async (price: number) =>
+    expect(
+      (
+        await call(server, 'POST', '/api/v1/sync/products', {
+          token: host.key,
+          json: { products: [eur('m', { price, name: 'Matched plan' })] },
+        })
+      ).status,
+    ).toBe(200);
+
+  beforeAll(async () => {
+    // The delivery loop runs its first round at the start and then not for an hour: the test matches by hand.
+    server = await startInProcessServer('postgres', {
+      env: { SYNC_MAX_PER_WINDOW: '100', ALLOW_PRIVATE_TARGETS: '1' },
+      config: { watchPollMs: 3_600_000 },
+    });
+    host = await onboard(server, 'Noted Hosting');
+  });
+
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  it('notes in the sync, matches in batches, and keeps the notes of a matching that failed', async () => {
+    const created = await call(server, 'POST', '/api/v1/watches', {
+      json: { webhook_url: 'http://127.0.0.1:9/hook', search: 'category=vps_cloud&display_currency=EUR&max_price=30' },
+    });
+    expect(created.status).toBe(201);
+    await syncPrice(20);
+    // The sync wrote a note of its new plan, and no event: the matching is not the sync's.
+    expect(await count('watch_changes')).toBe(1);
+    expect(await count('watch_events')).toBe(0);
+    // A matching that fails before its end (here: rolled back) leaves the note to the next.
+    const client = new pg.Client({ connectionString: server.databaseUrl! });
+    await client.connect();
+    try {
+      await client.query('BEGIN');
+      expect((await client.query('SELECT match_watch_changes(1000) AS n')).rows).toEqual([{ n: 1 }]);
+      expect((await client.query('SELECT kind FROM watch_events')).rows).toEqual([{ kind: 'matched' }]);
+      await client.query('ROLLBACK');
+    } finally {
+      await client.end();
+    }
+    expect(await count('watch_changes')).toBe(1);
+    expect(await count('watch_events')).toBe(0);
+    expect(await server.sql('SELECT match_watch_changes(1000) AS n')).toEqual([{ n: 1 }]);
+    expect(await server.sql('SELECT match_watch_changes(1000) AS n')).toEqual([{ n: 0 }]);
+    expect(await server.sql('SELECT kind, base_price::float8 AS price FROM watch_events')).toEqual([
+      { kind: 'matched', price: 20 },
+    ]);
+    // Two syncs before the next round: one event, from the price before the first to the price now.
+    await syncPrice(15);
+    await syncPrice(10);
+    expect(await count('watch_changes')).toBe(2);
+    expect(await server.sql('SELECT match_watch_changes(1000) AS n')).toEqual([{ n: 2 }]);
+    expect(
+      await server.sql(
+        `SELECT kind, previous_base_price::float8 AS previous, base_price::float8 AS price FROM watch_events
+         ORDER BY occurred_at`,
+      ),
+    ).toEqual([
+      { kind: 'matched', previous: null, price: 20 },
+      { kind: 'price_dropped', previous: 20, price: 10 },
+    ]);
+    expect(await count('watch_changes')).toBe(0);
+    // A dearer price, or the same content sent again, notes a change but tells no one; an unchanged sync notes nothing.
+    await syncPrice(12);
+    await syncPrice(12);
+    expect(await count('watch_changes')).toBe(1);
+    expect(await server.sql('SELECT match_watch_changes(1000) AS n')).toEqual([{ n: 1 }]);
+    expect(await count('watch_events')).toBe(2);
+    // A watch confirmed after a sync is told nothing of it; the watch before is.
+    await syncPrice(9);
+    const late = await call(server, 'POST', '/api/v1/watches', {
+      json: { webhook_url: 'http://127.0.0.1:9/hook', search: 'category=vps_cloud' },
+    });
+    expect(late.status).toBe(201);
+    expect(await server.sql('SELECT match_watch_changes(1000) AS n')).toEqual([{ n: 1 }]);
+    expect(await server.sql('SELECT watch_id, kind FROM watch_events WHERE base_price = 9')).toEqual([
+      { watch_id: created.body.watch.id, kind: 'price_dropped' },
+    ]);
   });
 });

@@ -45,8 +45,9 @@ const REFERENCE = [
   'host_people',
   'person_links',
   'person_sessions',
-  // visitors' watches and their undelivered events: not a host's; the products' triggers read and write them on the
-  // node of the host's shard
+  // visitors' watches, the products' changes noted for them and their undelivered events: not a host's; the products'
+  // triggers write the notes on the node of the host's shard, the delivery loop matches them with the watches
+  'watch_changes',
   'watch_events',
   'watches',
 ];
