@@ -13,7 +13,7 @@
 //   node bench/watches.mjs --write    … and writes the run's table into docs/performance.md
 //
 // PostgreSQL: the server of TEST_DATABASE_URL, else postgres://postgres@127.0.0.1:5432; the database
-// hostdir_bench_watches is made afresh and dropped at the end.
+// hostdir_bench_watches (hostdir_bench_watches_smoke with --smoke) is made afresh and dropped at the end.
 import { databaseUrlOf, withClient, writeLastRun } from './support.mjs';
 import { migrate } from '../dist/store/migrate.js';
 import { PostgresDatabase } from '../dist/store/postgres.js';
@@ -28,7 +28,8 @@ const ROUNDS = SMOKE ? 1 : 3;
 /** What noting 10 000 changed products for the watches may add to their sync, whatever the number of watches. */
 const TARGET_MS = 500;
 const SERVER_URL = new URL(process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
-const DATABASE = 'hostdir_bench_watches';
+// The smoke run (which the test suite runs) has a database of its own, so that it never meets a full run's.
+const DATABASE = SMOKE ? 'hostdir_bench_watches_smoke' : 'hostdir_bench_watches';
 const databaseUrl = databaseUrlOf(SERVER_URL, DATABASE);
 const log = (message) => process.stderr.write(`${new Date().toISOString().slice(11, 19)} ${message}\n`);
 
