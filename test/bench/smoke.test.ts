@@ -53,7 +53,12 @@ describe('benchmark smoke run', () => {
     const { code, stdout, stderr } = await runBench(['--smoke', '--json']);
     expect(code, stderr).toBe(0);
     const lines = stdout.trim().split('\n');
-    const results = lines.slice(-2).map((line) => JSON.parse(line));
+    const json = lines.filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as Record<string, any>);
+    // One line per store, PostgreSQL last; then the watches' matching (bench/watches.mjs), on PostgreSQL.
+    const results = json.filter((line) => 'store' in line);
+    const watches = json.filter((line) => 'watches' in line);
+    expect(watches).toHaveLength(1);
+    expect(watches[0]).toMatchObject({ products: 1_000, watches: 10_000 });
     expect(results.map((r) => r.store)).toEqual(['embedded', 'postgres']);
     for (const result of results) {
       expect(Object.keys(result).sort()).toEqual([...FIGURES, 'machine', 'store'].sort());
