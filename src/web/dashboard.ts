@@ -1,16 +1,18 @@
 // A provider's dashboard: where it stands, its keys, its syncs, its profile, the preview of its listing, its people
 // and its audit record. Every form carries its CSRF token; nothing needs script.
-import { countryName, expandOrderUrl } from '../catalog/host-profile.js';
+import { countryName } from '../catalog/host-profile.js';
 import type { ApiKey, IssuedApiKey } from '../store/api-keys.js';
 import type { AuditEvent, HostDomain, Person, SignedIn } from '../store/accounts.js';
 import type { Host } from '../store/hosts.js';
-import type { StoredProduct } from '../store/products.js';
+import type { Category } from '../store/categories.js';
+import type { PricedProduct } from '../http/listed-prices.js';
 import type { RefusalReport, RunActions, SyncRunRecord } from '../store/sync-runs.js';
 import { WELL_KNOWN_PATH } from '../accounts/domain-proof.js';
 import { csrfField, errorSummary, type FieldError } from './accounts.js';
-import { formatPrice } from './format.js';
 import { html, type Html } from './html.js';
 import { layout } from './layout.js';
+import type { PriceDisplay } from './prices.js';
+import { productCard } from './result-list.js';
 
 const STYLE = html`<style>
 .dash-nav ul{display:flex;flex-wrap:wrap;gap:.25rem 1rem;list-style:none;padding:0;margin:0 0 1rem}
@@ -223,24 +225,27 @@ ${input('order_url_template', 'Order-link template', 'An https:// address holdin
   );
 }
 
-export function previewPage(person: SignedIn, csrf: string, host: Host, products: StoredProduct[]): Html {
+export function previewPage(
+  person: SignedIn,
+  csrf: string,
+  host: Host,
+  listing: { products: PricedProduct[]; categories: Category[]; prices: PriceDisplay },
+): Html {
+  const { products, categories, prices } = listing;
   return frame(
     person,
     csrf,
     '/providers/preview',
     'Preview',
     html`<h1>Preview: ${host.name}</h1>
-<p class="notice">This is your listing as visitors ${host.status === 'active' ? 'see it' : 'will see it once it is public'}.</p>
-<section aria-label="Your listing" class="card">
+<p class="notice">This is your listing as visitors ${host.status === 'active' ? 'see it' : 'will see it once it is public'}: your profile, and your plans as the directory's cards show them, cheapest first${prices.unconverted.length > 0 ? '' : html`, prices in ${prices.currency}`}.</p>
+<section aria-label="Your listing">
 <h2>${host.name}</h2>
 ${host.description ? html`<p class="description">${host.description}</p>` : ''}
 <p>${host.country ? html`Based in ${countryName(host.country)}` : ''}${host.country && host.website ? ' · ' : ''}${host.website ? html`<a href="${host.website}" rel="nofollow noopener">${host.website}</a>` : ''}</p>
 ${
   products.length > 0
-    ? html`<div class="scroll" tabindex="0" role="region" aria-label="Your active products"><table class="dash"><caption class="visually-hidden">Your active products</caption><thead><tr><th scope="col">Plan</th><th scope="col">Category</th><th scope="col">Price</th><th scope="col">Order</th></tr></thead><tbody>${products.map(
-        (p) =>
-          html`<tr><td>${p.name}</td><td>${p.category}</td><td>${p.price === null ? 'Price on request' : formatPrice(p.price, p.currency ?? host.default_currency)}</td><td>${host.order_url_template ? html`<a href="${expandOrderUrl(host.order_url_template, p.external_id)}" rel="nofollow noopener">Order ${p.name}</a>` : '—'}</td></tr>`,
-      )}</tbody></table></div>`
+    ? html`<ul class="grid">${products.map((product) => productCard(product, categories, prices, false))}</ul>`
     : html`<p>No active product yet: sync your catalogue.</p>`
 }
 </section>`,

@@ -62,7 +62,12 @@ export function priceDropMark(product: ListedProduct): Html | '' {
   return html`<p><span class="drop">Price dropped</span> <span class="muted">from ${formatPrice(drop.previous_monthly_price, product.currency)} since <time datetime="${drop.since}">${formatDate(drop.since)}</time></span></p>`;
 }
 
-function productCard(product: PricedProduct, categories: Category[], prices: PriceDisplay, showHost = true): Html {
+export function productCard(
+  product: PricedProduct,
+  categories: Category[],
+  prices: PriceDisplay,
+  showHost = true,
+): Html {
   const specs = Object.entries(product.specs ?? {}).slice(0, 3);
   return html`<li class="card">
 <h2><a href="/products/${encodeURIComponent(product.id)}${prices.carry}">${product.name}</a></h2>

@@ -107,6 +107,9 @@ describe.each(STORES)('the dashboard, on the %s store', (store) => {
     const preview = await alpha.get('/providers/preview');
     expect(preview.text).toContain('Cloud VPS vps-1');
     expect(preview.text).toContain('$9.99');
+    // The directory's own cards, as its listing shows them.
+    expect(preview.text).toContain('<ul class="grid">');
+    expect(preview.text).toMatch(/<a[^>]*href="\/products\/prd_[^"]+"[^>]*>Cloud VPS vps-1<\/a>/);
   });
 
   it('rotates: two keys valid at once, a third refused, the revoked one answered 403 KEY_REVOKED', async () => {

@@ -17,7 +17,14 @@ import {
   removePerson,
 } from '../../store/accounts.js';
 import { findHostById, updateHostProfile, type Host } from '../../store/hosts.js';
-import { listProducts } from '../../store/products.js';
+import { listCategories } from '../../store/categories.js';
+import { findPreviewProducts } from '../../store/directory/listed-product.js';
+import { dayBefore, freshnessOf } from '../../store/freshness.js';
+import { readPriceContext } from '../../store/rates.js';
+import type { PageFilters } from '../../web/page-filters.js';
+import { PRICE_DROP_DAYS } from '../directory-query.js';
+import { pricedProduct, unconvertedAmong } from '../listed-prices.js';
+import { pageView, priceDisplay } from '../page-listing.js';
 import { findSyncRun, listRefusalReports, listSyncRuns } from '../../store/sync-runs.js';
 import {
   auditPage,
@@ -211,8 +218,19 @@ export async function dashboardRoutes(app: FastifyInstance, context: AppContext)
 
     dashboard.get('/providers/preview', async (request, reply) => {
       const current = await host(request);
-      const page = await listProducts(db, current.id, { status: 'active', limit: 200, afterId: null });
-      return sendPage(reply, previewPage(request.person!, csrf(reply), current, page.products));
+      const [products, prices, categories] = await Promise.all([
+        findPreviewProducts(db, current.id, freshnessOf(config.staleAfterDays, true), dayBefore(PRICE_DROP_DAYS), 60),
+        readPriceContext(db),
+        listCategories(db),
+      ]);
+      const filters: PageFilters = { sort: 'price' };
+      const view = pageView(context, filters, prices);
+      const priced = products.map((product) => pricedProduct(product, view));
+      const display = priceDisplay(view, filters, unconvertedAmong(prices, products, []));
+      return sendPage(
+        reply,
+        previewPage(request.person!, csrf(reply), current, { products: priced, categories, prices: display }),
+      );
     });
 
     dashboard.get('/providers/people', async (request, reply) =>

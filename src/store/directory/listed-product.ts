@@ -129,3 +129,25 @@ export async function findListedProducts(
   const found = new Map(rows.map((row) => [String(row.id), toListedProduct(row, freshness)]));
   return ids.flatMap((id) => found.get(id) ?? []);
 }
+
+/**
+ * A host's active products as its listing will show them, whether or not the host is listed yet (its own preview,
+ * for its people only): cheapest first, at most `limit`.
+ */
+export async function findPreviewProducts(
+  db: Queryable,
+  hostId: number,
+  freshness: Freshness,
+  dropsSince: string,
+  limit: number,
+): Promise<ListedProduct[]> {
+  const { rows } = await db.query(
+    `SELECT ${productColumns('$2::text')}
+     FROM products p JOIN hosts h ON h.id = p.host_id
+     WHERE p.host_id = $1 AND p.status = 'active'
+     ORDER BY p.monthly_equivalent NULLS LAST, p.id
+     LIMIT $3`,
+    [hostId, dropsSince, limit],
+  );
+  return rows.map((row) => toListedProduct(row, freshness));
+}
