@@ -13,7 +13,7 @@ export function watchSearchForm(feedHref: string): Html | '' {
   if (!feedHref) return '';
   return html`<form class="watch" action="/watches" method="post" aria-label="Watch this search">
 <h2>Watch this search</h2>
-<p class="muted">We email you when a plan newly matches it or gets cheaper: at most one message an hour, and one click stops them.</p>
+<p class="muted">We email you when a plan newly matches it, gets cheaper or is back in stock: at most one message an hour, and one click stops them.</p>
 <input type="hidden" name="search" value="${search}">
 ${emailField('watch-search-email')} <button type="submit">Watch this search</button>
 </form>`;
@@ -22,7 +22,7 @@ ${emailField('watch-search-email')} <button type="submit">Watch this search</but
 export function watchProductForm(productId: string): Html {
   return html`<form class="watch" action="/watches" method="post" aria-label="Watch this plan">
 <h2>Watch this plan</h2>
-<p class="muted">We email you when it gets cheaper or is listed again.</p>
+<p class="muted">We email you when it gets cheaper, is back in stock or is listed again.</p>
 <input type="hidden" name="product_id" value="${productId}">
 ${emailField('watch-plan-email')} <button type="submit">Watch this plan</button>
 </form>`;
