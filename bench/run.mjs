@@ -8,6 +8,9 @@
 //   npm run bench -- --smoke           tiny sizes, one run each, no targets: proves the benchmark still works
 //   npm run bench -- --profile DIR     the server runs under `node --cpu-prof`; profiles land in DIR
 //   npm run bench -- --write           … and writes the run's figures and targets into docs/performance.md
+//   BENCH_WATCHES=100000 npm run bench -- --store postgres
+//                                      … with that many confirmed watches present, none of them matching the
+//                                      benchmark's plans: what watches cost every sync (its products noted for them)
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
@@ -48,6 +51,8 @@ function option(name) {
 }
 const JSON_OUTPUT = process.argv.includes('--json');
 const SMOKE = process.argv.includes('--smoke');
+/** BENCH_WATCHES: confirmed watches present on PostgreSQL while the syncs are measured (none by default) */
+const WATCHES = Number(process.env.BENCH_WATCHES ?? 0);
 /** --write: the run's figures and targets replace the last run recorded in docs/performance.md */
 const WRITE = process.argv.includes('--write');
 const PROFILE_DIR = option('--profile');
@@ -451,6 +456,32 @@ async function readStatus(pid, field) {
   return match ? Number(match[1]) / 1024 : NaN;
 }
 
+/**
+ * `count` confirmed watches, of plans and searches no plan of the benchmark meets (other categories, other ids): every
+ * sync notes its changed products for them, and the delivery loop matches those notes and finds nothing to tell.
+ */
+async function seedWatches(url, count) {
+  log(`  ${count} watches`);
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(
+      `INSERT INTO watches (id, email, product_id, search, category, facets, match_key, confirmed_at)
+       SELECT 'wch_' || lpad(i::text, 26, '0'), 'w' || i || '@example.net',
+              CASE WHEN i % 10 < 4 THEN 'prd_' || lpad(i::text, 26, '0') END,
+              CASE WHEN i % 10 >= 4 THEN 'bench' END,
+              CASE WHEN i % 10 >= 4 THEN 'watched_' || (i % 20) END, '[]'::jsonb,
+              CASE WHEN i % 10 < 4 THEN 'product|prd_' || lpad(i::text, 26, '0') ELSE 'watched_' || (i % 20) || '|' END,
+              now()
+       FROM generate_series(1, $1::int) AS i`,
+      [count],
+    );
+    await client.query('ANALYZE watches');
+  } finally {
+    await client.end();
+  }
+}
+
 async function benchStore(store) {
   log(`\n== ${store}`);
   const dataDir = await mkdtemp(path.join(os.tmpdir(), `hostdir-bench-${store}-`));
@@ -467,6 +498,7 @@ async function benchStore(store) {
     startFloorServer(store, database?.url ?? null),
     openFloorDatabase(store, database?.url ?? null, dataDir),
   ]);
+  if (database && WATCHES > 0) await seedWatches(database.url, WATCHES);
   const n = SIZES.products;
   try {
     const products = catalogue(n);
