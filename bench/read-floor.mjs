@@ -22,9 +22,17 @@ if (cluster.isPrimary && Number(processes) > 1) {
 } else {
   const answers = JSON.parse(readFileSync(file, 'utf8'));
   const app = Fastify({ logger: false });
-  for (const [path, { type, body }] of Object.entries(answers)) {
-    const bytes = Buffer.from(body, 'base64');
-    app.get(path.split('?')[0], (_request, reply) => reply.type(type).send(bytes));
+  // One route per path; the answer is picked by the whole URL, as paths differing only in their query (the JSON
+  // search's sorts) share a route.
+  const byUrl = new Map();
+  for (const [url, { type, body }] of Object.entries(answers))
+    byUrl.set(url, { type, bytes: Buffer.from(body, 'base64') });
+  for (const route of new Set([...byUrl.keys()].map((url) => url.split('?')[0]))) {
+    app.get(route, (request, reply) => {
+      const answer = byUrl.get(request.url);
+      if (!answer) return reply.code(404).send();
+      return reply.type(answer.type).send(answer.bytes);
+    });
   }
   const address = await app.listen({ host: '127.0.0.1', port: Number(port) });
   if (cluster.isPrimary) process.stdout.write(`${JSON.stringify({ port: Number(new URL(address).port) })}\n`);

@@ -12,6 +12,13 @@
 //   BENCH_PRODUCTS=20000 npm run bench:read a quick smoke (database hostdir_bench_read_20000)
 //   BENCH_REGENERATE=1                      load the products again
 //   BENCH_DURATION=10                       seconds per measurement (after BENCH_WARMUP seconds of warm-up)
+//   BENCH_BASELINE=<git ref>                each answer also from a build of that ref, in turn with this build's
+//
+// With BENCH_BASELINE, the ref is built in a temporary git worktree (bench/support.mjs) and served on a database of
+// its own (<database>_base, kept) holding the same products, loaded the same way under its own migrations and its
+// own derivation. Each answer is then measured on this build and right after on the baseline, with the same number
+// of processes, so that both see the same machine; an answer the baseline does not have is measured on this build
+// alone. The target: this build's requests per second at least BENCH_MIN_RATIO (default 0.9) × the baseline's.
 //
 // The products are loaded with COPY into the schema the server migrates (its secondary indexes dropped during
 // the load and built again after it), and kept in the database for the next run.
@@ -24,12 +31,9 @@ import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import copyStreams from 'pg-copy-streams';
-import { derivedOf, DERIVED_VERSION } from '../dist/catalog/derived.js';
-import { newId } from '../dist/catalog/ids.js';
-import { migrate } from '../dist/store/migrate.js';
-import { openDatabase } from '../dist/store/open.js';
 import { startNginx } from './nginx.mjs';
 import {
+  buildBaseline,
   databaseUrlOf,
   freePort,
   postgresCpuBetween,
@@ -54,7 +58,8 @@ const SERVER_URL = new URL(
   process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
 );
 const DATABASE = process.env.BENCH_DATABASE ?? `hostdir_bench_read${PRODUCTS === 1_000_000 ? '' : `_${PRODUCTS}`}`;
-const databaseUrl = databaseUrlOf(SERVER_URL, DATABASE);
+const BASELINE = process.env.BENCH_BASELINE;
+const MIN_RATIO = Number(process.env.BENCH_MIN_RATIO ?? 0.9);
 
 const log = (message) => process.stderr.write(`${new Date().toISOString().slice(11, 19)} ${message}\n`);
 
@@ -172,7 +177,7 @@ function copyField(value) {
 }
 
 /** Product i as a COPY row of products: every field filled as a sync stores it. */
-function productRow(i, hostIds, now) {
+function productRow(build, i, hostIds, now) {
   const r = mix(i);
   const s = mix(i + 7_777_777);
   const price = Math.round((1 + (r % 40_000) / 100) * 100) / 100;
@@ -193,12 +198,12 @@ function productRow(i, hostIds, now) {
   const locations = [PLACES[s % PLACES.length], PLACES[(s >>> 4) % PLACES.length]];
   // What the sync derives from the content and writes beside it: the build's own derivation, and the price per month
   // in EUR at the rates loaded with the products (every generated plan is monthly, its price the monthly price).
-  const derived = derivedOf({ category, specs, features, datacenter_locations: locations });
+  const derived = build.derivedOf({ category, specs, features, datacenter_locations: locations });
   const base = Math.round((price / RATES[currency]) * 1e6) / 1e6;
   return [
     hostIds[i % hostIds.length],
     `sku-${i}`,
-    newId('prd'),
+    build.newId('prd'),
     s % 33 === 0 ? 'inactive' : 'active',
     name,
     category,
@@ -226,20 +231,36 @@ function productRow(i, hostIds, now) {
     .join('\t');
 }
 
-async function generate() {
+/**
+ * The modules of the build in `dir` (this checkout, or a baseline's worktree) that load its products: its derivation,
+ * its ids, its migrations.
+ */
+async function buildAt(dir, main) {
+  const module = (file) => import(path.join(dir, 'dist', file));
+  const [{ derivedOf, DERIVED_VERSION }, { newId }, { migrate }, { openDatabase }] = await Promise.all([
+    module('catalog/derived.js'),
+    module('catalog/ids.js'),
+    module('store/migrate.js'),
+    module('store/open.js'),
+  ]);
+  return { dir, main, derivedOf, DERIVED_VERSION, newId, migrate, openDatabase };
+}
+
+async function generate(database, build) {
+  const databaseUrl = databaseUrlOf(SERVER_URL, database);
   await withClient(SERVER_URL.toString(), async (client) => {
-    await client.query(`DROP DATABASE IF EXISTS ${DATABASE} WITH (FORCE)`);
-    await client.query(`CREATE DATABASE ${DATABASE}`);
+    await client.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+    await client.query(`CREATE DATABASE ${database}`);
   });
   // The schema the server runs on: its own migrations.
-  const db = await openDatabase({
+  const db = await build.openDatabase({
     databaseUrl,
     dataDir: os.tmpdir(),
     dbPoolSize: 2,
     statementTimeoutMs: 600_000,
     databaseReadUrls: [],
   });
-  await migrate(db);
+  await build.migrate(db);
   await db.close();
 
   await withClient(databaseUrl, async (client) => {
@@ -272,7 +293,8 @@ async function generate() {
     function* rows() {
       for (let from = 0; from < PRODUCTS; from += 5_000) {
         let chunk = '';
-        for (let i = from; i < Math.min(PRODUCTS, from + 5_000); i++) chunk += productRow(i, hostIds, now) + '\n';
+        for (let i = from; i < Math.min(PRODUCTS, from + 5_000); i++)
+          chunk += productRow(build, i, hostIds, now) + '\n';
         if (from % 100_000 === 0 && from > 0) log(`  ${from} rows (${Math.round((Date.now() - started) / 1000)} s)`);
         yield chunk;
       }
@@ -304,23 +326,23 @@ async function generate() {
   });
 }
 
-/** Whether the kept database holds the products, on the schema the migrations make today. */
-async function isCurrent() {
+/** Whether the kept database holds the products, on the schema the build's migrations make. */
+async function isCurrent(database, build) {
   const exists = await withClient(SERVER_URL.toString(), (client) =>
-    client.query('SELECT 1 FROM pg_database WHERE datname = $1', [DATABASE]).then((r) => r.rowCount > 0),
+    client.query('SELECT 1 FROM pg_database WHERE datname = $1', [database]).then((r) => r.rowCount > 0),
   );
   if (!exists || process.env.BENCH_REGENERATE) return false;
   const latest = Math.max(
-    ...(await readdir(path.join(ROOT, 'src/store/migrations')))
+    ...(await readdir(path.join(build.dir, 'src/store/migrations')))
       .map((name) => Number.parseInt(name, 10))
       .filter(Number.isFinite),
   );
-  return withClient(databaseUrl, async (client) => {
+  return withClient(databaseUrlOf(SERVER_URL, database), async (client) => {
     const { rows } = await client
       .query(
         `SELECT (SELECT count(*)::int FROM products) AS n, (SELECT max(version)::int FROM schema_migrations) AS version,
            EXISTS (SELECT 1 FROM products WHERE derived_version IS DISTINCT FROM $1) AS underived`,
-        [DERIVED_VERSION],
+        [build.DERIVED_VERSION],
       )
       .catch(() => ({ rows: [{ n: 0, version: 0, underived: true }] }));
     // Products derived by another version of the code would be derived again by the server as it starts, under load.
@@ -423,9 +445,13 @@ async function measure(base, paths, pid) {
   };
 }
 
-/** The answers measured: name → paths (a product page rotates over 100 products). */
-async function pagesOf() {
-  return withClient(databaseUrl, async (client) => {
+/**
+ * The answers measured: name → paths (a product page rotates over 100 products, the same ones in every database: the
+ * products are generated alike, only their ids differ). json_price and json_value sort the same category by price and
+ * by price per GB of RAM: the second must be about as fast as the first.
+ */
+async function pagesOf(database) {
+  return withClient(databaseUrlOf(SERVER_URL, database), async (client) => {
     const { rows } = await client.query(
       `SELECT p.id FROM products p JOIN hosts h ON h.id = p.host_id
        WHERE p.status = 'active' AND h.status = 'active' ORDER BY p.fingerprint LIMIT 100`,
@@ -436,8 +462,21 @@ async function pagesOf() {
       search: ['/search?q=ryzen+storage'],
       product: rows.map((row) => `/products/${row.id}`),
       json_search: ['/api/v1/directory/products?q=turbo&category=vps_cloud&sort=price'],
+      json_price: ['/api/v1/directory/products?category=vps_cloud&sort=price'],
+      json_value: ['/api/v1/directory/products?category=vps_cloud&sort=price_per_ram_gb'],
     };
   });
+}
+
+/** The database of `build`, loaded unless it already holds the products as that build would. */
+async function ensureData(database, build, label) {
+  if (await isCurrent(database, build)) {
+    log(`reusing ${database} (${PRODUCTS} products)`);
+    return;
+  }
+  const started = Date.now();
+  await generate(database, build);
+  log(`loaded ${PRODUCTS} products for ${label} in ${Math.round((Date.now() - started) / 1000)} s`);
 }
 
 /** hostdir's own answers to every path, as the floor serves them. */
@@ -479,25 +518,70 @@ function targetsOf(figures) {
         limit: 10,
         met: f.cached.rps >= 10 * f.direct.rps,
       });
+      if (f.baseline) {
+        out.push({
+          processes: Number(processes),
+          page,
+          target: `≥ ${MIN_RATIO} × baseline /s`,
+          value: f.direct.rps / f.baseline.rps,
+          limit: MIN_RATIO,
+          met: f.direct.rps >= MIN_RATIO * f.baseline.rps,
+        });
+      }
+    }
+    if (pages.json_value && pages.json_price) {
+      out.push({
+        processes: Number(processes),
+        page: 'json_value',
+        target: `≥ ${MIN_RATIO} × json_price /s`,
+        value: pages.json_value.direct.rps / pages.json_price.direct.rps,
+        limit: MIN_RATIO,
+        met: pages.json_value.direct.rps >= MIN_RATIO * pages.json_price.direct.rps,
+      });
     }
   }
   return out;
 }
 
 async function main() {
-  if (!(await isCurrent())) {
-    const started = Date.now();
-    await generate();
-    log(`loaded ${PRODUCTS} products in ${Math.round((Date.now() - started) / 1000)} s`);
-  } else {
-    log(`reusing ${DATABASE} (${PRODUCTS} products)`);
+  const here = await buildAt(ROOT, path.join(ROOT, 'dist/main.js'));
+  const baselineBuild = BASELINE ? await buildBaseline(BASELINE, log) : null;
+  try {
+    const baseline = baselineBuild ? await buildAt(baselineBuild.dir, baselineBuild.main) : null;
+    const baseDatabase = `${DATABASE}_base`.slice(0, 63);
+    await ensureData(DATABASE, here, 'this build');
+    if (baseline) await ensureData(baseDatabase, baseline, `the baseline ${BASELINE}`);
+    const run = await measureAll(here, baseline && { build: baseline, database: baseDatabase, sha: baselineBuild.sha });
+    await report(run);
+  } finally {
+    await baselineBuild?.cleanup();
   }
-  const pages = await pagesOf();
+}
+
+/** The answers of `baseline` among `pages` it answers with a 200 (a baseline from before an answer lacks it). */
+async function answeredBy(base, pages) {
+  const answered = {};
+  for (const [page, paths] of Object.entries(pages)) {
+    if ((await fetch(`${base}${paths[0]}`)).status === 200) answered[page] = paths;
+    else log(`the baseline does not answer ${paths[0]}: ${page} measured on this build alone`);
+  }
+  return answered;
+}
+
+/** Every answer with 1 and 2 processes: its floor, hostdir directly, through nginx, and the baseline's if any. */
+async function measureAll(here, baseline) {
+  const pages = await pagesOf(DATABASE);
+  const basePages = baseline ? await pagesOf(baseline.database) : null;
   const figures = {};
   let bodies = {};
   for (const processes of PROCESSES) {
-    const hostdir = await startHostdir(databaseUrl, { WORKERS: String(processes) });
+    const env = { WORKERS: String(processes) };
+    const hostdir = await startHostdir(databaseUrlOf(SERVER_URL, DATABASE), env, here.main);
+    const baseServer = baseline
+      ? await startHostdir(databaseUrlOf(SERVER_URL, baseline.database), env, baseline.build.main)
+      : null;
     const answers = await answersOf(hostdir.url, pages);
+    const baseAnswered = baseServer ? await answeredBy(baseServer.url, basePages) : {};
     bodies = Object.fromEntries(
       Object.entries(pages).map(([page, paths]) => [page, Buffer.from(answers[paths[0]].body, 'base64').length]),
     );
@@ -513,22 +597,29 @@ async function main() {
     try {
       for (const [page, paths] of Object.entries(pages)) {
         log(`${processes} process${processes > 1 ? 'es' : ''}: ${page}`);
-        // Measured one after the other, page by page, so that a change in the machine's load weighs on all three.
+        // Measured one after the other, page by page, so that a change in the machine's load weighs on all of them.
         const floorFigures = await measure(floor.url, paths, floor.pid);
         const direct = await measure(hostdir.url, paths, hostdir.pid);
+        const base = baseAnswered[page] ? await measure(baseServer.url, baseAnswered[page], baseServer.pid) : null;
         const cached = await measure(nginx.url, paths, nginx.pid);
-        figures[processes][page] = { floor: floorFigures, direct, cached };
+        figures[processes][page] = { floor: floorFigures, direct, cached, ...(base ? { baseline: base } : {}) };
+        const compared = base ? `, baseline ${base.rps}/s (p99 ${base.p99_ms} ms)` : '';
         log(
-          `  floor ${floorFigures.rps}/s, hostdir ${direct.rps}/s (p99 ${direct.p99_ms} ms; CPU ms a request: server ${direct.server_cpu_ms}, PostgreSQL ${direct.db_cpu_ms}), through nginx ${cached.rps}/s`,
+          `  floor ${floorFigures.rps}/s, hostdir ${direct.rps}/s (p99 ${direct.p99_ms} ms; CPU ms a request: server ${direct.server_cpu_ms}, PostgreSQL ${direct.db_cpu_ms})${compared}, through nginx ${cached.rps}/s`,
         );
       }
     } finally {
       await nginx.stop();
       await floor.stop();
       await hostdir.stop();
+      await baseServer?.stop();
     }
   }
+  return { figures, bodies, baseline: baseline && { ref: BASELINE, sha: baseline.sha } };
+}
 
+/** The run's table and targets on stdout; with --write into docs/performance.md, with --json as one object. */
+async function report({ figures, bodies, baseline }) {
   const targets = targetsOf(figures);
   const rows = [
     [
@@ -547,6 +638,9 @@ async function main() {
       'server cpu',
       'pg cpu',
       'client cpu',
+      'base/s',
+      'base p99',
+      '× base',
     ],
   ];
   for (const [processes, perPage] of Object.entries(figures)) {
@@ -567,6 +661,9 @@ async function main() {
         f.direct.server_cpu_ms.toFixed(3),
         f.direct.db_cpu_ms.toFixed(3),
         f.direct.client_cpu_ms.toFixed(3),
+        f.baseline ? String(f.baseline.rps) : '',
+        f.baseline ? String(f.baseline.p99_ms) : '',
+        f.baseline ? (f.direct.rps / f.baseline.rps).toFixed(2) : '',
       ]);
     }
   }
@@ -577,9 +674,10 @@ async function main() {
   lines.push(
     '',
     "(cpu: milliseconds of CPU a request, while measured: the floor server's; hostdir's, PostgreSQL's and autocannon's beside",
-    'hostdir)',
+    'hostdir; base: the baseline build, measured right after hostdir)',
   );
-  lines.push('', `targets (${CLIENTS} clients, ${DURATION} s each after ${WARMUP} s of warm-up):`);
+  const against = baseline ? `; baseline ${baseline.ref} (${baseline.sha.slice(0, 12)})` : '';
+  lines.push('', `targets (${CLIENTS} clients, ${DURATION} s each after ${WARMUP} s of warm-up${against}):`);
   for (const t of targets)
     lines.push(
       `  ${t.met ? 'met ' : 'MISS'}  ${t.processes} × ${t.page.padEnd(12)} ${t.target.padEnd(26)} ${t.value.toFixed(2)}`,
@@ -589,7 +687,7 @@ async function main() {
     cpu: os.cpus()[0]?.model.trim() ?? 'unknown',
     memory_gb: Math.round(os.totalmem() / 1024 ** 3),
     node: process.version,
-    postgresql: await withClient(databaseUrl, (client) =>
+    postgresql: await withClient(databaseUrlOf(SERVER_URL, DATABASE), (client) =>
       client.query('SHOW server_version').then((r) => r.rows[0].server_version),
     ),
     load_average: os.loadavg().map((value) => Math.round(value * 10) / 10),
@@ -602,8 +700,9 @@ async function main() {
   if (WRITE) {
     const met = (processes, page, target) => {
       const found = targets.find((t) => t.processes === Number(processes) && t.page === page && t.target === target);
-      return found.met ? 'met' : 'missed';
+      return found ? (found.met ? 'met' : 'missed') : '—';
     };
+    const baselineTarget = `≥ ${MIN_RATIO} × baseline /s`;
     const table = [
       [
         'processes',
@@ -619,6 +718,7 @@ async function main() {
         'PostgreSQL CPU ms',
         'p99 ≤ 100 ms',
         'cache ≥ 10 ×',
+        ...(baseline ? ['baseline /s', 'baseline p99 ms', '× baseline', baselineTarget] : []),
       ],
     ];
     for (const [processes, perPage] of Object.entries(figures)) {
@@ -637,15 +737,37 @@ async function main() {
           f.direct.db_cpu_ms.toFixed(3),
           met(processes, page, 'uncached p99 ≤ 100 ms'),
           met(processes, page, 'cached ≥ 10 × uncached'),
+          ...(baseline
+            ? f.baseline
+              ? [
+                  String(f.baseline.rps),
+                  String(f.baseline.p99_ms),
+                  (f.direct.rps / f.baseline.rps).toFixed(2),
+                  met(processes, page, baselineTarget),
+                ]
+              : ['—', '—', '—', '—']
+            : []),
         ]);
       }
     }
-    const command = `npm run bench:read -- ${process.argv.slice(2).join(' ')} (${PRODUCTS} products, ${CLIENTS} clients, ${DURATION} s each)`;
-    await writeLastRun('read', { command, database: `PostgreSQL ${machine.postgresql}`, tables: [table] });
+    const valueTable = [['processes', 'price per GB of RAM /s', 'price /s', 'ratio', `≥ ${MIN_RATIO}`]];
+    for (const t of targets.filter((target) => target.page === 'json_value' && target.target.includes('json_price'))) {
+      const pages = figures[t.processes];
+      valueTable.push([
+        String(t.processes),
+        String(pages.json_value.direct.rps),
+        String(pages.json_price.direct.rps),
+        t.value.toFixed(2),
+        t.met ? 'met' : 'missed',
+      ]);
+    }
+    const prefix = baseline ? `BENCH_BASELINE=${baseline.ref} (${baseline.sha.slice(0, 12)}) ` : '';
+    const command = `${prefix}npm run bench:read -- ${process.argv.slice(2).join(' ')} (${PRODUCTS} products, ${CLIENTS} clients, ${DURATION} s each)`;
+    await writeLastRun('read', { command, database: `PostgreSQL ${machine.postgresql}`, tables: [table, valueTable] });
   }
   if (JSON_OUTPUT) {
     process.stdout.write(
-      `${JSON.stringify({ bench: 'read', products: PRODUCTS, hosts: HOSTS, clients: CLIENTS, duration_s: DURATION, bytes: bodies, figures, targets, machine })}\n`,
+      `${JSON.stringify({ bench: 'read', products: PRODUCTS, hosts: HOSTS, clients: CLIENTS, duration_s: DURATION, bytes: bodies, figures, targets, machine, baseline })}\n`,
     );
   }
 }

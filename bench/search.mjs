@@ -18,13 +18,10 @@
 //
 // PostgreSQL: the server of TEST_DATABASE_URL, else postgres://postgres@127.0.0.1:5432; BENCH_DATABASE names the
 // database (default hostdir_bench_search).
-import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm, symlink } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { databaseUrlOf, startHostdir, withClient, writeLastRun } from './support.mjs';
+import { buildBaseline, databaseUrlOf, startHostdir, withClient, writeLastRun } from './support.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const BASELINE = process.env.BENCH_BASELINE;
@@ -461,36 +458,6 @@ async function ensureData(databaseName, main, label) {
   await cleanPendingLists(databaseName);
 }
 
-/** The baseline ref built in a temporary git worktree: its dist/main.js, and a cleanup. */
-async function buildBaseline(ref) {
-  const dir = await mkdtemp(path.join(tmpdir(), 'hostdir-baseline-'));
-  const sha = execFileSync('git', ['-C', ROOT, 'rev-parse', '--verify', `${ref}^{commit}`], {
-    encoding: 'utf8',
-  }).trim();
-  log(`building the baseline ${ref} (${sha.slice(0, 12)}) in ${dir}`);
-  execFileSync('git', ['-C', ROOT, 'worktree', 'add', '--detach', dir, sha], { stdio: 'ignore' });
-  const cleanup = async () => {
-    try {
-      execFileSync('git', ['-C', ROOT, 'worktree', 'remove', '--force', dir], { stdio: 'ignore' });
-    } catch {
-      await rm(dir, { recursive: true, force: true });
-    }
-  };
-  try {
-    await symlink(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'), 'dir');
-    execFileSync(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], {
-      cwd: dir,
-      stdio: 'inherit',
-    });
-    const main = path.join(dir, 'dist/main.js');
-    if (!existsSync(main)) throw new Error(`the baseline build has no ${main}`);
-    return { sha, main, cleanup };
-  } catch (error) {
-    await cleanup();
-    throw error;
-  }
-}
-
 /** The run into docs/performance.md: each search with its targets, then the spec search's. */
 async function writeRun(rows, summary) {
   const ms = (value) => value.toFixed(1);
@@ -564,7 +531,7 @@ function summarize(times) {
 }
 
 async function main() {
-  const baseline = BASELINE ? await buildBaseline(BASELINE) : null;
+  const baseline = BASELINE ? await buildBaseline(BASELINE, log) : null;
   const baseDatabase = `${DATABASE}_base`.slice(0, 63);
   const servers = [];
   try {

@@ -29,3 +29,7 @@ export declare function writeLastRun(
   name: string,
   run: { command: string; database?: string; tables: string[][][] },
 ): Promise<void>;
+export declare function buildBaseline(
+  ref: string,
+  log?: (message: string) => void,
+): Promise<{ sha: string; dir: string; main: string; cleanup(): Promise<void> }>;

@@ -1,10 +1,10 @@
 // What the benchmarks (and the tests that start nginx or PgBouncer) share: a database client for one task, a free
-// port, stopping a child process for good, the real server on a database, started as deploy/systemd starts it, and
-// the writer of a run's table.
-import { spawn } from 'node:child_process';
+// port, stopping a child process for good, the real server on a database, started as deploy/systemd starts it, a
+// build of another git ref to compare with (BENCH_BASELINE), and the writer of a run's table.
+import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import os, { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -250,4 +250,38 @@ export async function writeLastRun(name, { command, database, tables }) {
   });
   const section = [`\`${command}\` on ${machine}:`, ...markdown].join('\n\n');
   await writeFile(PERFORMANCE_PAGE, `${page.slice(0, from + start.length)}\n${section}\n${page.slice(to)}`);
+}
+
+/**
+ * A build of git ref `ref` to measure beside this checkout's (BENCH_BASELINE): the ref checked out into a temporary
+ * git worktree and compiled there with this checkout's node_modules. Gives its commit, its folder, its dist/main.js
+ * and a cleanup that removes the worktree.
+ */
+export async function buildBaseline(ref, log = () => {}) {
+  const dir = await mkdtemp(path.join(tmpdir(), 'hostdir-baseline-'));
+  const sha = execFileSync('git', ['-C', ROOT, 'rev-parse', '--verify', `${ref}^{commit}`], {
+    encoding: 'utf8',
+  }).trim();
+  log(`building the baseline ${ref} (${sha.slice(0, 12)}) in ${dir}`);
+  execFileSync('git', ['-C', ROOT, 'worktree', 'add', '--detach', dir, sha], { stdio: 'ignore' });
+  const cleanup = async () => {
+    try {
+      execFileSync('git', ['-C', ROOT, 'worktree', 'remove', '--force', dir], { stdio: 'ignore' });
+    } catch {
+      await rm(dir, { recursive: true, force: true });
+    }
+  };
+  try {
+    await symlink(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'), 'dir');
+    execFileSync(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], {
+      cwd: dir,
+      stdio: 'inherit',
+    });
+    const main = path.join(dir, 'dist/main.js');
+    if (!existsSync(main)) throw new Error(`the baseline build has no ${main}`);
+    return { sha, dir, main, cleanup };
+  } catch (error) {
+    await cleanup();
+    throw error;
+  }
 }
