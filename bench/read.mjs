@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// The read benchmark: the public directory at 1 000 000 products over 1 000 hosts, in PostgreSQL. For five
-// answers (the home page, a category page, a search page, a product page, the JSON search), requests per second
+// The read benchmark: the public directory at 1 000 000 products over 1 000 hosts, in PostgreSQL. For seven
+// answers (the home page, a category page, a search page, a product page, the JSON search, a category's JSON listing
+// sorted by price and by price per GB of RAM), requests per second
 // and p50/p99 latency at 32 concurrent clients (autocannon), with 1 and 2 server processes, directly and through
 // nginx configured by deploy/nginx/hostdir.conf, each against its floor measured in the same run: the same server
 // framework answering the same bytes, precomputed (bench/read-floor.mjs). With each: the CPU time a request cost the
