@@ -30,11 +30,14 @@ export const PAGE_TYPES = [
   { name: 'category, filtered', path: () => '/categories/vps_cloud?location=Frankfurt&sort=price_desc' },
   { name: 'search results', path: () => '/search?q=nvme' },
   { name: 'category, table', path: () => '/categories/vps_cloud?view=table&sort=ram_gb_desc&country=DE' },
+  { name: 'category, by value', path: () => '/categories/vps_cloud?sort=price_per_ram_gb' },
   { name: 'compare', path: (demo) => `/compare?ids=${demo.compared}` },
   { name: 'providers', path: () => '/hosts' },
   { name: 'provider', path: (demo) => `/hosts/${demo.host}` },
   { name: 'product', path: (demo) => `/products/${demo.product}` },
   { name: 'problem page', path: () => '/api/v1/problems/rate-limited' },
+  { name: 'provider sign-up', path: () => '/providers/join' },
+  { name: 'provider sign-in', path: () => '/providers/sign-in' },
 ];
 
 const json = process.argv.includes('--json');

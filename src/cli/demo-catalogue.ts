@@ -14,6 +14,8 @@ export interface DemoProduct {
   contract_duration?: string;
   features?: string[];
   datacenter_locations?: string[];
+  /** how many the provider can still sell; absent when it does not count */
+  stock?: number;
 }
 
 export interface DemoHost {
@@ -130,11 +132,12 @@ const nordlicht: DemoHost = {
     ),
     ...plans(
       [
-        ['AX41', 44.0, 'AMD Ryzen 5 3600', 64, '2 × 512 GB NVMe'],
-        ['AX52', 59.0, 'AMD Ryzen 7 7700', 64, '2 × 1 TB NVMe'],
-        ['AX102', 104.0, 'AMD Ryzen 9 7950X3D', 128, '2 × 1.92 TB NVMe'],
+        // Servers are counted: one model plenty, one running short, one sold out.
+        ['AX41', 44.0, 'AMD Ryzen 5 3600', 64, '2 × 512 GB NVMe', 40],
+        ['AX52', 59.0, 'AMD Ryzen 7 7700', 64, '2 × 1 TB NVMe', 2],
+        ['AX102', 104.0, 'AMD Ryzen 9 7950X3D', 128, '2 × 1.92 TB NVMe', 0],
       ] as const,
-      ([model, monthly, cpu, ram, disks]) => ({
+      ([model, monthly, cpu, ram, disks, stock]) => ({
         external_id: `ded-${model.toLowerCase()}`,
         name: `Dedicated ${model}`,
         category: 'dedicated',
@@ -146,6 +149,7 @@ const nordlicht: DemoHost = {
         contract_duration: '1 month',
         features: ['DDoS protection', 'IPMI', 'Unlimited traffic'],
         datacenter_locations: ['Falkenstein', 'Helsinki'],
+        stock,
       }),
     ),
     {

@@ -111,6 +111,9 @@ describe("a new visitor's first run, on a phone and a desktop", () => {
       `/products/${product}`,
       '/hosts/harbor-cloud',
       '/hosts',
+      // the demo's dedicated servers are counted: "Only 2 left" and "Sold out" on cards and in the table
+      '/categories/dedicated',
+      '/categories/dedicated?view=table',
     ];
     for (const viewport of [PHONE, DESKTOP]) {
       await page.setViewportSize(viewport);
@@ -173,6 +176,24 @@ describe("a new visitor's first run, on a phone and a desktop", () => {
     const after = (await label.boundingBox())!;
     expect(after.x).toBe(before.x);
     expect((await widths(page)).page).toBeLessThanOrEqual(PHONE.width);
+  });
+
+  it('says which dedicated servers run short or are sold out, and lists the sold-out one last', async () => {
+    await page.setViewportSize(DESKTOP);
+    for (const sort of ['price', 'price_desc']) {
+      await page.goto(`${server.url}/categories/dedicated?sort=${sort}`);
+      const cards = page.locator('main .card');
+      const names = await cards.locator('h2').allTextContents();
+      expect(names.map((name) => name.trim()).at(-1), sort).toBe('Dedicated AX102');
+      await expect(cards.filter({ hasText: 'Dedicated AX102' }).locator('.sold-out').textContent()).resolves.toBe(
+        'Sold out',
+      );
+      await expect(cards.filter({ hasText: 'Dedicated AX52' }).locator('.few-left').textContent()).resolves.toBe(
+        'Only 2 left',
+      );
+      // Forty servers left is plenty: nothing said.
+      expect(await cards.filter({ hasText: 'Dedicated AX41' }).locator('.few-left, .sold-out').count()).toBe(0);
+    }
   });
 
   it("shows a plan's price, key specs and order link in a phone's first screen", async () => {
