@@ -19,7 +19,7 @@ import {
   type DueDigest,
   type DueWebhook,
 } from './store/watches.js';
-import { digestMail, unsubscribeUrl, watchedOf, webhookPayload } from './watches/events.js';
+import { digestMail, digestMessageId, unsubscribeUrl, watchedOf, webhookPayload } from './watches/events.js';
 import { givenUp, retryDelaySeconds, WEBHOOK_GIVE_UP_SECONDS } from './watches/schedule.js';
 import { webhookSecret } from './watches/tokens.js';
 
@@ -104,7 +104,12 @@ async function sendDigest(delivery: WatchDelivery, { watch, events }: DueDigest)
   const watched = watchedOf(baseUrl, watch);
   const mail = digestMail({ watched: watched.words, events, pageUrl: watched.page, unsubscribeUrl: unsubscribe });
   try {
-    await delivery.mailer.send({ to: watch.email, ...mail, unsubscribeUrl: unsubscribe });
+    await delivery.mailer.send({
+      to: watch.email,
+      ...mail,
+      unsubscribeUrl: unsubscribe,
+      messageId: digestMessageId(baseUrl, watch.id, events),
+    });
   } catch (error) {
     delivery.log.warn({ err: error, watch: watch.id }, 'a watch digest could not be sent; trying again');
     await releaseDigest(delivery.db, watch.id);

@@ -17,6 +17,12 @@ export interface MailMessage {
    * program offers it and a POST to it ends the subscription; the message's own text should show the link too.
    */
   unsubscribeUrl?: string;
+  /**
+   * The Message-ID, when the message must keep one across attempts (`<…@host>`): a digest sent again after a failure
+   * that may have delivered it after all carries the same id, so that a mail system can drop the second copy.
+   * Without it, nodemailer makes a new one.
+   */
+  messageId?: string;
 }
 
 export interface SentMail {
@@ -81,6 +87,7 @@ function mailOptions(message: MailMessage): Mail.Options {
     subject: message.subject,
     text: message.text,
     ...(message.html ? { html: message.html } : {}),
+    ...(message.messageId ? { messageId: message.messageId } : {}),
     ...(message.unsubscribeUrl
       ? {
           list: { unsubscribe: { url: message.unsubscribeUrl, comment: 'Unsubscribe' } },

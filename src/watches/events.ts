@@ -1,5 +1,6 @@
 // What a watch is told: the kinds of event (one row each: adding a kind is a row here and its branch in the
 // matching's SQL, migration 070's match_watch_changes), the digest mail that gathers them and the webhook's JSON.
+import { createHash } from 'node:crypto';
 import { manageToken } from './tokens.js';
 
 export interface WatchEvent {
@@ -86,6 +87,20 @@ export function digestMail(parts: DigestParts): { subject: string; text: string 
   }
   lines.push(`See them all: ${parts.pageUrl}`, '', `Stop these messages (one click): ${parts.unsubscribeUrl}`);
   return { subject, text: lines.join('\n') + '\n' };
+}
+
+/**
+ * The digest's Message-ID: the same for the same watch and events, so that a digest sent again (the mail server took
+ * it but its answer was lost, or the process died before it wrote the digest down as sent) carries the id of the
+ * first, and a mail system can drop the copy. More events gathered meanwhile make another message, and another id.
+ */
+export function digestMessageId(baseUrl: string, watchId: string, events: readonly Pick<WatchEvent, 'id'>[]): string {
+  const ids = events.map((event) => event.id).sort();
+  const digest = createHash('sha256')
+    .update(`${watchId}\n${ids.join('\n')}`)
+    .digest('hex')
+    .slice(0, 40);
+  return `<digest.${digest}@${new URL(baseUrl).hostname}>`;
 }
 
 /** The webhook's body for one event (its id is the webhook-id header too). */

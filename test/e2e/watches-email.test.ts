@@ -18,10 +18,14 @@ interface Mail {
   text: string;
 }
 
-/** A local SMTP server that keeps every message; `down` refuses them (the sender must try again later). */
+/**
+ * A local SMTP server that keeps every message; `down` refuses them (the sender must try again later);
+ * `answersToLose` messages are kept but answered with a failure, as when the server's answer is lost.
+ */
 class MailSink {
   readonly mails: Mail[] = [];
   down = false;
+  answersToLose = 0;
   #server = new SMTPServer({
     authOptional: true,
     disabledCommands: ['STARTTLS'],
@@ -33,6 +37,10 @@ class MailSink {
       stream.on('end', () => {
         if (this.down) return callback(Object.assign(new Error('try later'), { responseCode: 451 }));
         this.mails.push(parseMail(session.envelope.rcptTo[0]!.address, data));
+        if (this.answersToLose > 0) {
+          this.answersToLose -= 1;
+          return callback(Object.assign(new Error('try later'), { responseCode: 451 }));
+        }
         callback();
       });
     },
@@ -243,6 +251,18 @@ describe.each(STORES)('email watches (%s store)', (store: StoreKind) => {
     await server.restart();
     const digest = await sink.next(email, 2);
     expect(digest.text).toContain('Crash test plan');
+  });
+
+  it('sends a digest whose delivery it could not confirm again, with the same Message-ID', async () => {
+    const email = 'twice@example.net';
+    await subscribe(email, { search: 'category=vps_cloud&q=twice' });
+    sink.answersToLose = 1;
+    expect((await syncCatalogue({ twice: { name: 'Twice told plan' } })).status).toBe(200);
+    const first = await sink.next(email, 2);
+    const again = await sink.next(email, 3);
+    expect(again.text).toBe(first.text);
+    expect(first.headers.get('message-id')).toMatch(/^<digest\.[0-9a-f]{40}@127\.0\.0\.1>$/);
+    expect(again.headers.get('message-id')).toBe(first.headers.get('message-id'));
   });
 
   it('offers the forms on the pages, which work without script and answer a page', async () => {

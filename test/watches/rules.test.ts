@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { toProductSearch } from '../../src/http/directory-query.js';
 import { productKeys, watchFilters } from '../../src/watches/filters.js';
-import { digestMail, type WatchEvent } from '../../src/watches/events.js';
+import { digestMail, digestMessageId, type WatchEvent } from '../../src/watches/events.js';
 import { givenUp, nextDigestAt, retryDelaySeconds } from '../../src/watches/schedule.js';
 import {
   confirmDigest,
@@ -165,5 +165,22 @@ describe('digestMail', () => {
         '',
       ].join('\n'),
     );
+  });
+});
+
+describe('digestMessageId', () => {
+  const events = (...ids: string[]) => ids.map((id) => ({ id }));
+
+  it("is the same for the same watch and events, whatever their order, on the directory's host", () => {
+    const first = digestMessageId('https://d.example', 'wch_1', events('evt_a', 'evt_b'));
+    expect(first).toMatch(/^<digest\.[0-9a-f]{40}@d\.example>$/);
+    expect(digestMessageId('https://d.example', 'wch_1', events('evt_b', 'evt_a'))).toBe(first);
+  });
+
+  it('differs for another watch or another set of events', () => {
+    const first = digestMessageId('https://d.example', 'wch_1', events('evt_a', 'evt_b'));
+    expect(digestMessageId('https://d.example', 'wch_2', events('evt_a', 'evt_b'))).not.toBe(first);
+    expect(digestMessageId('https://d.example', 'wch_1', events('evt_a', 'evt_b', 'evt_c'))).not.toBe(first);
+    expect(digestMessageId('https://d.example', 'wch_1', events('evt_a'))).not.toBe(first);
   });
 });
