@@ -373,9 +373,10 @@ const SEARCHES = [
   ['currency, dearest first', 'currency=GBP&order=desc'],
   // Each word in a tenth of the products, never both: the statistics take them for common together.
   [NEVER_TOGETHER, 'q=ryzen%20xeon'],
-  // Spec sorts no index serves: every product that gives the spec is sorted.
+  // Spec sorts: before migration 082 no index served them, and every product that gives the spec was sorted.
   ['spec sort, every category', 'sort=ram_gb&order=desc'],
-  ['category, by a spec without index', 'category=vps_cloud&sort=cpu_cores'],
+  ['category, by CPU cores', 'category=vps_cloud&sort=cpu_cores'],
+  ['by a spec fewer plans give', 'sort=storage_gb&order=desc'],
   ['category, second page', null],
 ];
 

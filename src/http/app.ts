@@ -68,8 +68,8 @@ const DIRECTORY_WAIT_MS = 5_000;
 
 /**
  * How long one statement of the directory's reads may run before PostgreSQL stops it and the request is answered 503:
- * above the dearest answer the directory gives at a million products (a spec sort across every category, 1.2 s at p99
- * on two cores), so that no listing a visitor can ask for is cut, and far below STATEMENT_TIMEOUT_MS, which a sync's
+ * above the dearest answers the directory gives at a million products (a sort by a spec without an index of its own
+ * reads every product giving the spec: about 1 s at p99 on two cores), so that no listing a visitor can ask for is cut, and far below STATEMENT_TIMEOUT_MS, which a sync's
  * statements need: a search too broad for its indexes holds one of the directory's connections for this long at most.
  */
 const DIRECTORY_STATEMENT_TIMEOUT_MS = 2_000;

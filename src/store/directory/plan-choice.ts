@@ -3,7 +3,7 @@
 import type { Queryable } from '../db.js';
 import { keptFigure, WORD_STATISTICS_TTL_MS } from './kept-figures.js';
 import type { ProductSearch } from './search.js';
-import { PRICE_PER_SORT_KEYS, SORT_KEY, SPEC_SORT_KEYS, UNPRICED_SORT_KEY, type SortKey } from './sort-keys.js';
+import { PRICE_PER_SORT_KEYS, SORT_KEY, UNPRICED_SORT_KEY, type SortKey } from './sort-keys.js';
 
 /**
  * Whether an index of the host's serves its listing in this order: by id (products_host_status) or, unless the text
@@ -39,15 +39,6 @@ export function walkIndexed(key: SortKey, search: Pick<ProductSearch, 'sort' | '
   if (key === SORT_KEY.price || key === SORT_KEY.name || key === SORT_KEY.newest) return true;
   if (PRICE_PER_SORT_KEYS.has(key)) return true;
   return key === UNPRICED_SORT_KEY && search.sort === 'price' && search.category === undefined;
-}
-
-/**
- * Whether a sort's key is not a spec's, or a spec's that an index serves: RAM within a category (migration 045).
- * Other spec sorts read every product that gives the spec.
- */
-export function specIndexed(key: SortKey, search: Pick<ProductSearch, 'category'>): boolean {
-  if (!SPEC_SORT_KEYS.has(key)) return true;
-  return key === SORT_KEY.ram_gb && search.category !== undefined;
 }
 
 /**

@@ -4,7 +4,7 @@ import type { Freshness } from '../freshness.js';
 import { RATES_VERSION } from '../rates.js';
 import { conditionsOf, type Conditions } from './conditions.js';
 import { productColumns, toListedProduct, type ListedProduct } from './listed-product.js';
-import { hostIndexed, specIndexed, rareTogetherWalkBound, walkIndexed, wordsAreCommon } from './plan-choice.js';
+import { hostIndexed, rareTogetherWalkBound, walkIndexed, wordsAreCommon } from './plan-choice.js';
 import type { Keyset, ProductSearch } from './search.js';
 import {
   NATIVE_PRICE_KEY,
@@ -91,11 +91,10 @@ async function segmentOf(
 ): Promise<Segment> {
   const words = filters.wordsDecidingPlan;
   // A host's listing is read by the host and sorted (unless in id order or by its base price, which indexes of the
-  // host's serve), and a spec sort no index serves sorts every product with the spec: the page is chosen among narrow
-  // rows, and only the page's rows are read whole, where PostgreSQL would sort every row whole (a spec sort across a
-  // million products: about half the CPU, and PostgreSQL may share the scan among its workers). Elsewhere a sort index
-  // is walked, or a text search's few matches sorted, where reading the page's rows a second time would cost more than
-  // it saves.
+  // host's serve): the page is chosen among narrow rows, and only the page's rows are read whole, where PostgreSQL would
+  // sort every row of the host whole. Elsewhere a sort index is walked (every sort has its own, spec sorts included:
+  // migration 082), or a text search's few matches sorted, where reading the page's rows a second time would cost more
+  // than it saves.
   const pageOf = async (
     conditions: Conditions,
     key: SortKey,
@@ -104,7 +103,7 @@ async function segmentOf(
     after: Keyset | null,
   ) => {
     const hostSorts = search.hostSlug !== undefined && !hostIndexed(key, textLeads);
-    const how = { textLeads, narrowSort: hostSorts || !specIndexed(key, search) };
+    const how = { textLeads, narrowSort: hostSorts };
     if (textLeads || search.hostSlug !== undefined || words.length === 0 || !walkIndexed(key, search)) {
       return readPage(db, conditions, key, page, how, after, version);
     }

@@ -48,9 +48,6 @@ export const SORT_KEY: Record<DirectorySort, SortKey> = {
 /** The sort keys of the prices per resource, each walked in its own indexes (migration 081). */
 export const PRICE_PER_SORT_KEYS: ReadonlySet<SortKey> = new Set(PRICE_PER_SORTS.map((sort) => SORT_KEY[sort]));
 
-/** The sort keys of the specs. */
-export const SPEC_SORT_KEYS: ReadonlySet<SortKey> = new Set(NUMERIC_SPEC_KEYS.map((key) => SORT_KEY[key]));
-
 /**
  * Sorts whose key some products lack (no price, no such spec, no price per it): those follow the others, in a segment
  * of their own.
