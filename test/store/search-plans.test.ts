@@ -237,6 +237,30 @@ describe('what the planner hints of the directory prevent (PostgreSQL, 10 000 pr
     expect(productRowsRead(nodes!)).toBeLessThanOrEqual(2 * ALTERNATIVES_WALK + 2 * 10);
   });
 
+  it("stops its walk from the category's cheapest plan at the last alternative it needs, where a plan has common specs", async () => {
+    // A plan in the middle of vps_cloud's prices with little RAM: most cheaper plans give as much.
+    const { rows } = await db.query<{ id: string }>(
+      `SELECT id FROM products WHERE category = 'vps_cloud' AND (spec_values ->> 'ram_gb')::numeric = 2
+       ORDER BY base_monthly_price, id OFFSET 100 LIMIT 1`,
+    );
+    const plan = await findListedProduct(db, rows[0]!.id, freshnessOf(30, true), '2026-01-01');
+    const options = { freshness: freshnessOf(30, false), dropsSince: '2026-01-01', limit: 5 };
+    const found = await cheaperAlternatives(db, plan!, options);
+    expect(found).toHaveLength(5);
+    // The cheapest of all: the same as a sort of every cheaper plan of the category with at least its specs.
+    const { rows: all } = await db.query<{ id: string }>(
+      `SELECT p.id FROM products p JOIN hosts h ON h.id = p.host_id
+       WHERE p.status = 'active' AND p.category = 'vps_cloud' AND p.base_monthly_price < $1 AND h.slug <> $2
+         AND (p.spec_values ->> 'ram_gb')::numeric >= 2 AND (p.spec_values ->> 'cpu_cores')::numeric >= $3
+       ORDER BY p.base_monthly_price, p.id LIMIT 5`,
+      [plan!.base_monthly_price, plan!.host.slug, Number(plan!.comparable_specs.cpu_cores)],
+    );
+    expect(found.map((product) => product.id)).toEqual(all.map((row) => row.id));
+    const plans = await plansOf((q) => cheaperAlternatives(q, plan!, options));
+    expect(plans).toHaveLength(1);
+    expect(productRowsRead(plans[0]!)).toBeLessThanOrEqual(100);
+  });
+
   it("keeps one plan for every category's listing and every provider's, in every sort, where PostgreSQL would plan each anew", async () => {
     const kept = new Map<string, number>();
     const counting: Queryable = {

@@ -12,16 +12,20 @@ const AT_LEAST = ['ram_gb', 'cpu_cores', 'disk_gb'] as const;
 export const ALTERNATIVES_MAX = 20;
 
 /**
- * Rows walked each way in the category's price index (migration 041): the cheapest plans of the category, and those
- * just below the plan's price, where plans with at least its specs are most likely to be. A category with at most
- * twice this many cheaper plans is searched whole; beyond, the alternatives are found among these, in a time bounded
- * however large the directory is.
+ * Rows walked each way in the category's price index (migration 041) at most: from the cheapest plan of the category
+ * up, and from just below the plan's price down, where plans with at least its specs are most likely to be. A category
+ * with at most twice this many cheaper plans is searched whole; beyond, the alternatives are found among these, in a
+ * time bounded however large the directory is.
  */
 export const ALTERNATIVES_WALK = 1000;
 
 /**
  * Up to `limit` cheaper alternatives to `plan`, cheapest first (by the EUR price, then id), from active providers
  * whose listing is not stale. None for a plan without a EUR price.
+ *
+ * The walk from the cheapest up stops at the `limit`-th alternative it meets: every plan it has not reached costs more,
+ * so those are the cheapest of all (a plan with common specs needs a few dozen rows). Only when it meets fewer are the
+ * plans just below the price walked too, those the first walk did not reach, and their cheapest follow.
  */
 export async function cheaperAlternatives(
   db: Queryable,
@@ -29,13 +33,34 @@ export async function cheaperAlternatives(
   options: { freshness: Freshness; dropsSince: string; limit: number },
 ): Promise<ListedProduct[]> {
   if (plan.base_monthly_price === null) return [];
+  const limit = Math.trunc(options.limit);
+  const fromCheapest = await alternativesOfWalk(db, plan, options, 'up', limit);
+  if (fromCheapest.length >= limit) return fromCheapest;
+  return [...fromCheapest, ...(await alternativesOfWalk(db, plan, options, 'down', limit - fromCheapest.length))];
+}
+
+/**
+ * The cheapest `limit` alternatives among ALTERNATIVES_WALK cheaper plans of the category walked `up` from the
+ * cheapest, or `down` from the plan's price, past where the walk up ends (none when it reached the price).
+ */
+async function alternativesOfWalk(
+  db: Queryable,
+  plan: ListedProduct,
+  options: { freshness: Freshness; dropsSince: string },
+  way: 'up' | 'down',
+  limit: number,
+): Promise<ListedProduct[]> {
   const conditions = new Conditions();
   const category = conditions.param(plan.category);
   const price = conditions.param(String(plan.base_monthly_price));
-  const walk = (direction: 'ASC' | 'DESC') =>
-    `(SELECT p.host_id, p.id, p.base_monthly_price, p.spec_values FROM products p
-      WHERE p.status = 'active' AND p.category = ${category} AND p.base_monthly_price < ${price}::numeric
-      ORDER BY p.base_monthly_price ${direction}, p.id ${direction} LIMIT ${ALTERNATIVES_WALK})`;
+  const cheaper = `p.status = 'active' AND p.category = ${category} AND p.base_monthly_price < ${price}::numeric`;
+  const walk = (direction: 'ASC' | 'DESC', limitOrOffset: string) =>
+    `ORDER BY p.base_monthly_price ${direction}, p.id ${direction} ${limitOrOffset}`;
+  const pastWalkUp =
+    way === 'down'
+      ? ` AND (p.base_monthly_price, p.id) > (SELECT p.base_monthly_price, p.id FROM products p WHERE ${cheaper}
+            ${walk('ASC', `OFFSET ${ALTERNATIVES_WALK - 1} LIMIT 1`)})`
+      : '';
   const where = [
     `p.host_id <> (SELECT id FROM hosts WHERE slug = ${conditions.param(plan.host.slug)})`,
     `h.status = 'active'`,
@@ -45,10 +70,15 @@ export async function cheaperAlternatives(
     const amount = plan.comparable_specs[key];
     if (amount !== undefined) where.push(`${specExpression(key)} >= ${conditions.param(String(amount))}::numeric`);
   }
+  // Walked up, the walk's order is the answer's, and PostgreSQL stops reading at the limit-th match; walked down, its
+  // matches are sorted.
   const { rows } = await db.query(
-    `WITH walked AS (${walk('ASC')} UNION ${walk('DESC')}),
-       page AS (SELECT p.host_id, p.id FROM walked p JOIN hosts h ON h.id = p.host_id WHERE ${where.join(' AND ')}
-                ORDER BY p.base_monthly_price, p.id LIMIT ${Math.trunc(options.limit)})
+    `WITH page AS (
+       SELECT p.host_id, p.id, p.base_monthly_price FROM (
+         SELECT p.host_id, p.id, p.base_monthly_price, p.spec_values FROM products p WHERE ${cheaper}${pastWalkUp}
+         ${walk(way === 'up' ? 'ASC' : 'DESC', `LIMIT ${ALTERNATIVES_WALK}`)}) AS p
+       JOIN hosts h ON h.id = p.host_id WHERE ${where.join(' AND ')}
+       ORDER BY p.base_monthly_price, p.id LIMIT ${limit})
      SELECT ${productColumns(conditions.param(options.dropsSince) + '::text')}
      FROM page JOIN products p ON p.host_id = page.host_id AND p.id = page.id JOIN hosts h ON h.id = p.host_id
      ORDER BY p.base_monthly_price, p.id`,
