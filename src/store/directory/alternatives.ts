@@ -83,6 +83,9 @@ async function alternativesOfWalk(
      FROM page JOIN products p ON p.host_id = page.host_id AND p.id = page.id JOIN hosts h ON h.id = p.host_id
      ORDER BY p.base_monthly_price, p.id`,
     conditions.params,
+    // One statement for every plan (the specs it states make a few variants): kept prepared, planned once per
+    // connection rather than at every product page (about 1 ms; it runs in 0.2).
+    { prepared: true },
   );
   return rows.map((row) => toListedProduct(row, options.freshness));
 }
