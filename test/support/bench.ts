@@ -10,7 +10,8 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 /** A fresh database name for one benchmark run, and a drop() for afterAll. */
 export function benchDatabase(prefix: string): { name: string; drop(): Promise<void> } {
   const name = `${prefix}_${randomBytes(5).toString('hex')}`;
-  return { name, drop: () => dropDatabase(name) };
+  // With BENCH_BASELINE, the benchmarks load the baseline's products into <name>_base: dropped with it.
+  return { name, drop: async () => Promise.all([dropDatabase(name), dropDatabase(`${name}_base`)]).then(() => {}) };
 }
 
 /** Runs bench/<script> with `env` added to this process's; resolves with its exit code and output. */
