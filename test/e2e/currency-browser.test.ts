@@ -1,7 +1,6 @@
 // Currencies and order links in a real headless Chromium: a visitor switches the display currency, sees the list
 // re-ordered and "≈" figures with the rates' date, keeps the currency into a product page, and follows the provider's
 // order link. axe-core checks every page visited.
-import { createRequire } from 'node:module';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -9,18 +8,9 @@ import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { admin, onboard, product, sync } from '../support/api.js';
 import { startServer, type TestServer } from '../support/server.js';
-
-const CHROMIUM = '/usr/bin/chromium';
-const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
+import { CHROMIUM, axeViolations } from '../support/browser.js';
 
 /** axe-core's violations of the page as it is now (every rule of its default set). */
-async function axeViolations(page: Page): Promise<string[]> {
-  await page.addScriptTag({ path: AXE });
-  return page.evaluate(
-    `axe.run(document).then((result) => result.violations.map((v) => v.id + ': ' + v.nodes.map((n) => n.target.join(' ')).join(', ')))`,
-  );
-}
-
 /** Unfolds the filter form, which a page shows folded behind a summary of what is set. */
 async function openFilters(page: Page): Promise<void> {
   await page.locator('details.filters-fold summary').click();

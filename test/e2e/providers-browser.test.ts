@@ -5,7 +5,6 @@
 // width.
 import { createServer, type Server } from 'node:http';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -16,18 +15,7 @@ import { product, sync } from '../support/api.js';
 import { TestDnsServer } from '../support/dns-server.js';
 import { latestLink } from '../support/provider-browser.js';
 import { STORES, startInProcessServer, type ServerUnderTest } from '../support/server.js';
-
-const CHROMIUM = '/usr/bin/chromium';
-const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
-const PHONE = { width: 390, height: 844 };
-const DESKTOP = { width: 1280, height: 800 };
-
-async function axeViolations(page: Page): Promise<string[]> {
-  await page.addScriptTag({ path: AXE });
-  return page.evaluate(
-    `axe.run(document).then((result) => result.violations.map((v) => v.id + ': ' + v.nodes.map((n) => n.target.join(' ')).join(', ')))`,
-  );
-}
+import { CHROMIUM, DESKTOP, PHONE, axeViolations } from '../support/browser.js';
 
 describe.each(STORES)("a provider's way in, in a browser, on the %s store", (store) => {
   const dns = new TestDnsServer();

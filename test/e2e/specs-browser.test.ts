@@ -3,15 +3,12 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI, startServer, type TestServer } from '../support/server.js';
-
-const CHROMIUM = '/usr/bin/chromium';
-const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
+import { CHROMIUM, axeViolations } from '../support/browser.js';
 
 function seedDemo(server: TestServer): Promise<number | null> {
   return new Promise((resolve) => {
@@ -24,13 +21,6 @@ function seedDemo(server: TestServer): Promise<number | null> {
 }
 
 /** axe-core's violations of the page, each as "rule: the elements". */
-async function axeViolations(page: Page): Promise<string[]> {
-  await page.addScriptTag({ path: AXE });
-  return page.evaluate<string[]>(
-    `axe.run(document).then((result) => result.violations.map((v) => v.id + ': ' + v.nodes.map((n) => n.target.join(' ')).join(', ')))`,
-  );
-}
-
 /** The numbers of a table column, by its header's text ("—" for a plan that does not give it: null). */
 async function column(page: Page, header: string, rows = 'tr'): Promise<(number | null)[]> {
   const headers = await page.locator('table.results thead th').allTextContents();

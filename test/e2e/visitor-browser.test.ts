@@ -4,18 +4,13 @@
 // result without scrolling, and the display currency goes along to the comparison.
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call } from '../support/api.js';
 import { CLI, startServer, type TestServer } from '../support/server.js';
-
-const CHROMIUM = '/usr/bin/chromium';
-const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
-const PHONE = { width: 390, height: 844 };
-const DESKTOP = { width: 1280, height: 800 };
+import { CHROMIUM, DESKTOP, PHONE, axeViolations } from '../support/browser.js';
 
 function seedDemo(server: TestServer): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
@@ -28,13 +23,6 @@ function seedDemo(server: TestServer): Promise<{ code: number | null; stdout: st
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
-}
-
-async function axeViolations(page: Page): Promise<string[]> {
-  await page.addScriptTag({ path: AXE });
-  return page.evaluate(
-    `axe.run(document).then((result) => result.violations.map((v) => v.id + ': ' + v.nodes.map((n) => n.target.join(' ')).join(', ')))`,
-  );
 }
 
 /** How wide the page is against the screen: wider means the visitor pans sideways into blank space. */

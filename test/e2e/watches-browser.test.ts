@@ -3,7 +3,6 @@
 // and the unsubscribe link and button; a plan's page offers its own form. axe-core finds nothing on any of those
 // pages, at a phone's width and a desktop's.
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
@@ -11,18 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, onboard, product, sync } from '../support/api.js';
 import { mails } from '../support/provider-browser.js';
 import { STORES, startInProcessServer, type ServerUnderTest } from '../support/server.js';
-
-const CHROMIUM = '/usr/bin/chromium';
-const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
-const PHONE = { width: 390, height: 844 };
-const DESKTOP = { width: 1280, height: 800 };
-
-async function axeViolations(page: Page): Promise<string[]> {
-  await page.addScriptTag({ path: AXE });
-  return page.evaluate(
-    `axe.run(document).then((result) => result.violations.map((v) => v.id + ': ' + v.nodes.map((n) => n.target.join(' ')).join(', ')))`,
-  );
-}
+import { CHROMIUM, DESKTOP, PHONE, axeViolations } from '../support/browser.js';
 
 /** The confirmation link of the latest mail to `to` (quoted-printable soft breaks joined). */
 async function confirmationLink(dataDir: string, to: string): Promise<string> {
