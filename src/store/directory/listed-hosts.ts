@@ -20,14 +20,19 @@ const HOST_COLUMNS = `h.slug, h.name, h.default_currency, h.created_at, h.confir
 /** A host's listed products, counted (an index-only walk of the host's entries). */
 const PRODUCT_COUNT = `(SELECT count(*) FROM products p WHERE p.host_id = h.id AND p.status = 'active')::int AS product_count`;
 
-function toListedHost(row: Record<string, unknown>, freshness: Freshness): ListedHost {
+/** A host's row as the directory lists it; its product count is the row's own unless given (a kept count). */
+function toListedHost(
+  row: Record<string, unknown>,
+  freshness: Freshness,
+  productCount = Number(row.product_count),
+): ListedHost {
   const confirmedAt = isoOrNull(row.confirmed_at);
   return {
     slug: String(row.slug),
     name: String(row.name),
     default_currency: String(row.default_currency),
     ...publicProfileOf(row),
-    product_count: Number(row.product_count),
+    product_count: productCount,
     created_at: iso(row.created_at),
     last_synced_at: confirmedAt,
     confirmed_at: confirmedAt,
@@ -52,9 +57,7 @@ export async function listListedHosts(
     db,
     listed.map((row) => String(row.id)),
   );
-  const hosts = listed.map((row) =>
-    toListedHost({ ...row, product_count: counts.get(String(row.id)) ?? 0 }, page.freshness),
-  );
+  const hosts = listed.map((row) => toListedHost(row, page.freshness, counts.get(String(row.id)) ?? 0));
   return { hosts, next: rows.length > page.limit ? (hosts.at(-1)?.slug ?? null) : null };
 }
 
