@@ -39,8 +39,9 @@ export default defineConfig({
   test: {
     testTimeout: 60_000,
     hookTimeout: 120_000,
-    // End-to-end suites start real servers and databases; two cores run two files at once.
-    maxWorkers: 2,
+    // End-to-end suites start real servers and databases, and wait on them (for a digest's schedule, a restart, a
+    // timeout) a third of the time: two cores keep three files going at once.
+    maxWorkers: 3,
     minWorkers: 1,
     reporters: ['default', './test/support/no-skips.ts'],
     // One migrated embedded store per run, copied by each test that needs a fresh one.
