@@ -10,7 +10,6 @@ import { admin, onboard, product, sync } from '../support/api.js';
 import { startServer, type TestServer } from '../support/server.js';
 import { CHROMIUM, axeViolations } from '../support/browser.js';
 
-/** axe-core's violations of the page as it is now (every rule of its default set). */
 /** Unfolds the filter form, which a page shows folded behind a summary of what is set. */
 async function openFilters(page: Page): Promise<void> {
   await page.locator('details.filters-fold summary').click();

@@ -20,7 +20,6 @@ function seedDemo(server: TestServer): Promise<number | null> {
   });
 }
 
-/** axe-core's violations of the page, each as "rule: the elements". */
 /** The numbers of a table column, by its header's text ("—" for a plan that does not give it: null). */
 async function column(page: Page, header: string, rows = 'tr'): Promise<(number | null)[]> {
   const headers = await page.locator('table.results thead th').allTextContents();
