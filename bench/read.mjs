@@ -13,6 +13,7 @@
 //   BENCH_PRODUCTS=20000 npm run bench:read a quick smoke (database hostdir_bench_read_20000)
 //   BENCH_REGENERATE=1                      load the products again
 //   BENCH_DURATION=10                       seconds per measurement (after BENCH_WARMUP seconds of warm-up)
+//   BENCH_PROCESSES=1,2                     the numbers of server processes measured
 //   BENCH_BASELINE=<git ref>                each answer also from a build of that ref, in turn with this build's
 //
 // With BENCH_BASELINE, the ref is built in a temporary git worktree (bench/support.mjs) and served on a database of
@@ -54,7 +55,11 @@ const HOSTS = Number(process.env.BENCH_HOSTS ?? Math.max(10, Math.round(PRODUCTS
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 3);
 const CLIENTS = 32;
-const PROCESSES = [1, 2];
+/** The numbers of server processes measured, `BENCH_PROCESSES=1,2` by default. */
+const PROCESSES = (process.env.BENCH_PROCESSES ?? '1,2').split(',').map(Number);
+if (PROCESSES.length === 0 || PROCESSES.some((count) => !Number.isInteger(count) || count < 1)) {
+  throw new Error(`BENCH_PROCESSES must list numbers of processes, such as 1,2: ${process.env.BENCH_PROCESSES}`);
+}
 const SERVER_URL = new URL(
   process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
 );
