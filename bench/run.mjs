@@ -24,6 +24,7 @@ import pg from 'pg';
 import copyStreams from 'pg-copy-streams';
 import { body, catalogue, mixedCatalogue } from './products.mjs';
 import {
+  applyDatabaseSettings,
   cpuMs,
   freePort,
   postgresCpuBetween,
@@ -191,6 +192,7 @@ async function createDatabase() {
   await admin.end();
   const url = new URL(ADMIN_DATABASE_URL);
   url.pathname = `/${name}`;
+  await applyDatabaseSettings(url.toString());
   return {
     url: url.toString(),
     async drop() {

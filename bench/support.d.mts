@@ -11,6 +11,7 @@ export declare function postgresCpuReading(): Promise<Map<string, number>>;
 export declare function postgresCpuBetween(before: Map<string, number>, after: Map<string, number>): number;
 export declare function treeCpuMs(pid: number): Promise<number>;
 export declare function serverEnvironment(): Record<string, string>;
+export declare function applyDatabaseSettings(url: string): Promise<void>;
 export declare function serverArguments(main?: string, env?: Record<string, string>): string[];
 
 export interface RunningHostdir {

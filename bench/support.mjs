@@ -32,6 +32,30 @@ export function serverEnvironment() {
   return env;
 }
 
+/** PostgreSQL's settings for hostdir's database (deploy/postgresql/hostdir.conf), set on each database of a benchmark. */
+const DEPLOYED_DATABASE_SETTINGS = path.join(ROOT, 'deploy/postgresql/hostdir.conf');
+
+/**
+ * The settings of deploy/postgresql/hostdir.conf (`name = value` lines, as in postgresql.conf; # begins a comment) set
+ * on the database `url` names, as the deployment sets them: connections opened afterwards have them.
+ */
+export async function applyDatabaseSettings(url) {
+  const settings = [];
+  for (const line of readFileSync(DEPLOYED_DATABASE_SETTINGS, 'utf8').split('\n')) {
+    const text = line.replace(/#.*$/, '').trim();
+    if (text === '') continue;
+    const setting = /^([a-z_][a-z0-9_.]*)\s*=\s*'?([^']*?)'?$/.exec(text);
+    if (!setting) throw new Error(`${DEPLOYED_DATABASE_SETTINGS}: not a setting: ${line}`);
+    settings.push([setting[1], setting[2]]);
+  }
+  await withClient(url, async (client) => {
+    const database = client.escapeIdentifier(new URL(url).pathname.slice(1));
+    for (const [name, value] of settings) {
+      await client.query(`ALTER DATABASE ${database} SET ${name} = ${client.escapeLiteral(value)}`);
+    }
+  });
+}
+
 /** node's arguments for the server at `main`, as the unit's ExecStart gives them: `node $V8_FLAGS dist/main.js`. */
 export function serverArguments(main = MAIN, env = serverEnvironment()) {
   return [...(env.V8_FLAGS ?? '').split(/\s+/).filter(Boolean), main];
@@ -200,6 +224,8 @@ export async function startServer(env = {}, main = MAIN) {
 
 /** startServer on a PostgreSQL database, its generated hosts confirmed. */
 export async function startHostdir(databaseUrl, env = {}, main = MAIN) {
+  // Before the server opens its connections: they take the database's settings when they open.
+  await applyDatabaseSettings(databaseUrl);
   const server = await startServer({ DATABASE_URL: databaseUrl, ...env }, main);
   // The benchmarks generate their hosts in the database, without a sync: each is taken as confirmed now
   // (docs/directory-api.md, "Verified freshness"), or the directory would leave every one of them out as never confirmed. A build without

@@ -1,6 +1,9 @@
 // A small run of the search benchmark (bench/search.mjs), so that the script keeps working: it generates a few
-// thousand products with the same SQL as the full run, serves them, and runs its 30 searches over HTTP.
+// thousand products with the same SQL as the full run, serves them, and runs its 30 searches over HTTP, on a database
+// set as deploy/postgresql/hostdir.conf sets hostdir's.
+import { readFileSync } from 'node:fs';
 import { afterAll, expect, it } from 'vitest';
+import { databaseUrlOf, withClient } from '../../bench/support.mjs';
 import { benchDatabase, runBenchScript } from '../support/bench.js';
 import { ADMIN_DATABASE_URL } from '../support/server.js';
 
@@ -39,4 +42,13 @@ it('generates products, serves them and times 30 searches', async () => {
           ? /\s\d+ results/
           : /\s[1-9]\d* results/,
     );
+  // The database carries the deployment's settings, as every connection to it sees them.
+  const deployed = /^work_mem = (\S+)$/m.exec(
+    readFileSync(new URL('../../deploy/postgresql/hostdir.conf', import.meta.url), 'utf8'),
+  )?.[1];
+  expect(deployed).toBeDefined();
+  const shown = await withClient(databaseUrlOf(ADMIN_DATABASE_URL, database.name), (client) =>
+    client.query<{ work_mem: string }>('SHOW work_mem'),
+  );
+  expect(shown.rows[0]!.work_mem).toBe(deployed);
 });
