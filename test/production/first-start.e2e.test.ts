@@ -13,7 +13,8 @@ describe('an embedded server’s first start', () => {
     await Promise.all(servers.map((server) => server.stop()));
   });
 
-  // Two first starts of an embedded store (PGlite's initdb and every migration), on a machine running other suites.
+  // An embedded store made (PGlite's initdb and every migration) and opened again after a restart, on a machine
+  // running other suites.
   it('makes its store, then serves and keeps what it is sent', { timeout: 120_000 }, async () => {
     const dataDir = await mkdtemp(path.join(tmpdir(), 'hostdir-first-'));
     const server = await startServer('embedded', { dataDir });
