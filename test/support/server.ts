@@ -9,6 +9,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { describe, inject } from 'vitest';
+import { applyDatabaseSettings } from '../../bench/support.mjs';
 import type { Config } from '../../src/config.js';
 import { loadDocument } from './openapi-check.js';
 
@@ -71,7 +72,10 @@ function databaseUrlFor(name: string): string {
   return url.toString();
 }
 
-/** A fresh, empty database on the test PostgreSQL server; drop() removes it. */
+/**
+ * A fresh, empty database on the test PostgreSQL server, with the settings deploy/postgresql/hostdir.conf gives
+ * hostdir's (so that the plans the tests check are the deployment's); drop() removes it.
+ */
 export async function createTestDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
   expectPostgresInRun();
   const name = `hostdir_test_${randomBytes(6).toString('hex')}`;
@@ -84,6 +88,7 @@ export async function createTestDatabase(): Promise<{ url: string; drop(): Promi
   } finally {
     await admin.end();
   }
+  await applyDatabaseSettings(databaseUrlFor(name));
   return { url: databaseUrlFor(name), drop: () => dropDatabase(name) };
 }
 
