@@ -1,7 +1,8 @@
 // Each server process keeps the rates it prices pages at, and every search reads the rates' version beside its rows
-// (src/store/rates.ts, and pricedSearch in src/store/directory/priced-search.ts): a rates import through another
-// process shows on the very next page, a display currency is refused only on rates read afresh, and a currency a sync
-// brings without a rate is named as soon as a page shows one of its products.
+// (src/store/rates.ts, and pricedSearch in src/store/directory/priced-search.ts), as every product's statement does
+// (findPricedProduct): a rates import through another process shows on the very next page, a display currency is
+// refused only on rates read afresh, and a currency a sync brings without a rate is named as soon as a page shows one
+// of its products.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { admin, call, onboard, product, sync, type Onboarded } from '../support/api.js';
 import { startServer, type TestServer } from '../support/server.js';
@@ -78,5 +79,22 @@ describe('rates kept per process, checked by every search (PostgreSQL store, two
     const html = await (await fetch(`${reader.url}/hosts/${host.slug}`)).text();
     expect(html).toContain('JPY');
     expect(html).toMatch(/Not converted[^<]*JPY/);
+  });
+
+  it("prices a product's page and answers at rates another process imported, at once", async () => {
+    const euro = (await listing()).body.products.find((p: { name: string }) => p.name === 'Euro plan');
+    const answer = (query: string) => call(reader, 'GET', `/api/v1/directory/products/${euro.id}${query}`);
+    // The reader keeps the rates it read: no rate for CHF yet, so the display currency is refused.
+    expect((await answer('?display_currency=CHF')).status).toBe(422);
+    expect((await answer('/alternatives?display_currency=CHF')).status).toBe(422);
+
+    expect((await admin(writer, 'POST', '/rates', { date: '2026-11-22', rates: { CHF: 0.5 } })).status).toBe(200);
+    const priced = await answer('?display_currency=CHF');
+    expect(priced.status, JSON.stringify(priced.body)).toBe(200);
+    expect(priced.body.product.converted).toMatchObject({ currency: 'CHF', monthly: 6, rate_date: '2026-11-22' });
+    expect((await answer('/alternatives?display_currency=CHF')).body.display_currency).toBe('CHF');
+    const page = await fetch(`${reader.url}/products/${euro.id}?display_currency=CHF`);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain(new Intl.NumberFormat('en', { style: 'currency', currency: 'CHF' }).format(6));
   });
 });

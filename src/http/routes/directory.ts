@@ -11,13 +11,12 @@ import { DISK_TYPES, NUMERIC_SPEC_KEYS, NUMERIC_SPECS, UNLIMITED } from '../../c
 import { keptFilterChoices } from '../../store/directory/filter-choices.js';
 import { findListedHost, listListedHosts } from '../../store/directory/listed-hosts.js';
 import { ALTERNATIVES_MAX, ALTERNATIVES_WALK, cheaperAlternatives } from '../../store/directory/alternatives.js';
-import { findListedProduct } from '../../store/directory/listed-product.js';
-import { pricedSearch } from '../../store/directory/priced-search.js';
+import { findPricedProduct, pricedSearch } from '../../store/directory/priced-search.js';
 import { countProducts } from '../../store/directory/product-counts.js';
 import type { ProductSearch } from '../../store/directory/search.js';
 import { dayBefore, freshnessOf } from '../../store/freshness.js';
 import { listedPriceHistory, PRICE_HISTORY_MAX_CHANGES } from '../../store/price-history.js';
-import { currentRates, type PriceContext } from '../../store/rates.js';
+import type { PriceContext } from '../../store/rates.js';
 import type { AppContext } from '../context.js';
 import { encodeSearchCursor, given, PRICE_DROP_DAYS, ProductSearchQuery, toProductSearch } from '../directory-query.js';
 import {
@@ -405,17 +404,16 @@ export const directoryRoutes: FastifyPluginAsync<AppContext> = async (app, conte
       },
     },
     async (request) => {
-      const [product, rates] = await Promise.all([
-        findListedProduct(
-          context.directory,
-          request.params.id,
-          freshnessOf(staleAfterDays, true),
-          dayBefore(PRICE_DROP_DAYS),
-        ),
-        currentRates(context.directory),
-      ]);
-      if (!product) throw new Problem('NOT_FOUND', `no listed product "${request.params.id}"`);
-      const view = priceView({ display: request.query.display_currency }, context.config.displayCurrency, rates, true);
+      const found = await findPricedProduct(
+        context.directory,
+        request.params.id,
+        freshnessOf(staleAfterDays, true),
+        dayBefore(PRICE_DROP_DAYS),
+      );
+      if (!found) throw new Problem('NOT_FOUND', `no listed product "${request.params.id}"`);
+      const { product, prices } = found;
+      const display = request.query.display_currency;
+      const view = priceView({ display }, context.config.displayCurrency, prices.rates, true);
       return { product: pricedProduct(product, view), display_currency: view.currency };
     },
   );
@@ -435,12 +433,16 @@ export const directoryRoutes: FastifyPluginAsync<AppContext> = async (app, conte
     async (request) => {
       const freshness = freshnessOf(staleAfterDays, false);
       const dropsSince = dayBefore(PRICE_DROP_DAYS);
-      const [product, rates] = await Promise.all([
-        findListedProduct(context.directory, request.params.id, freshnessOf(staleAfterDays, true), dropsSince),
-        currentRates(context.directory),
-      ]);
-      if (!product) throw new Problem('NOT_FOUND', `no listed product "${request.params.id}"`);
-      const view = priceView({ display: request.query.display_currency }, context.config.displayCurrency, rates, true);
+      const found = await findPricedProduct(
+        context.directory,
+        request.params.id,
+        freshnessOf(staleAfterDays, true),
+        dropsSince,
+      );
+      if (!found) throw new Problem('NOT_FOUND', `no listed product "${request.params.id}"`);
+      const { product, prices } = found;
+      const display = request.query.display_currency;
+      const view = priceView({ display }, context.config.displayCurrency, prices.rates, true);
       const alternatives = await cheaperAlternatives(context.directory, product, {
         freshness,
         dropsSince,

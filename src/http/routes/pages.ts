@@ -5,10 +5,9 @@ import { keptFilterChoices } from '../../store/directory/filter-choices.js';
 import { keptCategoryRegistry, findCategory, keptListedCategories } from '../../store/directory/listed-categories.js';
 import { findListedHost, listListedHosts } from '../../store/directory/listed-hosts.js';
 import { cheaperAlternatives } from '../../store/directory/alternatives.js';
-import { findListedProduct } from '../../store/directory/listed-product.js';
+import { findPricedProduct } from '../../store/directory/priced-search.js';
 import { dayBefore, freshnessOf } from '../../store/freshness.js';
 import { listedPriceHistory } from '../../store/price-history.js';
-import { readPriceContext } from '../../store/rates.js';
 import { html, Html } from '../../web/html.js';
 import {
   badRequestPage,
@@ -175,14 +174,14 @@ export const pageRoutes: FastifyPluginAsync<AppContext> = async (app, context) =
   );
 
   app.get<{ Params: { id: string }; Querystring: RawQuery }>('/products/:id', async (request, reply) => {
-    const [product, history, prices, all] = await Promise.all([
-      findListedProduct(context.directory, request.params.id, hostsFreshness(), dayBefore(PRICE_DROP_DAYS)),
+    const [found, history, all] = await Promise.all([
+      findPricedProduct(context.directory, request.params.id, hostsFreshness(), dayBefore(PRICE_DROP_DAYS)),
       listedPriceHistory(context.directory, request.params.id),
-      readPriceContext(context.directory),
       categories(),
     ]);
-    if (!product)
+    if (!found)
       return sendNotFoundPage(reply, 'This product is not listed (any more). The provider may have withdrawn it.');
+    const { product, prices } = found;
     const { display_currency } = filtersOf(request.query).filters;
     const filters: PageFilters = { sort: 'price', ...(display_currency ? { display_currency } : {}) };
     const view = pageView(context, filters, prices);

@@ -7,6 +7,7 @@ import type { ComparableSpecs, NumericSpec } from '../../catalog/specs.js';
 import type { Queryable } from '../db.js';
 import { isStale, type Freshness } from '../freshness.js';
 import { monthlyPriceSince } from '../price-history.js';
+import { RATES_VERSION } from '../rates.js';
 import { contentOfRow, SELECT_CONTENT } from '../product-columns.js';
 import { iso, isoOrNull, numberOrNull } from '../rows.js';
 
@@ -101,15 +102,42 @@ export async function findListedProduct(
   freshness: Freshness,
   dropsSince: string,
 ): Promise<ListedProduct | null> {
+  return (await listedProductRead(db, id, freshness, dropsSince, false)).product;
+}
+
+/**
+ * findListedProduct, and the version of the exchange rates read in the same statement, to check the price context the
+ * product is shown at against (priced-search.ts); undefined when the product is not listed.
+ */
+export function findListedProductAtRates(
+  db: Queryable,
+  id: string,
+  freshness: Freshness,
+  dropsSince: string,
+): Promise<{ product: ListedProduct | null; ratesVersion: string | undefined }> {
+  return listedProductRead(db, id, freshness, dropsSince, true);
+}
+
+async function listedProductRead(
+  db: Queryable,
+  id: string,
+  freshness: Freshness,
+  dropsSince: string,
+  withVersion: boolean,
+): Promise<{ product: ListedProduct | null; ratesVersion: string | undefined }> {
   const { rows } = await db.query(
-    `SELECT ${productColumns('$2::text')}
+    `SELECT ${productColumns('$2::text')}${withVersion ? `, ${RATES_VERSION} AS rates_version` : ''}
      FROM products p JOIN hosts h ON h.id = p.host_id
      WHERE p.id = $1 AND p.status = 'active' AND h.status = 'active'`,
     [id, dropsSince],
     // One row by its id: the same plan for every product.
     { prepared: true },
   );
-  return rows[0] ? toListedProduct(rows[0], freshness) : null;
+  const row = rows[0];
+  return {
+    product: row ? toListedProduct(row, freshness) : null,
+    ratesVersion: typeof row?.rates_version === 'string' ? row.rates_version : undefined,
+  };
 }
 
 /** The listed products among `ids`, in the order of `ids`; ids that are not listed (any more) are left out. */

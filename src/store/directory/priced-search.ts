@@ -1,6 +1,8 @@
-// A page of a search with the exchange rates it is shown at, read again when the rates changed under it.
+// A page of a search, or a product, with the exchange rates it is shown at, read again when the rates changed under it.
 import { keptPriceContext, renewPriceContext, type PriceContext } from '../rates.js';
 import type { Queryable } from '../db.js';
+import type { Freshness } from '../freshness.js';
+import { findListedProductAtRates, type ListedProduct } from './listed-product.js';
 import { searchProducts } from './product-listing.js';
 import type { ProductSearch } from './search.js';
 
@@ -43,4 +45,24 @@ export async function pricedSearch<T>(
     search = rebuilt;
   }
   return { search, page, beside: counted, prices };
+}
+
+/**
+ * A listed product and the price context to show it at: the context kept from earlier requests (rates.ts), read
+ * again when the product's statement saw rates of another version. Null for a product that is not listed. The kept
+ * context spares each product page and answer a statement that costs PostgreSQL more than the product's own.
+ */
+export async function findPricedProduct(
+  db: Queryable,
+  id: string,
+  freshness: Freshness,
+  dropsSince: string,
+): Promise<{ product: ListedProduct; prices: PriceContext } | null> {
+  const [kept, { product, ratesVersion }] = await Promise.all([
+    keptPriceContext(db),
+    findListedProductAtRates(db, id, freshness, dropsSince),
+  ]);
+  if (!product) return null;
+  const prices = ratesVersion === kept.version ? kept : await renewPriceContext(db, kept, ratesVersion);
+  return { product, prices };
 }
