@@ -137,13 +137,22 @@ export class PostgresDatabase implements Database {
       application_name: options.applicationName ?? 'hostdir',
       // Asked of each new connection before it is first handed out; one that cannot answer is not handed out.
       verify: (client, done) => {
+        // pg-pool listens for a connection's errors while it is idle, and the session that checks it out from then
+        // on: not during this check. A connection lost now emits an error that would otherwise end the process; the
+        // check's statement fails with it too, and the pool then drops the connection.
+        const lost = () => {};
+        client.on('error', lost);
+        const checked = (error?: Error) => {
+          client.off('error', lost);
+          done(error);
+        };
         client.query('SELECT pg_backend_pid() AS pid').then(
           (result) => {
             const direct = Number(result.rows[0]?.pid) === (client as unknown as { processID?: number }).processID;
             this.#facts.set(client, { prepared: direct ? preparedStatements() : null });
-            done();
+            checked();
           },
-          (error: Error) => done(error),
+          (error: Error) => checked(error),
         );
       },
     });
